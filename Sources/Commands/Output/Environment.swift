@@ -1,0 +1,55 @@
+import Core
+
+/// A place that text goes: standard output, standard error, or a test's buffer.
+public protocol OutputSink: AnyObject, Sendable {
+  /// Writes bytes; a closed pipe is ignored, any other failure is thrown.
+  func write(_ bytes: [UInt8]) throws
+  /// Flushes anything buffered.
+  func flush() throws
+}
+
+extension OutputSink {
+  /// Writes text as UTF-8.
+  public func write(_ text: String) throws { try write(Array(text.utf8)) }
+}
+
+/// Everything a verb may touch outside itself, passed in (style.md (d)).
+public struct Environment: Sendable {
+  /// Environment variables.
+  public var variables: [String: String]
+  /// The current directory, absolute.
+  public var currentDirectory: String
+  /// The current time as seconds since the epoch, and nanoseconds.
+  public var now: @Sendable () -> (seconds: Int64, nanoseconds: Int64)
+  public var fileSystem: any FileSystem
+  public var stdout: any OutputSink
+  public var stderr: any OutputSink
+  public var stdoutIsTerminal: Bool
+  public var stderrIsTerminal: Bool
+  public var stdinIsTerminal: Bool
+  /// Reads all of standard input.
+  public var readStandardInput: @Sendable () throws -> [UInt8]
+  /// Reads one line from the terminal (for a confirmation prompt); nil at end of input.
+  public var readLine: @Sendable () -> String?
+
+  public init(
+    variables: [String: String], currentDirectory: String,
+    now: @escaping @Sendable () -> (seconds: Int64, nanoseconds: Int64),
+    fileSystem: any FileSystem, stdout: any OutputSink, stderr: any OutputSink,
+    stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false, stdinIsTerminal: Bool = false,
+    readStandardInput: @escaping @Sendable () throws -> [UInt8] = { [] },
+    readLine: @escaping @Sendable () -> String? = { nil }
+  ) {
+    self.variables = variables
+    self.currentDirectory = currentDirectory
+    self.now = now
+    self.fileSystem = fileSystem
+    self.stdout = stdout
+    self.stderr = stderr
+    self.stdoutIsTerminal = stdoutIsTerminal
+    self.stderrIsTerminal = stderrIsTerminal
+    self.stdinIsTerminal = stdinIsTerminal
+    self.readStandardInput = readStandardInput
+    self.readLine = readLine
+  }
+}

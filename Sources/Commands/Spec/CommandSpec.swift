@@ -1,0 +1,61 @@
+/// What the dispatcher does for a command before and after running it.
+public struct CommandFlags: OptionSet, Sendable {
+  public let rawValue: UInt8
+  public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+  /// Resolve the data folder first (mn.md §2); its absence is exit 66.
+  public static let needsStore = CommandFlags(rawValue: 1 << 0)
+  /// Hold the store's write lock around `run` (mn.md §6).
+  public static let writesStore = CommandFlags(rawValue: 1 << 1)
+  /// Left out of help, man pages and completion listings.
+  public static let hidden = CommandFlags(rawValue: 1 << 2)
+}
+
+/// An example for help and man pages: a command line and what it does.
+public struct Example: Sendable {
+  public var command: String
+  public var explanation: String
+  public init(_ command: String, _ explanation: String) {
+    self.command = command
+    self.explanation = explanation
+  }
+}
+
+/// One verb of `mn`, described once as data (style.md (b)).
+public struct CommandSpec: Sendable {
+  public typealias Run = @Sendable (Invocation, Environment) throws -> ExitStatus
+
+  /// The verb, kebab-case (`merge-conflicts`).
+  public var name: String
+  /// One line, capitalised, ending with a period.
+  public var abstract: String
+  /// Paragraphs for the man page's DESCRIPTION and long help.
+  public var discussion: String
+  public var arguments: [ArgumentSpec]
+  public var options: [OptionSpec]
+  public var flags: CommandFlags
+  /// The exit statuses the command can return, `ok` first.
+  public var exits: [ExitStatus]
+  public var examples: [Example]
+  /// Sub-verbs (`mn doc info`); a command with sub-verbs has no `run` of its own.
+  public var subcommands: [CommandSpec]
+  public var run: Run?
+
+  /// Creates a command spec.
+  public init(
+    name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
+    options: [OptionSpec] = [], flags: CommandFlags = [], exits: [ExitStatus] = [.ok, .usage],
+    examples: [Example] = [], subcommands: [CommandSpec] = [], run: Run? = nil
+  ) {
+    self.name = name
+    self.abstract = abstract
+    self.discussion = discussion
+    self.arguments = arguments
+    self.options = options
+    self.flags = flags
+    self.exits = exits
+    self.examples = examples
+    self.subcommands = subcommands
+    self.run = run
+  }
+}

@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// An error number from a failed system call (swift-system: Errno).
+public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The raw C `errno` value.
+  public var rawValue: Int32
+
+  /// Wraps a raw `errno` value.
+  public init(rawValue: Int32) { self.rawValue = rawValue }
+
+  /// The current thread's `errno`.
+  public static var current: Errno { Errno(rawValue: errno) }
+
+  public static let notPermitted = Errno(rawValue: EPERM)
+  public static let noSuchFileOrDirectory = Errno(rawValue: ENOENT)
+  public static let interrupted = Errno(rawValue: EINTR)
+  public static let ioError = Errno(rawValue: EIO)
+  public static let permissionDenied = Errno(rawValue: EACCES)
+  public static let fileExists = Errno(rawValue: EEXIST)
+  public static let crossDevice = Errno(rawValue: EXDEV)
+  public static let notDirectory = Errno(rawValue: ENOTDIR)
+  public static let isDirectory = Errno(rawValue: EISDIR)
+  public static let noSpace = Errno(rawValue: ENOSPC)
+  public static let readOnlyFileSystem = Errno(rawValue: EROFS)
+  public static let directoryNotEmpty = Errno(rawValue: ENOTEMPTY)
+  public static let wouldBlock = Errno(rawValue: EWOULDBLOCK)
+  public static let brokenPipe = Errno(rawValue: EPIPE)
+  public static let tooManySymbolicLinks = Errno(rawValue: ELOOP)
+  public static let quotaExceeded = Errno(rawValue: EDQUOT)
+
+  /// The system's message, lowercased in the style of mn's errors ("no such file or directory").
+  public var description: String {
+    guard let text = strerror(rawValue) else { return "error \(rawValue)" }
+    let message = String(cString: text)
+    guard let first = message.first else { return message }
+    return first.lowercased() + message.dropFirst()
+  }
+
+  /// Whether the error means "out of space" (ENOSPC or EDQUOT).
+  public var isNoSpace: Bool { self == .noSpace || self == .quotaExceeded }
+}
+
+/// A failed file-system operation: what was done, to which path, and the `errno`.
+public struct FileSystemError: Error, Sendable, CustomStringConvertible {
+  /// The operation in words: "open", "read", "rename", ...
+  public var operation: String
+  /// The path the operation was applied to.
+  public var path: String
+  public var errno: Errno
+
+  public init(_ operation: String, _ path: String, _ errno: Errno) {
+    self.operation = operation
+    self.path = path
+    self.errno = errno
+  }
+
+  public var description: String { "cannot \(operation) '\(path)': \(errno)" }
+}

@@ -1,0 +1,102 @@
+/// What kind of object a path names (from `lstat`, links not followed).
+public enum FileKind: Sendable, Equatable {
+  case regular
+  case directory
+  case symlink
+  case other
+}
+
+/// The parts of `struct stat` that mn uses.
+public struct FileInfo: Sendable, Equatable {
+  public var kind: FileKind
+  public var size: Int64
+  /// Permission bits (`st_mode & 0o7777`).
+  public var permissions: UInt32
+  /// Modification time, seconds since the epoch.
+  public var modificationSeconds: Int64
+  /// Modification time, the nanoseconds part.
+  public var modificationNanoseconds: Int64
+  public var device: UInt64
+  public var inode: UInt64
+  /// BSD `st_flags` (Darwin; always 0 elsewhere). `SF_DATALESS` marks a placeholder.
+  public var flags: UInt32
+
+  public init(
+    kind: FileKind, size: Int64, permissions: UInt32 = 0o644, modificationSeconds: Int64 = 0,
+    modificationNanoseconds: Int64 = 0, device: UInt64 = 0, inode: UInt64 = 0, flags: UInt32 = 0
+  ) {
+    self.kind = kind
+    self.size = size
+    self.permissions = permissions
+    self.modificationSeconds = modificationSeconds
+    self.modificationNanoseconds = modificationNanoseconds
+    self.device = device
+    self.inode = inode
+    self.flags = flags
+  }
+}
+
+/// An open file descriptor handed out by a `FileSystem`.
+public struct FileDescriptor: Sendable, Hashable {
+  public var rawValue: Int32
+  public init(rawValue: Int32) { self.rawValue = rawValue }
+}
+
+/// The file-system calls Core makes, one method per system call (swift-system style).
+///
+/// Core never calls the system directly: it takes a `FileSystem`, so that tests can inject
+/// failures (`EACCES`, `ENOSPC`, `EINTR`) at a chosen call. Every method throws
+/// `FileSystemError` carrying the operation, the path and the `Errno`. `EINTR` is retried
+/// inside the live implementation. Paths are absolute or relative to the process's current
+/// directory; Core passes absolute paths.
+public protocol FileSystem: Sendable {
+  /// Information about `path`, not following a final symbolic link; nil when it does not
+  /// exist. The corresponding C function is `lstat`.
+  func info(_ path: String) throws -> FileInfo?
+  /// Information about `path`, following symbolic links; nil when it does not exist. The
+  /// corresponding C function is `stat`.
+  func infoFollowingLinks(_ path: String) throws -> FileInfo?
+  /// The names in a directory, without `.` and `..`, in no particular order. The
+  /// corresponding C functions are `opendir` and `readdir`.
+  func contentsOfDirectory(_ path: String) throws -> [String]
+  /// The whole content of a regular file; throws `EFBIG` past `limit` bytes. The
+  /// corresponding C functions are `open` and `read`.
+  func readFile(_ path: String, limit: Int) throws -> [UInt8]
+  /// Creates a directory. The corresponding C function is `mkdir`.
+  func makeDirectory(_ path: String, permissions: UInt32) throws
+  /// Creates and opens a new file for writing, failing if it exists. The corresponding C
+  /// function is `open(O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC)`.
+  func createExclusive(_ path: String, permissions: UInt32) throws -> FileDescriptor
+  /// Opens an existing file for reading. The corresponding C function is `open(O_RDONLY)`.
+  func openForReading(_ path: String) throws -> FileDescriptor
+  /// Opens (creating if missing) a file for locking. The corresponding C function is
+  /// `open(O_CREAT | O_RDWR | O_CLOEXEC)`.
+  func openForLocking(_ path: String) throws -> FileDescriptor
+  /// Writes all of `bytes`. The corresponding C function is `write`, looped.
+  func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: String) throws
+  /// Reads up to `count` bytes into `buffer`; 0 at the end. The corresponding C function
+  /// is `read`.
+  func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: String)
+    throws -> Int
+  /// Flushes a file to stable storage. The corresponding C function is `fsync`.
+  func sync(_ fd: FileDescriptor, path: String) throws
+  /// Closes a descriptor. The corresponding C function is `close`.
+  func close(_ fd: FileDescriptor, path: String) throws
+  /// Flushes a directory's entries to stable storage: `open(O_RDONLY|O_DIRECTORY)`, `fsync`.
+  func syncDirectory(_ path: String) throws
+  /// Renames atomically within one file system. The corresponding C function is `rename`.
+  func rename(_ from: String, to: String) throws
+  /// Removes a file (not a directory). The corresponding C function is `unlink`.
+  func removeFile(_ path: String) throws
+  /// Removes an empty directory. The corresponding C function is `rmdir`.
+  func removeDirectory(_ path: String) throws
+  /// Sets permission bits. The corresponding C function is `chmod`.
+  func setPermissions(_ path: String, _ permissions: UInt32) throws
+  /// Takes an exclusive advisory lock without blocking; false when another holder has it.
+  /// The corresponding C function is `flock(LOCK_EX | LOCK_NB)`.
+  func tryLock(_ fd: FileDescriptor, path: String) throws -> Bool
+  /// The target of a symbolic link. The corresponding C function is `readlink`.
+  func readLink(_ path: String) throws -> String
+  /// The canonical absolute path, links resolved. The corresponding C function is `realpath`.
+  func realPath(_ path: String) throws -> String
+}

@@ -1,0 +1,209 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The real file system, through thin wrappers around the C calls.
+public struct LiveFileSystem: FileSystem {
+  public init() {}
+
+  /// Runs `call` until it does not fail with `EINTR`; returns its result or throws.
+  @inline(__always)
+  private func retrying<T: BinaryInteger>(
+    _ operation: String, _ path: String, _ call: () -> T
+  ) throws -> T {
+    while true {
+      let result = call()
+      if result != -1 { return result }
+      let error = Errno.current
+      if error == .interrupted { continue }
+      throw FileSystemError(operation, path, error)
+    }
+  }
+
+  private func makeInfo(_ st: stat) -> FileInfo {
+    let format = st.st_mode & S_IFMT
+    let kind: FileKind
+    switch format {
+    case S_IFREG: kind = .regular
+    case S_IFDIR: kind = .directory
+    case S_IFLNK: kind = .symlink
+    default: kind = .other
+    }
+    #if canImport(Darwin)
+      let seconds = Int64(st.st_mtimespec.tv_sec)
+      let nanos = Int64(st.st_mtimespec.tv_nsec)
+      let flags = UInt32(st.st_flags)
+    #else
+      let seconds = Int64(st.st_mtim.tv_sec)
+      let nanos = Int64(st.st_mtim.tv_nsec)
+      let flags: UInt32 = 0
+    #endif
+    return FileInfo(
+      kind: kind, size: Int64(st.st_size), permissions: UInt32(st.st_mode) & 0o7777,
+      modificationSeconds: seconds, modificationNanoseconds: nanos,
+      device: UInt64(st.st_dev), inode: UInt64(st.st_ino), flags: flags)
+  }
+
+  public func info(_ path: String) throws -> FileInfo? {
+    var st = stat()
+    while lstat(path, &st) != 0 {
+      let error = Errno.current
+      if error == .interrupted { continue }
+      if error == .noSuchFileOrDirectory || error == .notDirectory { return nil }
+      throw FileSystemError("stat", path, error)
+    }
+    return makeInfo(st)
+  }
+
+  public func infoFollowingLinks(_ path: String) throws -> FileInfo? {
+    var st = stat()
+    while stat(path, &st) != 0 {
+      let error = Errno.current
+      if error == .interrupted { continue }
+      if error == .noSuchFileOrDirectory || error == .notDirectory { return nil }
+      throw FileSystemError("stat", path, error)
+    }
+    return makeInfo(st)
+  }
+
+  public func contentsOfDirectory(_ path: String) throws -> [String] {
+    guard let dir = opendir(path) else { throw FileSystemError("open directory", path, .current) }
+    defer { closedir(dir) }
+    var names: [String] = []
+    errno = 0
+    while let entry = readdir(dir) {
+      let name = withUnsafePointer(to: entry.pointee.d_name) {
+        $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    if errno != 0 { throw FileSystemError("read directory", path, .current) }
+    return names
+  }
+
+  public func readFile(_ path: String, limit: Int) throws -> [UInt8] {
+    let fd = try openForReading(path)
+    defer { try? close(fd, path: path) }
+    var st = stat()
+    _ = fstat(fd.rawValue, &st)
+    if (st.st_mode & S_IFMT) == S_IFDIR { throw FileSystemError("read", path, .isDirectory) }
+    var out: [UInt8] = []
+    let expected = max(Int(st.st_size), 0)
+    if expected > limit { throw FileSystemError("read", path, Errno(rawValue: EFBIG)) }
+    out.reserveCapacity(expected + 1)
+    var chunk = [UInt8](repeating: 0, count: max(65536, min(expected + 1, 1 << 24)))
+    while true {
+      let n = try chunk.withUnsafeMutableBytes { try read(fd, into: $0, path: path) }
+      if n == 0 { break }
+      out.append(contentsOf: chunk[0..<n])
+      if out.count > limit { throw FileSystemError("read", path, Errno(rawValue: EFBIG)) }
+    }
+    return out
+  }
+
+  public func makeDirectory(_ path: String, permissions: UInt32) throws {
+    _ = try retrying("create directory", path) { mkdir(path, mode_t(permissions)) }
+  }
+
+  public func createExclusive(_ path: String, permissions: UInt32) throws -> FileDescriptor {
+    let fd = try retrying("create", path) {
+      open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode_t(permissions))
+    }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  public func openForReading(_ path: String) throws -> FileDescriptor {
+    FileDescriptor(rawValue: try retrying("open", path) { open(path, O_RDONLY | O_CLOEXEC) })
+  }
+
+  public func openForLocking(_ path: String) throws -> FileDescriptor {
+    let fd = try retrying("open", path) { open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644) }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  public func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+    var offset = 0
+    while offset < bytes.count {
+      guard let base = bytes.baseAddress else { return }
+      let n = try retrying("write", path) {
+        cWrite(fd.rawValue, base + offset, bytes.count - offset)
+      }
+      offset += n
+    }
+  }
+
+  public func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: String)
+    throws -> Int
+  {
+    guard let base = buffer.baseAddress else { return 0 }
+    return try retrying("read", path) { cRead(fd.rawValue, base, buffer.count) }
+  }
+
+  public func sync(_ fd: FileDescriptor, path: String) throws {
+    _ = try retrying("sync", path) { fsync(fd.rawValue) }
+  }
+
+  public func close(_ fd: FileDescriptor, path: String) throws {
+    // close is not retried on EINTR: the descriptor is released either way on Linux.
+    if cClose(fd.rawValue) != 0 {
+      let error = Errno.current
+      if error != .interrupted { throw FileSystemError("close", path, error) }
+    }
+  }
+
+  public func syncDirectory(_ path: String) throws {
+    let fd = try retrying("open directory", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+    defer { cClose(fd) }
+    _ = try retrying("sync directory", path) { fsync(fd) }
+  }
+
+  public func rename(_ from: String, to: String) throws {
+    _ = try retrying("rename", from) { cRename(from, to) }
+  }
+
+  public func removeFile(_ path: String) throws {
+    _ = try retrying("remove", path) { unlink(path) }
+  }
+
+  public func removeDirectory(_ path: String) throws {
+    _ = try retrying("remove directory", path) { rmdir(path) }
+  }
+
+  public func setPermissions(_ path: String, _ permissions: UInt32) throws {
+    _ = try retrying("change mode of", path) { chmod(path, mode_t(permissions)) }
+  }
+
+  public func tryLock(_ fd: FileDescriptor, path: String) throws -> Bool {
+    while flock(fd.rawValue, LOCK_EX | LOCK_NB) != 0 {
+      let error = Errno.current
+      if error == .interrupted { continue }
+      if error == .wouldBlock { return false }
+      throw FileSystemError("lock", path, error)
+    }
+    return true
+  }
+
+  public func readLink(_ path: String) throws -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let n = try retrying("read link", path) { readlink(path, &buffer, buffer.count - 1) }
+    return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  public func realPath(_ path: String) throws -> String {
+    guard let resolved = realpath(path, nil) else {
+      throw FileSystemError("resolve", path, .current)
+    }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+}
+
+// File-scope forwarders: inside LiveFileSystem the method names shadow the C functions.
+private func cWrite(_ fd: Int32, _ buf: UnsafeRawPointer, _ n: Int) -> Int { write(fd, buf, n) }
+private func cRead(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int) -> Int { read(fd, buf, n) }
+@discardableResult private func cClose(_ fd: Int32) -> Int32 { close(fd) }
+private func cRename(_ a: String, _ b: String) -> Int32 { rename(a, b) }

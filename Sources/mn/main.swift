@@ -1,0 +1,3 @@
+import Commands
+
+print("mn")

@@ -1,5 +1,27 @@
 /// Every verb of `mn`, its global options and its exit codes (style.md (b)).
+///
+/// Dispatch, help, man pages and completion scripts are all computed from this table.
 public enum CommandTable {
   /// The verbs, in the order help lists them.
   public static let commands: [CommandSpec] = []
+
+  /// Options every verb accepts, before or after the verb (mn.md §11).
+  public static let globalOptions: [OptionSpec] = [
+    .option(
+      "root", .directory, valueName: "PATH",
+      help: "Use this data folder instead of discovering one."),
+    .flag("json", help: "Print machine-readable JSON on standard output."),
+    .flag("quiet", short: "q", help: "Print only errors."),
+    .flag("verbose", short: "v", help: "Print more about what is done."),
+    .flag("no-color", help: "Do not color the output (also: the NO_COLOR variable)."),
+    .flag("no-progress", help: "Do not show progress bars."),
+    .flag("help", short: "h", help: "Show help for mn or for the verb."),
+    .flag("version", help: "Print the version of mn."),
+  ]
+
+  /// The version printed by `mn --version` and written into manifests.
+  public static let version = "0.1.0"
+
+  /// The date printed in man pages; a constant, never the clock.
+  public static let manualDate = "November 30, 2026"
 }

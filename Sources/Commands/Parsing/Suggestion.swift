@@ -1,7 +1,8 @@
 /// "Did you mean" for unknown verbs, options and choice words.
 enum Suggestion {
   /// The candidate closest to `word`: the only one it is a prefix of, else the nearest by
-  /// edit distance when that distance is small for the word's length; nil when none fits.
+  /// edit distance when that distance is small for the word's length (the first on a tie);
+  /// nil when none fits.
   static func closest(to word: String, in candidates: [String]) -> String? {
     guard !word.isEmpty else { return nil }
     let prefixed = candidates.filter { $0.hasPrefix(word) }
@@ -14,8 +15,7 @@ enum Suggestion {
         best = (candidate, distance)
       }
     }
-    if let best { return best.name }
-    return prefixed.first
+    return best?.name
   }
 
   /// The optimal string alignment distance: insertions, deletions, substitutions and

@@ -119,6 +119,7 @@ enum TestSupport {
     CommandSpec(
       name: "__secret", abstract: "Hidden.", options: [.flag("deep", help: "Deep.")],
       flags: [.hidden]),
+    Help.spec,
   ]
 
   static let globals = CommandTable.globalOptions

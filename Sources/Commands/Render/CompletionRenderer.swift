@@ -172,7 +172,10 @@ extension CompletionRenderer {
         case "$1" in
           path) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$2")) ;;
           directory) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$2")) ;;
-          document) COMPREPLY=($(mn ${3:+--root "$3"} __complete document -- "$2" 2>/dev/null)) ;;
+          document)
+      local -a rootargs=()
+      [ -n "$3" ] && rootargs=(--root "$3")
+      COMPREPLY=($(mn "${rootargs[@]}" __complete document -- "$2" 2>/dev/null)) ;;
           command) COMPREPLY=($(compgen -c -- "$2")) ;;
           choice:*) COMPREPLY=($(IFS=' '; compgen -W "${1#choice:}" -- "$2")) ;;
         esac

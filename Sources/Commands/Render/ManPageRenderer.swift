@@ -33,7 +33,7 @@ public enum ManPageRenderer {
     out.prologue(title: "MN", date: date)
     out.section("NAME")
     out.macro("Nm", "mn")
-    out.macro("Nd", description(CommandTable.abstract))
+    out.line(".Nd " + Mdoc.escapeText(description(CommandTable.abstract)))
     out.section("SYNOPSIS")
     out.macro("Nm", "mn")
     out.line(".Op Ar global-options")
@@ -73,7 +73,7 @@ public enum ManPageRenderer {
     out.prologue(title: "MN-" + spec.name.uppercased(), date: date)
     out.section("NAME")
     out.macro("Nm", "mn-" + spec.name)
-    out.macro("Nd", description(spec.abstract))
+    out.line(".Nd " + Mdoc.escapeText(description(spec.abstract)))
     out.section("SYNOPSIS")
     let subs = spec.visibleSubcommands
     if subs.isEmpty {
@@ -144,7 +144,12 @@ private struct Mdoc {
 
   var result: String { lines.joined(separator: "\n") + "\n" }
 
-  mutating func line(_ line: String) { lines.append(line) }
+  /// Appends a line; a `.Pp` right before a display is dropped, as a display brings its own
+  /// spacing (mandoc: "skipping paragraph macro").
+  mutating func line(_ line: String) {
+    if line.hasPrefix(".Bd"), lines.last == ".Pp" { lines.removeLast() }
+    lines.append(line)
+  }
 
   mutating func macro(_ name: String, _ argument: String) {
     lines.append(".\(name) \(Self.argument(argument))")
@@ -158,9 +163,13 @@ private struct Mdoc {
 
   mutating func section(_ title: String) { lines.append(".Sh \(title)") }
 
-  /// One text line per sentence (mandoc: "new sentence, new line").
+  /// One text line per sentence (mandoc: "new sentence, new line"), wrapped at 80 columns.
   mutating func text(_ text: String) {
-    for sentence in Self.sentences(text) { lines.append(Self.escapeText(sentence)) }
+    for sentence in Self.sentences(text) {
+      for row in TextLayout.wrap(sentence, width: 80, first: "", rest: "") {
+        lines.append(Self.escapeText(row))
+      }
+    }
   }
 
   /// Paragraphs separated by `.Pp`; verbatim paragraphs as literal displays.
@@ -228,7 +237,7 @@ private struct Mdoc {
 
   mutating func exits(_ statuses: [ExitStatus]) {
     section("EXIT STATUS")
-    line(".Bl -tag -width Ds")
+    line(".Bl -tag -width Ds -compact")
     for status in statuses {
       line(".It \(status.rawValue)")
       text(status.meaning)

@@ -106,19 +106,35 @@ import Testing
     }
   }
 
-  @Test func mandocLintIsClean() throws {
+  /// Runs `mandoc -Tlint -W warning` on each page; fails (not skips) without mandoc.
+  static func lint(_ pages: [String: String]) throws {
     #expect(TestSupport.onPath("mandoc"), "mandoc is not on PATH; install it to run this test")
     guard TestSupport.onPath("mandoc") else { return }
     let directory = try TestSupport.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    for (path, text) in DocsGenerator.files() where path.hasPrefix("man/") {
-      let url = directory.appendingPathComponent(String(path.dropFirst(4)))
+    for (name, text) in pages.sorted(by: { $0.key < $1.key }) {
+      let url = directory.appendingPathComponent(name)
       try text.write(to: url, atomically: true, encoding: .utf8)
       let result = try TestSupport.run("mandoc", ["-Tlint", "-W", "warning", url.path])
-      #expect(result.status == 0, "\(path): mandoc exited \(result.status)")
+      #expect(result.status == 0, "\(name): mandoc exited \(result.status)")
       #expect(
-        result.stdout.isEmpty && result.stderr.isEmpty,
-        "\(path):\n\(result.stdout)\(result.stderr)")
+        result.stdout.isEmpty && result.stderr.isEmpty, "\(name):\n\(result.stdout)\(result.stderr)")
+    }
+  }
+
+  @Test func mandocLintIsClean() throws {
+    try Self.lint(
+      ManPageRenderer.pages(commands: CommandTable.commands, globals: CommandTable.globalOptions))
+  }
+
+  /// Sub-verbs, aliases, choices and repeatable options, from the test table.
+  @Test func testTablePages() throws {
+    let pages = ManPageRenderer.pages(
+      commands: TestSupport.commands, globals: CommandTable.globalOptions)
+    try Self.lint(pages)
+    #expect(pages["mn-__secret.1"] == nil)
+    for name in ["mn.1", "mn-doc.1", "mn-export.1", "mn-resolve.1"] {
+      TestSupport.assertSnapshot(pages[name] ?? "", named: "test-table-" + name, ext: "mdoc")
     }
   }
 }

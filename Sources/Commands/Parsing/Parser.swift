@@ -183,7 +183,11 @@ private struct ParseState {
   }
 
   mutating func finish(emptyCommandLine: Bool) throws(UsageError) -> ParseOutcome {
-    if isHelpVerb { return .help(path: try helpPath()) }
+    if isHelpVerb {
+      // `mn help --help` explains the help verb itself.
+      if helpRequested, helpWords.isEmpty { return .help(path: ["help"]) }
+      return .help(path: try helpPath())
+    }
     if helpRequested { return .help(path: path) }
     if versionRequested { return .version }
     guard let spec else {

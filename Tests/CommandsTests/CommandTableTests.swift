@@ -31,7 +31,8 @@ import Testing
 
   @Test func namesAreLowercaseKebabCase() {
     for (path, spec) in Self.realPaths {
-      let name = spec.isHidden && spec.name.hasPrefix("__") ? String(spec.name.dropFirst(2)) : spec.name
+      let name =
+        spec.isHidden && spec.name.hasPrefix("__") ? String(spec.name.dropFirst(2)) : spec.name
       #expect(Self.isKebab(name), "verb '\(path.joined(separator: " "))'")
       for alias in spec.aliases { #expect(Self.isKebab(alias), "alias '\(alias)'") }
       for option in spec.options { #expect(Self.isKebab(option.name), "option '--\(option.name)'") }
@@ -102,7 +103,9 @@ import Testing
       }
       for (index, argument) in spec.arguments.enumerated() {
         #expect(argument.name == argument.name.uppercased(), "'\(verb) \(argument.name)'")
-        if argument.variadic { #expect(index == spec.arguments.count - 1, "'\(verb)' variadic last") }
+        if argument.variadic {
+          #expect(index == spec.arguments.count - 1, "'\(verb)' variadic last")
+        }
         if index > 0, spec.arguments[index - 1].optional {
           #expect(argument.optional, "'\(verb)': required '\(argument.name)' after an optional one")
         }
@@ -116,15 +119,18 @@ import Testing
   /// `mn VERB --help`, `mn VERB -h` and `mn help VERB` all render the verb's help.
   @Test(arguments: allPaths.map(\.0))
   func everyVerbAnswersHelp(_ path: [String]) throws {
-    let table = CommandTable.commands.command(at: path) != nil ? CommandTable.commands : TestSupport.commands
+    let table =
+      CommandTable.commands.command(at: path) != nil ? CommandTable.commands : TestSupport.commands
     for arguments in [path + ["--help"], path + ["-h"], ["help"] + path] {
-      let outcome = try Parser.parse(arguments, commands: table, globals: CommandTable.globalOptions)
+      let outcome = try Parser.parse(
+        arguments, commands: table, globals: CommandTable.globalOptions)
       guard case .help(let helpPath) = outcome else {
         Issue.record("\(arguments) gives \(outcome)")
         continue
       }
       #expect(helpPath == path)
-      let text = HelpRenderer.help(for: helpPath, commands: table, globals: CommandTable.globalOptions)
+      let text = HelpRenderer.help(
+        for: helpPath, commands: table, globals: CommandTable.globalOptions)
       #expect(text?.contains("\nUSAGE: mn \(path.joined(separator: " "))") == true, "\(arguments)")
     }
   }
@@ -139,7 +145,8 @@ import Testing
       }
       #expect(path.isEmpty)
     }
-    let text = HelpRenderer.topLevel(commands: CommandTable.commands, globals: CommandTable.globalOptions)
+    let text = HelpRenderer.topLevel(
+      commands: CommandTable.commands, globals: CommandTable.globalOptions)
     #expect(text.contains("USAGE: mn "))
     for spec in CommandTable.commands {
       #expect(text.contains("\n  \(spec.name) ") == !spec.isHidden, "\(spec.name)")

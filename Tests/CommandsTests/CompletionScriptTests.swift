@@ -15,11 +15,16 @@ import Testing
     init(commands: [CommandSpec]) throws {
       root = try TestSupport.temporaryDirectory()
       let fm = FileManager.default
-      for url in [bin, scripts, files, files.appendingPathComponent("sub"), root.appendingPathComponent("home")] {
+      for url in [
+        bin, scripts, files, files.appendingPathComponent("sub"),
+        root.appendingPathComponent("home"),
+      ] {
         try fm.createDirectory(at: url, withIntermediateDirectories: true)
       }
       try "".write(to: files.appendingPathComponent("file.txt"), atomically: true, encoding: .utf8)
-      for (name, text) in CompletionRenderer.scripts(commands: commands, globals: TestSupport.globals) {
+      for (name, text) in CompletionRenderer.scripts(
+        commands: commands, globals: TestSupport.globals)
+      {
         try text.write(to: scripts.appendingPathComponent(name), atomically: true, encoding: .utf8)
       }
       // The stub stands for `mn __complete document`: two sets of names, by --root.
@@ -94,27 +99,27 @@ import Testing
   static func zsh(_ line: String, in sandbox: Sandbox, scripts: URL? = nil) throws -> [String] {
     let initScript = sandbox.root.appendingPathComponent("init.zsh")
     try """
-      autoload -Uz compinit
-      compinit -u -D
-      bindkey '^M' undefined
-      bindkey '^J' undefined
-      bindkey '^I' complete-word
-      null-line() { print -n -- $'\\0\\r\\n' }
-      compprefuncs=( null-line )
-      comppostfuncs=( null-line exit )
-      zstyle ':completion:*' list-grouped false
-      zstyle ':completion:*' insert-tab false
-      compadd() {
-        if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\\ * ]]; then
-          builtin compadd "$@"
-          return $?
-        fi
-        typeset -a __hits
-        builtin compadd -A __hits "$@"
-        local h
-        for h in $__hits; do print -r -- "MATCH:$h"; done
-      }
-      """.write(to: initScript, atomically: true, encoding: .utf8)
+    autoload -Uz compinit
+    compinit -u -D
+    bindkey '^M' undefined
+    bindkey '^J' undefined
+    bindkey '^I' complete-word
+    null-line() { print -n -- $'\\0\\r\\n' }
+    compprefuncs=( null-line )
+    comppostfuncs=( null-line exit )
+    zstyle ':completion:*' list-grouped false
+    zstyle ':completion:*' insert-tab false
+    compadd() {
+      if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\\ * ]]; then
+        builtin compadd "$@"
+        return $?
+      fi
+      typeset -a __hits
+      builtin compadd -A __hits "$@"
+      local h
+      for h in $__hits; do print -r -- "MATCH:$h"; done
+    }
+    """.write(to: initScript, atomically: true, encoding: .utf8)
     let driver = """
       zmodload zsh/zpty
       zpty z zsh -f -i
@@ -130,7 +135,8 @@ import Testing
       done
       zpty -d z
       """
-    let result = try TestSupport.run("timeout", ["20", "zsh", "-f", "-c", driver], environment: sandbox.environment)
+    let result = try TestSupport.run(
+      "timeout", ["20", "zsh", "-f", "-c", driver], environment: sandbox.environment)
     #expect(result.status == 0, "zsh: \(result.stderr)")
     return result.stdout.split(whereSeparator: \.isNewline).compactMap { row in
       row.hasPrefix("MATCH:") ? String(row.dropFirst(6)) : nil
@@ -186,7 +192,9 @@ import Testing
         }
         while value.hasSuffix("/") { value.removeLast() }
         // zsh's _files adds the directory part as a prefix, outside the match.
-        if files, let slash = value.lastIndex(of: "/") { value = String(value[value.index(after: slash)...]) }
+        if files, let slash = value.lastIndex(of: "/") {
+          value = String(value[value.index(after: slash)...])
+        }
         return value
       })
   }
@@ -197,8 +205,10 @@ import Testing
     for (line, expected) in Self.cases {
       let line = line.replacing("{files}", with: sandbox.files.path)
       let expected = Self.normalize(
-        expected.map { $0.replacing("{files}", with: sandbox.files.path) }, shell: .bash, line: line)
-      let actual = Self.normalize(try Self.complete(shell, line, in: sandbox), shell: shell, line: line)
+        expected.map { $0.replacing("{files}", with: sandbox.files.path) }, shell: .bash, line: line
+      )
+      let actual = Self.normalize(
+        try Self.complete(shell, line, in: sandbox), shell: shell, line: line)
       #expect(actual == expected, "\(shell): '\(line)'")
     }
   }
@@ -217,7 +227,8 @@ import Testing
       "bash", ["-n", TestSupport.packageRoot.appendingPathComponent("completions/mn.bash").path])
     #expect(bash.status == 0, "\(bash.stderr)")
     let fish = try TestSupport.run(
-      "fish", ["--no-execute", TestSupport.packageRoot.appendingPathComponent("completions/mn.fish").path])
+      "fish",
+      ["--no-execute", TestSupport.packageRoot.appendingPathComponent("completions/mn.fish").path])
     #expect(fish.status == 0, "\(fish.stderr)")
   }
 
@@ -228,9 +239,11 @@ import Testing
     let folder = TestSupport.packageRoot.appendingPathComponent("completions")
     let complete: (String) throws -> [String] = { line in
       switch shell {
-      case .bash: return try Self.bash(line, in: sandbox, script: folder.appendingPathComponent("mn.bash"))
+      case .bash:
+        return try Self.bash(line, in: sandbox, script: folder.appendingPathComponent("mn.bash"))
       case .zsh: return try Self.zsh(line, in: sandbox, scripts: folder)
-      case .fish: return try Self.fish(line, in: sandbox, script: folder.appendingPathComponent("mn.fish"))
+      case .fish:
+        return try Self.fish(line, in: sandbox, script: folder.appendingPathComponent("mn.fish"))
       }
     }
     let visible = CommandTable.commands.visible
@@ -242,7 +255,9 @@ import Testing
         #expect(options.contains("--\(option.name)"), "\(shell): mn \(spec.name) --\(option.name)")
       }
       for sub in spec.visibleSubcommands {
-        #expect(try complete("mn \(spec.name) ").contains(sub.name), "\(shell): mn \(spec.name) \(sub.name)")
+        #expect(
+          try complete("mn \(spec.name) ").contains(sub.name),
+          "\(shell): mn \(spec.name) \(sub.name)")
       }
     }
   }

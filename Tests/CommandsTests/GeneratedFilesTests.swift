@@ -118,7 +118,8 @@ import Testing
       let result = try TestSupport.run("mandoc", ["-Tlint", "-W", "warning", url.path])
       #expect(result.status == 0, "\(name): mandoc exited \(result.status)")
       #expect(
-        result.stdout.isEmpty && result.stderr.isEmpty, "\(name):\n\(result.stdout)\(result.stderr)")
+        result.stdout.isEmpty && result.stderr.isEmpty, "\(name):\n\(result.stdout)\(result.stderr)"
+      )
     }
   }
 

@@ -27,8 +27,11 @@ import Testing
 
   @Test func linesFitEightyColumns() {
     for (path, _) in CommandTableTests.allPaths {
-      let table = CommandTable.commands.command(at: path) != nil ? CommandTable.commands : TestSupport.commands
-      let text = HelpRenderer.help(for: path, commands: table, globals: CommandTable.globalOptions) ?? ""
+      let table =
+        CommandTable.commands.command(at: path) != nil
+        ? CommandTable.commands : TestSupport.commands
+      let text =
+        HelpRenderer.help(for: path, commands: table, globals: CommandTable.globalOptions) ?? ""
       for line in text.split(separator: "\n") {
         #expect(line.count <= 80 || !line.contains(" "), "\(path): \(line)")
       }
@@ -37,7 +40,9 @@ import Testing
 
   @Test func wrapping() {
     #expect(
-      TextLayout.wrap("aaa bbb ccc", width: 8, first: "> ", rest: "  ") == ["> aaa", "  bbb", "  ccc"])
+      TextLayout.wrap("aaa bbb ccc", width: 8, first: "> ", rest: "  ") == [
+        "> aaa", "  bbb", "  ccc",
+      ])
     #expect(TextLayout.wrap("", first: "x", rest: "") == ["x"])
     let paragraphs = TextLayout.paragraphs("one\ntwo\n\n  code\n  more\n\nthree")
     #expect(paragraphs.map(\.verbatim) == [false, true, false])

@@ -67,8 +67,10 @@ import Testing
     (["resolve", "--json"], "run resolve flags=json global=json"),
     (["--root", "/data", "resolve"], "run resolve root=/data global=root:/data"),
     (["resolve", "--root=/data"], "run resolve root=/data global=root:/data"),
-    (["-q", "resolve", "--no-color", "--no-progress"],
-     "run resolve flags=no-color,no-progress,quiet global=quiet,no-color,no-progress"),
+    (
+      ["-q", "resolve", "--no-color", "--no-progress"],
+      "run resolve flags=no-color,no-progress,quiet global=quiet,no-color,no-progress"
+    ),
     (["export", "-o", "out.tar"], "run export output=out.tar"),
     (["export", "-oout.tar"], "run export output=out.tar"),
     (["export", "-ro", "out.tar"], "run export flags=reproducible output=out.tar"),
@@ -102,31 +104,52 @@ import Testing
     (["help", "export", "x"], "unexpected argument 'x'", ["help"]),
     (["--json"], "missing verb", []),
     (["--explain", "resolve"], "unknown option '--explain'", []),
-    (["resolve", "--exlpain"], "unknown option '--exlpain'; did you mean '--explain'?", ["resolve"]),
+    (
+      ["resolve", "--exlpain"], "unknown option '--exlpain'; did you mean '--explain'?", ["resolve"]
+    ),
     (["resolve", "--ex"], "unknown option '--ex'; did you mean '--explain'?", ["resolve"]),
     (["resolve", "-z"], "unknown option '-z'", ["resolve"]),
     (["resolve", "--explain=yes"], "option '--explain' takes no value", ["resolve"]),
     (["resolve", "extra"], "unexpected argument 'extra'", ["resolve"]),
     (["merge-conflicts", "--wait"], "option '--wait' needs a value", ["merge-conflicts"]),
-    (["merge-conflicts", "--wait", "soon"],
-     "invalid value 'soon' for '--wait': expected a number of seconds", ["merge-conflicts"]),
-    (["merge-conflicts", "--wait=1.2.3"],
-     "invalid value '1.2.3' for '--wait': expected a number of seconds", ["merge-conflicts"]),
-    (["merge-conflicts", "--wait", "-1"],
-     "invalid value '-1' for '--wait': expected a number of seconds", ["merge-conflicts"]),
-    (["merge-conflicts", "--wait", "."],
-     "invalid value '.' for '--wait': expected a number of seconds", ["merge-conflicts"]),
-    (["export", "--level", "x"], "invalid value 'x' for '--level': expected a whole number", ["export"]),
-    (["export", "--level", "1.5"],
-     "invalid value '1.5' for '--level': expected a whole number", ["export"]),
-    (["export", "--format", "tgz"],
-     "invalid value 'tgz' for '--format': expected one of tar, tar.gz, zip; did you mean 'tar'?",
-     ["export"]),
-    (["export", "--format", "rar"],
-     "invalid value 'rar' for '--format': expected one of tar, tar.gz, zip; did you mean 'tar'?",
-     ["export"]),
-    (["export", "--format", "7z"],
-     "invalid value '7z' for '--format': expected one of tar, tar.gz, zip", ["export"]),
+    (
+      ["merge-conflicts", "--wait", "soon"],
+      "invalid value 'soon' for '--wait': expected a number of seconds", ["merge-conflicts"]
+    ),
+    (
+      ["merge-conflicts", "--wait=1.2.3"],
+      "invalid value '1.2.3' for '--wait': expected a number of seconds", ["merge-conflicts"]
+    ),
+    (
+      ["merge-conflicts", "--wait", "-1"],
+      "invalid value '-1' for '--wait': expected a number of seconds", ["merge-conflicts"]
+    ),
+    (
+      ["merge-conflicts", "--wait", "."],
+      "invalid value '.' for '--wait': expected a number of seconds", ["merge-conflicts"]
+    ),
+    (
+      ["export", "--level", "x"], "invalid value 'x' for '--level': expected a whole number",
+      ["export"]
+    ),
+    (
+      ["export", "--level", "1.5"],
+      "invalid value '1.5' for '--level': expected a whole number", ["export"]
+    ),
+    (
+      ["export", "--format", "tgz"],
+      "invalid value 'tgz' for '--format': expected one of tar, tar.gz, zip; did you mean 'tar'?",
+      ["export"]
+    ),
+    (
+      ["export", "--format", "rar"],
+      "invalid value 'rar' for '--format': expected one of tar, tar.gz, zip; did you mean 'tar'?",
+      ["export"]
+    ),
+    (
+      ["export", "--format", "7z"],
+      "invalid value '7z' for '--format': expected one of tar, tar.gz, zip", ["export"]
+    ),
     (["export", "-o"], "option '-o' needs a value", ["export"]),
     (["export", "-o", ""], "empty value for '-o'", ["export"]),
     (["export", "--output="], "empty value for '--output'", ["export"]),

@@ -26,11 +26,13 @@ enum TestSupport {
         at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
       try? actual.write(to: url, atomically: true, encoding: .utf8)
       if existing == nil {
-        Issue.record("recorded missing snapshot \(url.path); run again", sourceLocation: sourceLocation)
+        Issue.record(
+          "recorded missing snapshot \(url.path); run again", sourceLocation: sourceLocation)
       }
       return
     }
-    #expect(actual == existing, "snapshot \(name).\(ext) differs; MN_RECORD=1 re-records",
+    #expect(
+      actual == existing, "snapshot \(name).\(ext) differs; MN_RECORD=1 re-records",
       sourceLocation: sourceLocation)
   }
 
@@ -87,7 +89,9 @@ enum TestSupport {
   static let commands: [CommandSpec] = [
     CommandSpec(
       name: "merge-conflicts", abstract: "Merge conflict copies.",
-      arguments: [ArgumentSpec("PATH", .document, help: "Documents.", optional: true, variadic: true)],
+      arguments: [
+        ArgumentSpec("PATH", .document, help: "Documents.", optional: true, variadic: true)
+      ],
       options: [
         .flag("check", help: "Only check."),
         .flag("dry-run", short: "n", help: "Do not write."),

@@ -47,7 +47,8 @@ final class BufferSink: OutputSink, @unchecked Sendable {
     #expect(try Help.run(call, env) == Commands.ExitStatus.ok)
     #expect(
       out.text
-        == HelpRenderer.help(for: ["completion"], commands: CommandTable.commands, globals: globals))
+        == HelpRenderer.help(for: ["completion"], commands: CommandTable.commands, globals: globals)
+    )
   }
 
   @Test(arguments: Shell.allCases)
@@ -64,7 +65,8 @@ final class BufferSink: OutputSink, @unchecked Sendable {
   @Test func completeAnswersVerbsAndOptions() throws {
     #expect(try Self.run(["__complete", "verb", "comp"]).stdout == "completion\n")
     #expect(try Self.run(["__complete", "verb", "__"]).stdout == "")
-    #expect(try Self.run(["__complete", "option", "completion", "--", "--no-c"]).stdout == "--no-color\n")
+    #expect(
+      try Self.run(["__complete", "option", "completion", "--", "--no-c"]).stdout == "--no-color\n")
     #expect(try Self.run(["__complete", "document", "--", "x"]).status == Commands.ExitStatus.ok)
   }
 
@@ -73,9 +75,11 @@ final class BufferSink: OutputSink, @unchecked Sendable {
     defer { try? FileManager.default.removeItem(at: directory) }
     let man = directory.appendingPathComponent("man")
     try FileManager.default.createDirectory(at: man, withIntermediateDirectories: true)
-    try "stale".write(to: man.appendingPathComponent("mn-gone.1"), atomically: true, encoding: .utf8)
+    try "stale".write(
+      to: man.appendingPathComponent("mn-gone.1"), atomically: true, encoding: .utf8)
     try "keep".write(to: man.appendingPathComponent("README"), atomically: true, encoding: .utf8)
-    let result = try Self.run(["__generate-docs", directory.lastPathComponent],
+    let result = try Self.run(
+      ["__generate-docs", directory.lastPathComponent],
       directory: directory.deletingLastPathComponent().path)
     #expect(result.status == Commands.ExitStatus.ok)
     for (path, text) in DocsGenerator.files() {

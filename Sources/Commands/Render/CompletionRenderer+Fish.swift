@@ -12,7 +12,10 @@ extension CompletionRenderer {
     for node in model.nodes {
       let parent = node.path.dropLast().joined(separator: " ")
       let patterns = node.spec.allNames.map { M.fishQuote(parent + "|" + $0) }
-      s += ["        case \(patterns.joined(separator: " "))", "            echo \(M.fishQuote(node.spec.name))"]
+      s += [
+        "        case \(patterns.joined(separator: " "))",
+        "            echo \(M.fishQuote(node.spec.name))",
+      ]
     }
     s += ["        case '*'", "            return 1", "    end", "end", ""]
     s += [
@@ -24,13 +27,19 @@ extension CompletionRenderer {
       for option in node.spec.options {
         guard let kind = option.value else { continue }
         let patterns = optionWords(option).map { M.fishQuote(node.key + "|" + $0) }
-        s += ["        case \(patterns.joined(separator: " "))", "            echo \(M.fishQuote(M.code(kind)))"]
+        s += [
+          "        case \(patterns.joined(separator: " "))",
+          "            echo \(M.fishQuote(M.code(kind)))",
+        ]
       }
     }
     for option in model.globals {
       guard let kind = option.value else { continue }
       let patterns = optionWords(option).map { M.fishQuote("*|" + $0) }
-      s += ["        case \(patterns.joined(separator: " "))", "            echo \(M.fishQuote(M.code(kind)))"]
+      s += [
+        "        case \(patterns.joined(separator: " "))",
+        "            echo \(M.fishQuote(M.code(kind)))",
+      ]
     }
     s += ["        case '*'", "            return 1", "    end", "end", ""]
     s += #"""
@@ -145,7 +154,8 @@ extension CompletionRenderer {
       guard node.spec.name != "help" || node.path.count > 1 else { continue }
       for (index, argument) in node.spec.arguments.enumerated() {
         let test =
-          "__fish_mn_argument " + M.fishQuote(node.key) + " \(index)" + (argument.variadic ? " +" : "")
+          "__fish_mn_argument " + M.fishQuote(node.key) + " \(index)"
+          + (argument.variadic ? " +" : "")
         s.append("complete -c mn -n \(M.fishQuote(test)) " + fishValues(argument.kind))
       }
     }

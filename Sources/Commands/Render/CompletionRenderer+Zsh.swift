@@ -11,7 +11,8 @@ extension CompletionRenderer {
       "  case \"$1\" in",
     ]
     for (key, verbs) in model.verbLists {
-      let entries = verbs.flatMap { verb in verb.allNames.map { M.quote($0 + ":" + verb.abstract) } }
+      let entries = verbs.flatMap { verb in verb.allNames.map { M.quote($0 + ":" + verb.abstract) }
+      }
       s.append("    \(M.quote(key))) reply=(\(entries.joined(separator: " "))) ;;")
     }
     s += ["    *) reply=() ;;", "  esac", "}", ""]
@@ -32,9 +33,14 @@ extension CompletionRenderer {
       }
     }
     let globalEntries = entries(model.globals).joined(separator: " ")
-    s += ["# Sets reply to the options (name:help) of the verb path $1.", "_mn_options() {", "  case \"$1\" in"]
+    s += [
+      "# Sets reply to the options (name:help) of the verb path $1.", "_mn_options() {",
+      "  case \"$1\" in",
+    ]
     for node in model.nodes where !node.spec.options.isEmpty {
-      s.append("    \(M.quote(node.key))) reply=(\(entries(node.spec.options).joined(separator: " ")) \(globalEntries)) ;;")
+      s.append(
+        "    \(M.quote(node.key))) reply=(\(entries(node.spec.options).joined(separator: " ")) \(globalEntries)) ;;"
+      )
     }
     s += ["    *) reply=(\(globalEntries)) ;;", "  esac", "}", ""]
     s += [
@@ -63,7 +69,9 @@ extension CompletionRenderer {
     for node in model.nodes where node.spec.name != "help" || node.path.count > 1 {
       for (index, argument) in node.spec.arguments.enumerated() {
         let pattern = M.quote(node.key + "|" + (argument.variadic ? "" : String(index)))
-        s.append("    \(pattern)\(argument.variadic ? "*" : "")) REPLY=\(M.quote(M.code(argument.kind))) ;;")
+        s.append(
+          "    \(pattern)\(argument.variadic ? "*" : "")) REPLY=\(M.quote(M.code(argument.kind))) ;;"
+        )
       }
     }
     s += ["    *) return 1 ;;", "  esac", "}", ""]

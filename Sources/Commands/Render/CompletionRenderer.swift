@@ -114,7 +114,8 @@ extension CompletionRenderer {
       "  case \"$1\" in",
     ]
     for (key, verbs) in model.verbLists {
-      s.append("    \(M.quote(key))) echo \(M.quote(verbs.flatMap(\.allNames).joined(separator: " "))) ;;")
+      s.append(
+        "    \(M.quote(key))) echo \(M.quote(verbs.flatMap(\.allNames).joined(separator: " "))) ;;")
     }
     s += ["  esac", "}", ""]
     s += [
@@ -161,7 +162,9 @@ extension CompletionRenderer {
     for node in model.nodes where node.spec.name != "help" || node.path.count > 1 {
       for (index, argument) in node.spec.arguments.enumerated() {
         let pattern = M.quote(node.key + "|" + (argument.variadic ? "" : String(index)))
-        s.append("    \(pattern)\(argument.variadic ? "*" : "")) echo \(M.quote(M.code(argument.kind))) ;;")
+        s.append(
+          "    \(pattern)\(argument.variadic ? "*" : "")) echo \(M.quote(M.code(argument.kind))) ;;"
+        )
       }
     }
     s += ["    *) return 1 ;;", "  esac", "}", ""]

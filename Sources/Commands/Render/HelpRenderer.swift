@@ -35,6 +35,7 @@ public enum HelpRenderer {
   ///   - spec: The verb.
   ///   - path: Its verb path (`["doc", "info"]`), for the usage line.
   ///   - globals: The global options, named in the pointer line.
+  /// - Returns: The help text, ending with a newline.
   public static func command(_ spec: CommandSpec, path: [String], globals: [OptionSpec])
     -> String
   {

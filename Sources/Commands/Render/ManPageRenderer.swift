@@ -12,7 +12,9 @@ public enum ManPageRenderer {
     environment: [EnvironmentVariable] = CommandTable.environment,
     date: String = CommandTable.manualDate
   ) -> [String: String] {
-    var pages = ["mn.1": mainPage(commands: commands, globals: globals, environment: environment, date: date)]
+    var pages = [
+      "mn.1": mainPage(commands: commands, globals: globals, environment: environment, date: date)
+    ]
     for spec in commands.visible {
       pages[fileName(for: spec)] = page(
         for: spec, commands: commands, environment: environment, date: date)

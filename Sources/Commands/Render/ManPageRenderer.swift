@@ -296,7 +296,7 @@ private struct Mdoc {
   }
 
   /// Splits a paragraph (white space collapsed) into sentences: after `.`, `?` or `!`
-  /// followed by a blank and a capital letter.
+  /// followed by a blank and a capital letter or an option (`--root`).
   static func sentences(_ text: String) -> [String] {
     let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
     var sentences: [String] = []
@@ -304,7 +304,7 @@ private struct Mdoc {
     for (index, word) in words.enumerated() {
       current.append(word)
       let next = index + 1 < words.count ? words[index + 1].first : nil
-      if let last = word.last, ".?!".contains(last), let next, next.isUppercase {
+      if let last = word.last, ".?!".contains(last), let next, next.isUppercase || next == "-" {
         sentences.append(current.joined(separator: " "))
         current = []
       }

@@ -177,6 +177,8 @@ import Testing
     ("mn merge-conflicts -- --", []),
     ("mn --root {files}/s", ["{files}/sub"]),
     ("mn doc info {files}/fi", ["{files}/file.txt"]),
+    ("mn doc merge -o {files}/fi", ["{files}/file.txt"]),
+    ("mn doc merge --output={files}/s", ["{files}/sub"]),
   ]
 
   static func normalize(_ values: [String], shell: Shell, line: String) -> Set<String> {

@@ -5,7 +5,8 @@ import Testing
 
 /// The checked-in `completions/` and `man/` match the table (style.md (b), tests 1 and 2).
 @Suite(.serialized) struct GeneratedFilesTests {
-  static let regenerate = "run `make docs` to regenerate"
+  static let regenerate =
+    "run `make docs` to regenerate (or MN_RECORD=1 swift test --filter GeneratedFilesTests)"
 
   /// The generated files under the package root, by relative path.
   static func checkedIn() throws -> [String: String] {

@@ -164,6 +164,7 @@ import Testing
 
   @Test(arguments: rejected)
   func rejects(_ arguments: [String], _ message: String, _ path: [String]) {
+    #expect(message.first?.isLowercase == true && !message.hasSuffix("."))
     #expect(throws: UsageError(message: message, path: path), "\(arguments)") {
       try Self.parse(arguments)
     }

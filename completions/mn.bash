@@ -4,13 +4,14 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'help completion' ;;
+    '') echo 'resolve help completion' ;;
   esac
 }
 
 # The canonical name of verb $2 after the verb path $1; fails for other words.
 _mn_verb() {
   case "$1|$2" in
+    '|resolve') echo 'resolve' ;;
     '|help') echo 'help' ;;
     '|completion') echo 'completion' ;;
     *) return 1 ;;
@@ -20,6 +21,7 @@ _mn_verb() {
 # The options of the verb path $1.
 _mn_options() {
   case "$1" in
+    'resolve') echo '--explain --icloud --local --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     *) echo '--root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
   esac
 }

@@ -4,6 +4,8 @@
 # The canonical name of verb $argv[2] after the verb path $argv[1]; fails for other words.
 function __fish_mn_verb
     switch "$argv[1]|$argv[2]"
+        case '|resolve'
+            echo 'resolve'
         case '|help'
             echo 'help'
         case '|completion'
@@ -110,6 +112,8 @@ function __fish_mn_documents
 end
 
 complete -c mn -f
+complete -c mn -n '__fish_mn_verbs_at \'\'' -a 'resolve' -d 'Print the data folder that mn would use.'
+complete -c mn -n '__fish_mn_help_at \'\'' -a 'resolve' -d 'Print the data folder that mn would use.'
 complete -c mn -n '__fish_mn_verbs_at \'\'' -a 'help' -d 'Show the help of mn or of a verb.'
 complete -c mn -n '__fish_mn_help_at \'\'' -a 'help' -d 'Show the help of mn or of a verb.'
 complete -c mn -n '__fish_mn_verbs_at \'\'' -a 'completion' -d 'Print the completion script for a shell.'
@@ -122,4 +126,7 @@ complete -c mn -l 'no-color' -d 'Do not color the output (also: the NO_COLOR var
 complete -c mn -l 'no-progress' -d 'Do not show progress bars.'
 complete -c mn -s 'h' -l 'help' -d 'Show help for mn or for the verb.'
 complete -c mn -l 'version' -d 'Print the version of mn.'
+complete -c mn -n '__fish_mn_in \'resolve\'' -l 'explain' -d 'Show every discovery step and why it was or was not chosen.'
+complete -c mn -n '__fish_mn_in \'resolve\'' -l 'icloud' -d 'Print the iCloud Drive container path, whether or not it exists.'
+complete -c mn -n '__fish_mn_in \'resolve\'' -l 'local' -d 'Print the local default folder path, whether or not it exists.'
 complete -c mn -n '__fish_mn_argument \'completion\' 0' -x -a 'bash zsh fish'

@@ -4,6 +4,7 @@
 public enum CommandTable {
   /// The verbs, in the order help lists them.
   public static let commands: [CommandSpec] = [
+    Resolve.spec,
     Help.spec, Completion.spec, Complete.spec, GenerateDocs.spec,
   ]
 

@@ -34,28 +34,11 @@ enum GenerateDocs {
       }
     }
     for (relative, text) in files.sorted(by: { $0.key < $1.key }) {
-      try write(text, to: root + "/" + relative, fs)
+      try AtomicFile.write(Array(text.utf8), to: root + "/" + relative, fileSystem: fs)
     }
     if !call.global.quiet {
       try env.stderr.write("mn: wrote \(files.count) files under '\(root)'\n")
     }
     return .ok
-  }
-
-  /// Writes through a temporary beside the target and renames it over the target.
-  static func write(_ text: String, to path: String, _ fs: any FileSystem) throws {
-    let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
-    let temporary = String(path[..<slash]) + "." + String(path[slash...]) + ".mn-docs.nosync"
-    if try fs.info(temporary) != nil { try fs.removeFile(temporary) }
-    let fd = try fs.createExclusive(temporary, permissions: 0o644)
-    do {
-      let bytes = Array(text.utf8)
-      try bytes.withUnsafeBytes { try fs.write(fd, $0, path: temporary) }
-      try fs.close(fd, path: temporary)
-      try fs.rename(temporary, to: path)
-    } catch {
-      try? fs.removeFile(temporary)
-      throw error
-    }
   }
 }

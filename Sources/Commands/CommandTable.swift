@@ -4,7 +4,8 @@
 public enum CommandTable {
   /// The verbs, in the order help lists them.
   public static let commands: [CommandSpec] = [
-    Resolve.spec, Help.spec, Completion.spec, Complete.spec, GenerateDocs.spec,
+    Resolve.spec,
+    Help.spec, Completion.spec, Complete.spec, GenerateDocs.spec,
   ]
 
   /// Options every verb accepts, before or after the verb (mn.md §11).

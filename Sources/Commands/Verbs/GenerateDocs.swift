@@ -20,7 +20,10 @@ enum GenerateDocs {
     guard let argument = call.arguments.first else {
       throw UsageError(message: "missing argument 'REPO-ROOT'", path: ["__generate-docs"])
     }
-    let root = argument.hasPrefix("/") ? argument : env.currentDirectory + "/" + argument
+    var root = argument.hasPrefix("/") ? argument : env.currentDirectory + "/" + argument
+    while root.count > 1, root.hasSuffix("/.") || root.hasSuffix("/") {
+      root.removeLast(root.hasSuffix("/.") ? 2 : 1)
+    }
     let fs = env.fileSystem
     let files = DocsGenerator.files()
     for folder in DocsGenerator.folders {

@@ -135,6 +135,21 @@ import Testing
     }
   }
 
+  /// Through the dispatcher: exit 0, the help on standard output, nothing on standard error.
+  @Test(arguments: realPaths.map(\.0))
+  func everyVerbAnswersHelpThroughCLI(_ path: [String]) {
+    for arguments in [path + ["--help"], ["help"] + path] {
+      let out = BufferSink()
+      let err = BufferSink()
+      let env = Environment(
+        variables: [:], currentDirectory: "/", now: { (0, 0) }, fileSystem: LiveFileSystem(),
+        stdout: out, stderr: err)
+      #expect(CLI.run(arguments, env) == 0, "\(arguments)")
+      #expect(out.text.contains("\nUSAGE: mn \(path.joined(separator: " "))"), "\(arguments)")
+      #expect(err.text.isEmpty, "\(arguments): \(err.text)")
+    }
+  }
+
   @Test func topLevelHelp() throws {
     for arguments in [[], ["help"], ["--help"], ["-h"]] {
       let outcome = try Parser.parse(

@@ -256,6 +256,9 @@ import Testing
       for option in spec.options + CommandTable.globalOptions {
         #expect(options.contains("--\(option.name)"), "\(shell): mn \(spec.name) --\(option.name)")
       }
+      if case .choice(let words) = spec.arguments.first?.kind {
+        #expect(Set(try complete("mn \(spec.name) ")) == Set(words), "\(shell): mn \(spec.name)")
+      }
       for sub in spec.visibleSubcommands {
         #expect(
           try complete("mn \(spec.name) ").contains(sub.name),

@@ -53,7 +53,8 @@ import Testing
     try box.mkdir("b")
     let env = ["MINUTA_STORAGE": box.path("a")]
     #expect(try box.run(["resolve"], environment: env).stdout == box.path("a") + "\n")
-    #expect(try box.run(["--root", "b", "resolve"], environment: env).stdout == box.path("b") + "\n")
+    #expect(
+      try box.run(["--root", "b", "resolve"], environment: env).stdout == box.path("b") + "\n")
     #expect(try box.run(["resolve", "--root=b"], environment: env).stdout == box.path("b") + "\n")
     let missing = try box.run(["resolve", "--root", "nope"], environment: env)
     #expect(missing.status == 66)
@@ -65,7 +66,9 @@ import Testing
     try box.mkdir("Documents/Minuta")
     let r = try box.run(["resolve", "--explain"])
     #expect(r.status == 0)
-    for label in ["1. --root", "2. MINUTA_STORAGE", "3. pointer file", "4. iCloud Drive", "5. local default"] {
+    for label in [
+      "1. --root", "2. MINUTA_STORAGE", "3. pointer file", "4. iCloud Drive", "5. local default",
+    ] {
       #expect(r.stdout.contains(label))
     }
     #expect(r.stdout.contains("chosen"))

@@ -32,7 +32,9 @@ public enum CLI {
         guard
           let text = HelpRenderer.help(
             for: path, commands: CommandTable.commands, globals: CommandTable.globalOptions)
-        else { throw UsageError(message: "no such verb '\(path.joined(separator: " "))'", path: []) }
+        else {
+          throw UsageError(message: "no such verb '\(path.joined(separator: " "))'", path: [])
+        }
         try env.stdout.write(text)
         return .ok
       case .run(var call):

@@ -10,7 +10,8 @@ enum ErrorReport {
       return (e.status, e.message, e.details)
     case let e as LockError:
       switch e {
-      case .held: return (.tempFail, e.description, ["hint: retry later, or wait longer with --wait SECONDS"])
+      case .held:
+        return (.tempFail, e.description, ["hint: retry later, or wait longer with --wait SECONDS"])
       case .fileSystem(let inner): return (status(of: inner), inner.description, [])
       }
     case let e as FileSystemError:

@@ -33,7 +33,8 @@ enum Resolve {
       guard let home = env.variables["HOME"], !home.isEmpty else {
         throw CommandError(.noInput, "HOME is not set")
       }
-      let path = call.flag("icloud") ? WellKnownPaths.icloud(home: home) : WellKnownPaths.local(home: home)
+      let path =
+        call.flag("icloud") ? WellKnownPaths.icloud(home: home) : WellKnownPaths.local(home: home)
       try env.stdout.write(path + "\n")
       return .ok
     }

@@ -143,10 +143,12 @@ extension Discovery {
       }, explicit: true, unset: "MINUTA_STORAGE is not set")
 
     // The pointer file: one absolute path, surrounding white space ignored.
-    let pointerFile = WellKnownPaths.pointerFile(variables: input.variables, isDarwin: input.isDarwin)
+    let pointerFile = WellKnownPaths.pointerFile(
+      variables: input.variables, isDarwin: input.isDarwin)
     if let pointerFile, let bytes = try? fileSystem.readFile(pointerFile, limit: 64 * 1024) {
       let text = String(decoding: bytes, as: UTF8.self)
-      let target = String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+      let target = String(
+        text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
       if target.isEmpty || !target.hasPrefix("/") {
         let reason = target.isEmpty ? "is empty" : "does not hold an absolute path"
         result.warnings.append("pointer file '\(pointerFile)' \(reason); ignored")
@@ -160,7 +162,8 @@ extension Discovery {
           result.warnings.append(
             "pointer file '\(pointerFile)' names '\(normalized)', which does not exist")
           if let last = result.candidates.indices.last {
-            result.candidates[last].note = "stale pointer in '\(pointerFile)': target does not exist"
+            result.candidates[last].note =
+              "stale pointer in '\(pointerFile)': target does not exist"
           }
         }
       }

@@ -8,7 +8,8 @@ import Testing
   final class Home {
     let path: String
     init() throws {
-      path = FileManager.default.temporaryDirectory
+      path =
+        FileManager.default.temporaryDirectory
         .appendingPathComponent("mn-discovery-\(UUID().uuidString)").path
       try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
@@ -29,7 +30,8 @@ import Testing
     var variables = ["HOME": home.path]
     variables.merge(vars) { $1 }
     return Discovery.run(
-      DiscoveryInput(flag: flag, variables: variables, currentDirectory: home.path, isDarwin: false),
+      DiscoveryInput(
+        flag: flag, variables: variables, currentDirectory: home.path, isDarwin: false),
       fileSystem: LiveFileSystem())
   }
 
@@ -105,10 +107,12 @@ import Testing
 
   @Test func backupDirectoryOrder() {
     #expect(
-      WellKnownPaths.backupDirectory(variables: ["MN_BACKUP_DIR": "/b", "HOME": "/h"], isDarwin: false)
+      WellKnownPaths.backupDirectory(
+        variables: ["MN_BACKUP_DIR": "/b", "HOME": "/h"], isDarwin: false)
         == "/b")
     #expect(
-      WellKnownPaths.backupDirectory(variables: ["XDG_STATE_HOME": "/s", "HOME": "/h"], isDarwin: false)
+      WellKnownPaths.backupDirectory(
+        variables: ["XDG_STATE_HOME": "/s", "HOME": "/h"], isDarwin: false)
         == "/s/minuta/backups")
     #expect(
       WellKnownPaths.backupDirectory(variables: ["HOME": "/h"], isDarwin: false)

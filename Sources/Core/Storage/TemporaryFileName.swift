@@ -1,0 +1,33 @@
+/// The names of mn's own temporary files: `.NAME.mn-XXXXXX.nosync` beside the target `NAME`
+/// (mn.md §6).
+///
+/// The `.nosync` suffix keeps them off iCloud; the scan recognises them so that `doctor`
+/// can report, and the next writer holding the lock can remove, the ones a crash left.
+public enum TemporaryFileName {
+  /// The length of the random token.
+  public static let tokenLength = 6
+  /// The characters a token is made of.
+  public static let tokenAlphabet = Array(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+
+  /// The temporary's name for a target and a token (`tokenLength` characters of
+  /// `tokenAlphabet`, chosen by the caller).
+  public static func make(for targetName: String, token: String) -> String {
+    "." + targetName + ".mn-" + token + FolderLayout.noSyncSuffix
+  }
+
+  /// The target's file name, when `fileName` is one of mn's temporaries; nil otherwise.
+  public static func target(of fileName: String) -> String? {
+    let bytes = Array(fileName.utf8)
+    let tail = 4 + tokenLength + 7  // ".mn-" token ".nosync"
+    guard bytes.count > 1 + tail, bytes[0] == NameBytes.dot,
+      NameBytes.hasSuffix(bytes, Array(FolderLayout.noSyncSuffix.utf8))
+    else { return nil }
+    let at = bytes.count - tail
+    guard NameBytes.matches(bytes, at: at, Array(".mn-".utf8)),
+      bytes[(at + 4)..<(at + 4 + tokenLength)].allSatisfy(NameBytes.isAlnum)
+    else { return nil }
+    let target = NameBytes.string(bytes[1..<at])
+    return Placeholder.isValidComponent(target) ? target : nil
+  }
+}

@@ -60,19 +60,17 @@ public struct ConflictPattern: Sendable {
     self.strip = strip
   }
 
-  /// Removes this pattern's marker from `name`; nil when the name does not end with it.
-  func match(_ name: [UInt8]) -> ([UInt8], ConflictMarker)? {
+  /// Removes this pattern's marker from `name` (whose stem, the part before the last `.`
+  /// not at the start, is `stem`); nil when the name does not end with it.
+  func match(_ name: [UInt8], stem: [UInt8]) -> ([UInt8], ConflictMarker)? {
     switch position {
     case .afterExtension:
       guard let s = strip(name), s.keep > 0, s.keep < name.count else { return nil }
       return (Array(name[..<s.keep]), ConflictMarker(service: service, device: s.device, date: s.date))
     case .beforeExtension:
-      var dot = name.count
-      if let i = name.lastIndex(of: NameBytes.dot), i > 0 { dot = i }
-      let stem = Array(name[..<dot])
       guard let s = strip(stem), s.keep > 0, s.keep < stem.count else { return nil }
       return (
-        Array(stem[..<s.keep]) + name[dot...],
+        Array(stem[..<s.keep]) + name[stem.count...],
         ConflictMarker(service: service, device: s.device, date: s.date)
       )
     }
@@ -98,7 +96,7 @@ public enum ConflictPatterns {
       counterexamples: ["09.automerge (Conflict)", "09.automerge (Conflict a4-b)", "(Conflict a4ab3033)"],
       strip: { name in
         guard let o = B.openingOfFinalGroup(name, open: B.openParen, close: B.closeParen), o > 0,
-          name[o - 1] == B.space, B.matches(name, at: o + 1, Array("Conflict ".utf8))
+          name[o - 1] == B.space, B.matches(name, at: o + 1, "Conflict ")
         else { return nil }
         guard name.count - 1 >= o + 10 else { return nil }
         let id = (o + 10)..<(name.count - 1)
@@ -113,7 +111,7 @@ public enum ConflictPatterns {
       ],
       counterexamples: ["09.automerge.conflict", "09.automerge.conflict01", "09.automerge.Conflict1"],
       strip: { name in
-        guard let i = B.lastIndex(of: Array(".conflict".utf8), in: name),
+        guard let i = B.lastIndex(of: ".conflict", in: name),
           B.counter(name, (i + 9)..<name.count) != nil
         else { return nil }
         return .init(keep: i)
@@ -126,8 +124,8 @@ public enum ConflictPatterns {
       ],
       counterexamples: ["09.automerge..path3", "09.automerge.path1"],
       strip: { name in
-        for suffix in ["..path1", "..path2"] where B.hasSuffix(name, Array(suffix.utf8)) {
-          return .init(keep: name.count - suffix.utf8.count)
+        for suffix: StaticString in ["..path1", "..path2"] where B.hasSuffix(name, suffix) {
+          return .init(keep: name.count - suffix.utf8CodeUnitCount)
         }
         return nil
       }),
@@ -146,7 +144,7 @@ public enum ConflictPatterns {
         "09.sync-conflict.automerge",
       ],
       strip: { stem in
-        guard let i = B.lastIndex(of: Array(".sync-conflict-".utf8), in: stem) else { return nil }
+        guard let i = B.lastIndex(of: ".sync-conflict-", in: stem) else { return nil }
         let d = i + 15
         guard stem.count >= d + 15, stem[d + 8] == B.dash, let date = B.compactDate(stem, at: d),
           let time = B.compactTime(stem, at: d + 9)
@@ -170,7 +168,7 @@ public enum ConflictPatterns {
       ],
       counterexamples: ["09 (SFConflict 2026-09-06-15-45-12).automerge", "09 (SFConflict ada 2026-09-06).automerge"],
       strip: { stem in
-        guard let (o, inner) = finalGroup(stem), B.matches(inner, at: 0, Array("SFConflict ".utf8)),
+        guard let (o, inner) = finalGroup(stem), B.matches(inner, at: 0, "SFConflict "),
           inner.count > 11 + 20, inner[inner.count - 20] == B.space
         else { return nil }
         let at = inner.count - 19
@@ -193,7 +191,7 @@ public enum ConflictPatterns {
       ],
       counterexamples: ["09 (conflicted copy 2026-09-06).automerge", "09 (conflicted copy 2026-09-06 1545).automerge"],
       strip: { stem in
-        let prefix = Array("conflicted copy ".utf8)
+        let prefix: StaticString = "conflicted copy "
         guard let (o, inner) = finalGroup(stem), B.matches(inner, at: 0, prefix), inner.count >= 16 + 17
         else { return nil }
         let at = inner.count - 17
@@ -216,9 +214,9 @@ public enum ConflictPatterns {
       examples: [.init("09_conflict-20260906-154512.automerge", "09.automerge", date: "2026-09-06T15:45:12")],
       counterexamples: ["09_conflict-20260906.automerge", "09_conflict.automerge"],
       strip: { stem in
-        let marker = Array("_conflict-".utf8)
-        guard stem.count >= marker.count + 15 else { return nil }
-        let i = stem.count - marker.count - 15
+        let marker: StaticString = "_conflict-"
+        guard stem.count >= 10 + 15 else { return nil }
+        let i = stem.count - 10 - 15
         guard B.matches(stem, at: i, marker), stem[stem.count - 7] == B.dash,
           let date = B.compactDate(stem, at: i + 10), let time = B.compactTime(stem, at: stem.count - 6)
         else { return nil }
@@ -233,16 +231,16 @@ public enum ConflictPatterns {
       ],
       counterexamples: ["09 (conflict_on_2026-9-6).automerge", "09 (conflict #x_on_2026-09-06).automerge"],
       strip: { stem in
-        guard let (o, inner) = finalGroup(stem), B.matches(inner, at: 0, Array("conflict".utf8)),
+        guard let (o, inner) = finalGroup(stem), B.matches(inner, at: 0, "conflict"),
           inner.count >= 8 + 4 + 10
         else { return nil }
         let at = inner.count - 10
         guard let date = B.dashedDate(inner, at: at) else { return nil }
         let glue = at - 4
-        guard B.matches(inner, at: glue, Array("_on_".utf8)) || B.matches(inner, at: glue, Array(" on ".utf8))
+        guard B.matches(inner, at: glue, "_on_") || B.matches(inner, at: glue, " on ")
         else { return nil }
         if glue > 8 {
-          guard glue > 10, B.matches(inner, at: 8, Array(" #".utf8)), B.counter(inner, 10..<glue) != nil
+          guard glue > 10, B.matches(inner, at: 8, " #"), B.counter(inner, 10..<glue) != nil
           else { return nil }
         }
         return .init(keep: o, date: date)
@@ -260,7 +258,7 @@ public enum ConflictPatterns {
         if o == nil { o = B.openingOfFinalGroup(stem, open: B.openParen, close: B.closeParen) }
         guard let o, o > 0, stem[o - 1] == B.space else { return nil }
         let inner = Array(stem[(o + 1)..<(stem.count - 1)])
-        let word = Array("conflicted".utf8)
+        let word = B.bytes("conflicted")
         guard B.matches(inner, at: 0, word) else { return nil }
         if inner.count > word.count {
           guard inner[word.count] == B.space, B.counter(inner, (word.count + 1)..<inner.count) != nil else {
@@ -327,7 +325,7 @@ public enum ConflictPatterns {
       examples: [.init("09.Conflict.automerge", "09.automerge"), .init("09.Conflict1.automerge", "09.automerge")],
       counterexamples: ["09.conflict.automerge", "09.Conflicted.automerge", "09Conflict.automerge"],
       strip: { stem in
-        guard let i = B.lastIndex(of: Array(".Conflict".utf8), in: stem) else { return nil }
+        guard let i = B.lastIndex(of: ".Conflict", in: stem) else { return nil }
         let n = (i + 9)..<stem.count
         guard n.isEmpty || B.counter(stem, n) != nil else { return nil }
         return .init(keep: i)
@@ -337,7 +335,7 @@ public enum ConflictPatterns {
       examples: [.init("09.conflict1.automerge", "09.automerge"), .init("tags.conflict3.automerge", "tags.automerge")],
       counterexamples: ["09.conflict.automerge", "09.conflict0.automerge"],
       strip: { stem in
-        guard let i = B.lastIndex(of: Array(".conflict".utf8), in: stem), B.counter(stem, (i + 9)..<stem.count) != nil
+        guard let i = B.lastIndex(of: ".conflict", in: stem), B.counter(stem, (i + 9)..<stem.count) != nil
         else { return nil }
         return .init(keep: i)
       }),
@@ -360,8 +358,11 @@ public enum ConflictPatterns {
 
   /// Removes the outermost marker of `name`, trying every row in order.
   static func stripOne(_ name: [UInt8]) -> ([UInt8], ConflictMarker)? {
+    var dot = name.count
+    if let i = name.lastIndex(of: NameBytes.dot), i > 0 { dot = i }
+    let stem = Array(name[..<dot])
     for pattern in all {
-      if let result = pattern.match(name) { return result }
+      if let result = pattern.match(name, stem: stem) { return result }
     }
     return nil
   }
@@ -461,23 +462,17 @@ public enum ConflictPatterns {
     "server", "nuc", "tower", "win", "windows",
   ]
 
-  /// The OneDrive row: the stem is split at its first `-` whose remainder, without a
-  /// trailing `-N`, looks like a computer's name.
+  /// The OneDrive row: the stem is split at its first `-` (so NAME itself has none, as no
+  /// document's has), and the rest, without a trailing `-N`, must look like a computer's name.
   static func oneDrive(_ stem: [UInt8]) -> ConflictPattern.Strip? {
-    var i = 0
-    while i < stem.count {
-      if stem[i] == B.dash, i > 0 {
-        var host = Array(stem[(i + 1)...])
-        if let d = host.lastIndex(of: B.dash), d > 0, B.counter(host, (d + 1)..<host.count) != nil,
-          looksLikeMachineName(Array(host[..<d]))
-        {
-          host = Array(host[..<d])
-        }
-        if looksLikeMachineName(host) { return .init(keep: i, device: B.string(host)) }
-      }
-      i += 1
+    guard let i = stem.firstIndex(of: B.dash), i > 0 else { return nil }
+    var host = Array(stem[(i + 1)...])
+    if let d = host.lastIndex(of: B.dash), d > 0, B.counter(host, (d + 1)..<host.count) != nil,
+      looksLikeMachineName(Array(host[..<d]))
+    {
+      host = Array(host[..<d])
     }
-    return nil
+    return looksLikeMachineName(host) ? .init(keep: i, device: B.string(host)) : nil
   }
 
   /// Whether `host` looks like a computer's name: Windows' generated names

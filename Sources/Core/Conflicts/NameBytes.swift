@@ -44,17 +44,48 @@ enum NameBytes {
     return number(bytes, range)
   }
 
+  /// The bytes of a literal, without allocating (a static string lives for the whole run).
+  @inline(__always)
+  static func bytes(_ literal: StaticString) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+  }
+
+  /// Whether `bytes` ends with the literal `suffix`.
+  static func hasSuffix(_ bytes: [UInt8], _ suffix: StaticString) -> Bool {
+    hasSuffix(bytes, Self.bytes(suffix))
+  }
+
+  /// Whether `bytes[at...]` starts with the literal `prefix`.
+  static func matches(_ bytes: [UInt8], at: Int, _ prefix: StaticString, ignoringCase: Bool = false) -> Bool {
+    matches(bytes, at: at, Self.bytes(prefix), ignoringCase: ignoringCase)
+  }
+
+  /// The last index where the literal `needle` starts in `bytes`.
+  static func lastIndex(of needle: StaticString, in bytes: [UInt8]) -> Int? {
+    lastIndex(of: Self.bytes(needle), in: bytes)
+  }
+
   /// Whether `bytes` ends with `suffix`.
   static func hasSuffix(_ bytes: [UInt8], _ suffix: [UInt8]) -> Bool {
+    suffix.withUnsafeBufferPointer { hasSuffix(bytes, $0) }
+  }
+
+  static func hasSuffix(_ bytes: [UInt8], _ suffix: UnsafeBufferPointer<UInt8>) -> Bool {
     guard suffix.count <= bytes.count else { return false }
-    return bytes[(bytes.count - suffix.count)...].elementsEqual(suffix)
+    let start = bytes.count - suffix.count
+    for k in 0..<suffix.count where bytes[start + k] != suffix[k] { return false }
+    return true
   }
 
   /// Whether `bytes[at...]` starts with `prefix`.
-  static func matches(_ bytes: [UInt8], at: Int, _ prefix: [UInt8], ignoringCase: Bool = false)
-    -> Bool
-  {
-    guard at >= 0, at + prefix.count <= bytes.count else { return false }
+  static func matches(_ bytes: [UInt8], at: Int, _ prefix: [UInt8], ignoringCase: Bool = false) -> Bool {
+    prefix.withUnsafeBufferPointer { matches(bytes, at: at, $0, ignoringCase: ignoringCase) }
+  }
+
+  static func matches(
+    _ bytes: [UInt8], at: Int, _ prefix: UnsafeBufferPointer<UInt8>, ignoringCase: Bool = false
+  ) -> Bool {
+    guard at >= 0, at <= bytes.count, prefix.count <= bytes.count - at else { return false }
     for k in 0..<prefix.count {
       let a = bytes[at + k]
       let b = prefix[k]
@@ -63,14 +94,12 @@ enum NameBytes {
     return true
   }
 
-  /// The last index where `needle` starts in `bytes`, at or after `from`.
-  static func lastIndex(of needle: [UInt8], in bytes: [UInt8], ignoringCase: Bool = false)
-    -> Int?
-  {
-    guard !needle.isEmpty, needle.count <= bytes.count else { return nil }
+  /// The last index where `needle` starts in `bytes`.
+  static func lastIndex(of needle: UnsafeBufferPointer<UInt8>, in bytes: [UInt8]) -> Int? {
+    guard !needle.isEmpty, needle.count <= bytes.count, let first = needle.first else { return nil }
     var i = bytes.count - needle.count
     while i >= 0 {
-      if matches(bytes, at: i, needle, ignoringCase: ignoringCase) { return i }
+      if bytes[i] == first && matches(bytes, at: i, needle) { return i }
       i -= 1
     }
     return nil

@@ -47,6 +47,8 @@ public struct Placeholder: Sendable, Hashable {
   /// - Parameter fileName: a single path component.
   /// - Returns: nil when the name is not a placeholder's, or the real name would be empty.
   public static func parseFileName(_ fileName: String) -> (kind: PlaceholderKind, realName: String)? {
+    // Every placeholder suffix ends in "d": most names fail here without allocating.
+    guard fileName.utf8.last == 0x64 else { return nil }
     let bytes = Array(fileName.utf8)
     func stripped(_ suffix: String) -> [UInt8]? {
       let s = Array(suffix.utf8)
@@ -56,7 +58,7 @@ public struct Placeholder: Sendable, Hashable {
     if var inner = stripped(".icloud"), inner.first == NameBytes.dot {
       inner.removeFirst()
       if inner.first == NameBytes.dot { inner.removeFirst() }
-      if NameBytes.hasSuffix(inner, Array("-tef".utf8)) { inner.removeLast(4) }
+      if NameBytes.hasSuffix(inner, "-tef") { inner.removeLast(4) }
       let name = NameBytes.string(inner)
       return isValidComponent(name) ? (.icloud, name) : nil
     }

@@ -11,7 +11,10 @@ public enum FolderLayout {
 
   /// Whether a file name ends in `.nosync` (local-only by convention).
   public static func isNoSync(_ fileName: String) -> Bool {
-    NameBytes.hasSuffix(Array(fileName.utf8), Array(noSyncSuffix.utf8))
+    let suffix = NameBytes.bytes(".nosync")
+    let utf8 = fileName.utf8
+    guard utf8.count >= suffix.count else { return false }
+    return utf8.suffix(suffix.count).elementsEqual(suffix)
   }
 
   /// The absolute path of the lock file of the data folder at `root`.

@@ -76,18 +76,18 @@ private struct Walker {
   mutating func walk() throws(StorageError) {
     var pending: [(directory: String, depth: Int)] = [("", 0)]
     while let (directory, depth) = pending.popLast() {
-      let names: [String]
+      let entries: [DirectoryEntry]
       do {
-        names = try fileSystem.contentsOfDirectory(FolderLayout.path(root: root, logicalName: directory))
+        entries = try fileSystem.contentsOfDirectoryWithInfo(FolderLayout.path(root: root, logicalName: directory))
       } catch {
         let errno = (error as? FileSystemError)?.errno ?? .ioError
         if directory.isEmpty { throw .cannotReadDirectory(root, errno) }
         problems.append(.cannotReadDirectory(directory, errno))
         continue
       }
-      checkEquivalentNames(names, in: directory)
-      for name in names {
-        if let sub = visit(name, in: directory) {
+      checkEquivalentNames(entries, in: directory)
+      for entry in entries {
+        if let sub = visit(entry, in: directory) {
           if depth + 1 > FolderScan.maxDepth {
             problems.append(.tooDeep(sub))
           } else {
@@ -99,17 +99,14 @@ private struct Walker {
   }
 
   /// Classifies one entry; returns its logical path when it is a directory to walk.
-  mutating func visit(_ name: String, in directory: String) -> String? {
+  mutating func visit(_ entry: DirectoryEntry, in directory: String) -> String? {
+    let name = entry.name
     let logical = FolderLayout.join(directory, name)
     let path = FolderLayout.path(root: root, logicalName: logical)
     let isTemporary = TemporaryFileName.target(of: name) != nil
     if !isTemporary && FolderLayout.isNoSync(name) { return nil }
-    let info: FileInfo
-    do {
-      guard let found = try fileSystem.info(path) else { return nil }  // removed meanwhile
-      info = found
-    } catch {
-      problems.append(.cannotReadEntry(logical, (error as? FileSystemError)?.errno ?? .ioError))
+    guard let info = entry.info else {
+      problems.append(.cannotReadEntry(logical, entry.error ?? .ioError))
       return nil
     }
     switch info.kind {
@@ -182,9 +179,9 @@ private struct Walker {
   }
 
   /// Reports names that are canonically equivalent but not byte-identical.
-  mutating func checkEquivalentNames(_ names: [String], in directory: String) {
+  mutating func checkEquivalentNames(_ entries: [DirectoryEntry], in directory: String) {
     var seen: [String: String] = [:]
-    for name in names where name.utf8.contains(where: { $0 >= 0x80 }) {
+    for name in entries.lazy.map(\.name) where name.utf8.contains(where: { $0 >= 0x80 }) {
       if let other = seen[name] {
         let pair = [other, name].sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         problems.append(

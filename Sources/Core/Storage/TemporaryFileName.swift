@@ -18,13 +18,15 @@ public enum TemporaryFileName {
 
   /// The target's file name, when `fileName` is one of mn's temporaries; nil otherwise.
   public static func target(of fileName: String) -> String? {
+    // Most names fail here without allocating.
+    guard fileName.utf8.first == NameBytes.dot, fileName.utf8.last == 0x63 else { return nil }
     let bytes = Array(fileName.utf8)
     let tail = 4 + tokenLength + 7  // ".mn-" token ".nosync"
     guard bytes.count > 1 + tail, bytes[0] == NameBytes.dot,
-      NameBytes.hasSuffix(bytes, Array(FolderLayout.noSyncSuffix.utf8))
+      NameBytes.hasSuffix(bytes, ".nosync")
     else { return nil }
     let at = bytes.count - tail
-    guard NameBytes.matches(bytes, at: at, Array(".mn-".utf8)),
+    guard NameBytes.matches(bytes, at: at, ".mn-"),
       bytes[(at + 4)..<(at + 4 + tokenLength)].allSatisfy(NameBytes.isAlnum)
     else { return nil }
     let target = NameBytes.string(bytes[1..<at])

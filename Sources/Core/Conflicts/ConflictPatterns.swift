@@ -19,7 +19,9 @@ public struct ConflictPattern: Sendable {
     public var device: String?
     public var date: String?
 
-    public init(_ fileName: String, _ canonicalName: String, device: String? = nil, date: String? = nil) {
+    public init(
+      _ fileName: String, _ canonicalName: String, device: String? = nil, date: String? = nil
+    ) {
       self.fileName = fileName
       self.canonicalName = canonicalName
       self.device = device
@@ -50,7 +52,8 @@ public struct ConflictPattern: Sendable {
 
   init(
     _ service: ConflictService, _ form: String, _ position: Position = .beforeExtension,
-    examples: [Example], counterexamples: [String] = [], strip: @escaping @Sendable ([UInt8]) -> Strip?
+    examples: [Example], counterexamples: [String] = [],
+    strip: @escaping @Sendable ([UInt8]) -> Strip?
   ) {
     self.service = service
     self.form = form
@@ -66,7 +69,9 @@ public struct ConflictPattern: Sendable {
     switch position {
     case .afterExtension:
       guard let s = strip(name), s.keep > 0, s.keep < name.count else { return nil }
-      return (Array(name[..<s.keep]), ConflictMarker(service: service, device: s.device, date: s.date))
+      return (
+        Array(name[..<s.keep]), ConflictMarker(service: service, device: s.device, date: s.date)
+      )
     case .beforeExtension:
       guard let s = strip(stem), s.keep > 0, s.keep < stem.count else { return nil }
       return (
@@ -93,14 +98,18 @@ public enum ConflictPatterns {
         .init("09.automerge (Conflict a4ab3033)", "09.automerge"),
         .init("tags.automerge (Conflict 1)", "tags.automerge"),
       ],
-      counterexamples: ["09.automerge (Conflict)", "09.automerge (Conflict a4-b)", "(Conflict a4ab3033)"],
+      counterexamples: [
+        "09.automerge (Conflict)", "09.automerge (Conflict a4-b)", "(Conflict a4ab3033)",
+      ],
       strip: { name in
         guard let o = B.openingOfFinalGroup(name, open: B.openParen, close: B.closeParen), o > 0,
           name[o - 1] == B.space, B.matches(name, at: o + 1, "Conflict ")
         else { return nil }
         guard name.count - 1 >= o + 10 else { return nil }
         let id = (o + 10)..<(name.count - 1)
-        guard (1...32).contains(id.count), id.allSatisfy({ B.isAlnum(name[$0]) }) else { return nil }
+        guard (1...32).contains(id.count), id.allSatisfy({ B.isAlnum(name[$0]) }) else {
+          return nil
+        }
         return .init(keep: o - 1)
       }),
     ConflictPattern(
@@ -109,7 +118,9 @@ public enum ConflictPatterns {
         .init("09.automerge.conflict1", "09.automerge"),
         .init("09.automerge.conflict12", "09.automerge"),
       ],
-      counterexamples: ["09.automerge.conflict", "09.automerge.conflict01", "09.automerge.Conflict1"],
+      counterexamples: [
+        "09.automerge.conflict", "09.automerge.conflict01", "09.automerge.Conflict1",
+      ],
       strip: { name in
         guard let i = B.lastIndex(of: ".conflict", in: name),
           B.counter(name, (i + 9)..<name.count) != nil
@@ -135,7 +146,9 @@ public enum ConflictPatterns {
         .init(
           "09.sync-conflict-20260906-154512-ABCDEFG.automerge", "09.automerge", device: "ABCDEFG",
           date: "2026-09-06T15:45:12"),
-        .init("tags.sync-conflict-20260906-154512.automerge", "tags.automerge", date: "2026-09-06T15:45:12"),
+        .init(
+          "tags.sync-conflict-20260906-154512.automerge", "tags.automerge",
+          date: "2026-09-06T15:45:12"),
       ],
       counterexamples: [
         "09.sync-conflict-2026096-154512-ABCDEFG.automerge",
@@ -166,15 +179,19 @@ public enum ConflictPatterns {
           "09 (SFConflict ada@example.com 2026-09-06-15-45-12).automerge", "09.automerge",
           device: "ada@example.com", date: "2026-09-06T15:45:12")
       ],
-      counterexamples: ["09 (SFConflict 2026-09-06-15-45-12).automerge", "09 (SFConflict ada 2026-09-06).automerge"],
+      counterexamples: [
+        "09 (SFConflict 2026-09-06-15-45-12).automerge", "09 (SFConflict ada 2026-09-06).automerge",
+      ],
       strip: { stem in
         guard let (o, inner) = finalGroup(stem), B.matches(inner, at: 0, "SFConflict "),
           inner.count > 11 + 20, inner[inner.count - 20] == B.space
         else { return nil }
         let at = inner.count - 19
-        guard let date = B.dashedDate(inner, at: at), inner[at + 10] == B.dash, inner[at + 13] == B.dash,
+        guard let date = B.dashedDate(inner, at: at), inner[at + 10] == B.dash,
+          inner[at + 13] == B.dash,
           inner[at + 16] == B.dash, let h = B.number(inner, (at + 11)..<(at + 13)),
-          let m = B.number(inner, (at + 14)..<(at + 16)), let s = B.number(inner, (at + 17)..<(at + 19)),
+          let m = B.number(inner, (at + 14)..<(at + 16)),
+          let s = B.number(inner, (at + 17)..<(at + 19)),
           let time = B.isoTime(h, m, s)
         else { return nil }
         let user = inner[11..<(inner.count - 20)]
@@ -184,15 +201,21 @@ public enum ConflictPatterns {
     ConflictPattern(
       .nextcloud, "NAME (conflicted copy [USER ]YYYY-MM-DD HHMMSS).EXT  (Nextcloud, ownCloud)",
       examples: [
-        .init("09 (conflicted copy 2026-09-06 154512).automerge", "09.automerge", date: "2026-09-06T15:45:12"),
+        .init(
+          "09 (conflicted copy 2026-09-06 154512).automerge", "09.automerge",
+          date: "2026-09-06T15:45:12"),
         .init(
           "tags (conflicted copy Ada Lovelace 2026-09-06 154512).automerge", "tags.automerge",
           device: "Ada Lovelace", date: "2026-09-06T15:45:12"),
       ],
-      counterexamples: ["09 (conflicted copy 2026-09-06).automerge", "09 (conflicted copy 2026-09-06 1545).automerge"],
+      counterexamples: [
+        "09 (conflicted copy 2026-09-06).automerge",
+        "09 (conflicted copy 2026-09-06 1545).automerge",
+      ],
       strip: { stem in
         let prefix: StaticString = "conflicted copy "
-        guard let (o, inner) = finalGroup(stem), B.matches(inner, at: 0, prefix), inner.count >= 16 + 17
+        guard let (o, inner) = finalGroup(stem), B.matches(inner, at: 0, prefix),
+          inner.count >= 16 + 17
         else { return nil }
         let at = inner.count - 17
         guard let date = B.dashedDate(inner, at: at), inner[at + 10] == B.space,
@@ -211,14 +234,17 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .nextcloud, "NAME_conflict-YYYYMMDD-HHMMSS.EXT  (older ownCloud)",
-      examples: [.init("09_conflict-20260906-154512.automerge", "09.automerge", date: "2026-09-06T15:45:12")],
+      examples: [
+        .init("09_conflict-20260906-154512.automerge", "09.automerge", date: "2026-09-06T15:45:12")
+      ],
       counterexamples: ["09_conflict-20260906.automerge", "09_conflict.automerge"],
       strip: { stem in
         let marker: StaticString = "_conflict-"
         guard stem.count >= 10 + 15 else { return nil }
         let i = stem.count - 10 - 15
         guard B.matches(stem, at: i, marker), stem[stem.count - 7] == B.dash,
-          let date = B.compactDate(stem, at: i + 10), let time = B.compactTime(stem, at: stem.count - 6)
+          let date = B.compactDate(stem, at: i + 10),
+          let time = B.compactTime(stem, at: stem.count - 6)
         else { return nil }
         return .init(keep: i, date: date + "T" + time)
       }),
@@ -229,7 +255,9 @@ public enum ConflictPatterns {
         .init("09 (conflict #1_on_2026-09-06).automerge", "09.automerge", date: "2026-09-06"),
         .init("09 (conflict on 2026-09-06).automerge", "09.automerge", date: "2026-09-06"),
       ],
-      counterexamples: ["09 (conflict_on_2026-9-6).automerge", "09 (conflict #x_on_2026-09-06).automerge"],
+      counterexamples: [
+        "09 (conflict_on_2026-9-6).automerge", "09 (conflict #x_on_2026-09-06).automerge",
+      ],
       strip: { stem in
         guard let (o, inner) = finalGroup(stem), B.matches(inner, at: 0, "conflict"),
           inner.count >= 8 + 4 + 10
@@ -261,7 +289,9 @@ public enum ConflictPatterns {
         let word = B.bytes("conflicted")
         guard B.matches(inner, at: 0, word) else { return nil }
         if inner.count > word.count {
-          guard inner[word.count] == B.space, B.counter(inner, (word.count + 1)..<inner.count) != nil else {
+          guard inner[word.count] == B.space,
+            B.counter(inner, (word.count + 1)..<inner.count) != nil
+          else {
             return nil
           }
         }
@@ -273,14 +303,19 @@ public enum ConflictPatterns {
         + "NAME (Unicode Encoding Conflict).EXT, each optionally followed by ' (N)'; localized wordings",
       examples: [
         .init(
-          "09 (Ada Lovelace's conflicted copy 2026-09-06).automerge", "09.automerge", device: "Ada Lovelace",
+          "09 (Ada Lovelace's conflicted copy 2026-09-06).automerge", "09.automerge",
+          device: "Ada Lovelace",
           date: "2026-09-06"),
         .init("09 (Ada's conflicted copy).automerge", "09.automerge", device: "Ada"),
-        .init("09 (Ada’s conflicted copy 2026-09-06).automerge", "09.automerge", device: "Ada", date: "2026-09-06"),
         .init(
-          "09 (Ada's conflicted copy 2026-09-06) (1).automerge", "09.automerge", device: "Ada", date: "2026-09-06"),
+          "09 (Ada’s conflicted copy 2026-09-06).automerge", "09.automerge", device: "Ada",
+          date: "2026-09-06"),
         .init(
-          "09 (Ada's conflicted copy 2026-09-06 (1)).automerge", "09.automerge", device: "Ada", date: "2026-09-06"),
+          "09 (Ada's conflicted copy 2026-09-06) (1).automerge", "09.automerge", device: "Ada",
+          date: "2026-09-06"),
+        .init(
+          "09 (Ada's conflicted copy 2026-09-06 (1)).automerge", "09.automerge", device: "Ada",
+          date: "2026-09-06"),
         .init("09 (Case Conflict).automerge", "09.automerge"),
         .init("09 (Case Conflict 1).automerge", "09.automerge"),
         .init("09 (Unicode Encoding Conflict).automerge", "09.automerge"),
@@ -289,13 +324,23 @@ public enum ConflictPatterns {
           "09 (Ada Lovelaces in Konflikt stehende Kopie 2026-09-06).automerge", "09.automerge",
           device: "Ada Lovelaces", date: "2026-09-06"),
         .init(
-          "09 (In Konflikt stehende Kopie von Ada 2026-09-06).automerge", "09.automerge", device: "Ada",
+          "09 (In Konflikt stehende Kopie von Ada 2026-09-06).automerge", "09.automerge",
+          device: "Ada",
           date: "2026-09-06"),
-        .init("09 (copie en conflit de Ada 2026-09-06).automerge", "09.automerge", device: "Ada", date: "2026-09-06"),
-        .init("09 (Copia en conflicto de Ada 2026-09-06).automerge", "09.automerge", device: "Ada", date: "2026-09-06"),
-        .init("09 (Copia in conflitto di Ada 2026-09-06).automerge", "09.automerge", device: "Ada", date: "2026-09-06"),
-        .init("09 (Cópia em conflito de Ada 2026-09-06).automerge", "09.automerge", device: "Ada", date: "2026-09-06"),
-        .init("09 (Ada の競合コピー 2026-09-06).automerge", "09.automerge", device: "Ada", date: "2026-09-06"),
+        .init(
+          "09 (copie en conflit de Ada 2026-09-06).automerge", "09.automerge", device: "Ada",
+          date: "2026-09-06"),
+        .init(
+          "09 (Copia en conflicto de Ada 2026-09-06).automerge", "09.automerge", device: "Ada",
+          date: "2026-09-06"),
+        .init(
+          "09 (Copia in conflitto di Ada 2026-09-06).automerge", "09.automerge", device: "Ada",
+          date: "2026-09-06"),
+        .init(
+          "09 (Cópia em conflito de Ada 2026-09-06).automerge", "09.automerge", device: "Ada",
+          date: "2026-09-06"),
+        .init(
+          "09 (Ada の競合コピー 2026-09-06).automerge", "09.automerge", device: "Ada", date: "2026-09-06"),
       ],
       counterexamples: [
         "09 (conflicted copy).automerge", "09 ('s conflicted copy 2026-09-06).automerge",
@@ -305,25 +350,41 @@ public enum ConflictPatterns {
       strip: { stem in dropbox(stem) }),
     ConflictPattern(
       .googleDrive, "NAME (N).EXT",
-      examples: [.init("09 (1).automerge", "09.automerge"), .init("tags (12).automerge", "tags.automerge")],
-      counterexamples: ["09 (0).automerge", "09 (01).automerge", "09(1).automerge", "09 (x).automerge"],
+      examples: [
+        .init("09 (1).automerge", "09.automerge"), .init("tags (12).automerge", "tags.automerge"),
+      ],
+      counterexamples: [
+        "09 (0).automerge", "09 (01).automerge", "09(1).automerge", "09 (x).automerge",
+      ],
       strip: { stem in
-        guard let (o, inner) = finalGroup(stem), B.counter(inner, 0..<inner.count) != nil else { return nil }
+        guard let (o, inner) = finalGroup(stem), B.counter(inner, 0..<inner.count) != nil else {
+          return nil
+        }
         return .init(keep: o)
       }),
     ConflictPattern(
       .icloud, "NAME N.EXT  (N ≥ 2; non-coordinating writers)",
-      examples: [.init("09 2.automerge", "09.automerge"), .init("tags 13.automerge", "tags.automerge")],
-      counterexamples: ["09 1.automerge", "09 02.automerge", "092.automerge", "09 draft.automerge"],
+      examples: [
+        .init("09 2.automerge", "09.automerge"), .init("tags 13.automerge", "tags.automerge"),
+      ],
+      counterexamples: [
+        "09 1.automerge", "09 02.automerge", "092.automerge", "09 draft.automerge",
+      ],
       strip: { stem in
-        guard let sp = stem.lastIndex(of: B.space), let n = B.counter(stem, (sp + 1)..<stem.count), n >= 2
+        guard let sp = stem.lastIndex(of: B.space), let n = B.counter(stem, (sp + 1)..<stem.count),
+          n >= 2
         else { return nil }
         return .init(keep: sp)
       }),
     ConflictPattern(
       .resilio, "NAME.Conflict.EXT, NAME.ConflictN.EXT",
-      examples: [.init("09.Conflict.automerge", "09.automerge"), .init("09.Conflict1.automerge", "09.automerge")],
-      counterexamples: ["09.conflict.automerge", "09.Conflicted.automerge", "09Conflict.automerge"],
+      examples: [
+        .init("09.Conflict.automerge", "09.automerge"),
+        .init("09.Conflict1.automerge", "09.automerge"),
+      ],
+      counterexamples: [
+        "09.conflict.automerge", "09.Conflicted.automerge", "09Conflict.automerge",
+      ],
       strip: { stem in
         guard let i = B.lastIndex(of: ".Conflict", in: stem) else { return nil }
         let n = (i + 9)..<stem.count
@@ -332,15 +393,20 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .rclone, "NAME.conflictN.EXT  (bisync --suffix-keep-extension)",
-      examples: [.init("09.conflict1.automerge", "09.automerge"), .init("tags.conflict3.automerge", "tags.automerge")],
+      examples: [
+        .init("09.conflict1.automerge", "09.automerge"),
+        .init("tags.conflict3.automerge", "tags.automerge"),
+      ],
       counterexamples: ["09.conflict.automerge", "09.conflict0.automerge"],
       strip: { stem in
-        guard let i = B.lastIndex(of: ".conflict", in: stem), B.counter(stem, (i + 9)..<stem.count) != nil
+        guard let i = B.lastIndex(of: ".conflict", in: stem),
+          B.counter(stem, (i + 9)..<stem.count) != nil
         else { return nil }
         return .init(keep: i)
       }),
     ConflictPattern(
-      .onedrive, "NAME-HOSTNAME.EXT, NAME-HOSTNAME-N.EXT  (HOSTNAME must look like a computer's name)",
+      .onedrive,
+      "NAME-HOSTNAME.EXT, NAME-HOSTNAME-N.EXT  (HOSTNAME must look like a computer's name)",
       examples: [
         .init("09-DESKTOP-AB12CDE.automerge", "09.automerge", device: "DESKTOP-AB12CDE"),
         .init("09-DESKTOP-AB12CDE-2.automerge", "09.automerge", device: "DESKTOP-AB12CDE"),
@@ -350,7 +416,8 @@ public enum ConflictPatterns {
         .init("09-WS1234.automerge", "09.automerge", device: "WS1234"),
       ],
       counterexamples: [
-        "09-draft.automerge", "09-DRAFT.automerge", "2026-09.automerge", "09-2.automerge", "09-.automerge",
+        "09-draft.automerge", "09-DRAFT.automerge", "2026-09.automerge", "09-2.automerge",
+        "09-.automerge",
         "09-final-version.automerge", "09-v2.automerge",
       ],
       strip: { stem in oneDrive(stem) }),
@@ -394,7 +461,8 @@ public enum ConflictPatterns {
 
   /// The fixed Dropbox wordings that name no user.
   static let dropboxFixed: [[UInt8]] = [
-    Array("Case Conflict".utf8), Array("Unicode Encoding Conflict".utf8), Array("Selective Sync Conflict".utf8),
+    Array("Case Conflict".utf8), Array("Unicode Encoding Conflict".utf8),
+    Array("Selective Sync Conflict".utf8),
   ]
 
   /// The Dropbox row: its group, optionally followed by ` (N)`.
@@ -428,7 +496,8 @@ public enum ConflictPatterns {
       {
         date = d
         rest = Array(rest[..<max(rest.count - 11, 0)])
-      } else if let sp = rest.lastIndex(of: B.space), B.counter(rest, (sp + 1)..<rest.count) != nil {
+      } else if let sp = rest.lastIndex(of: B.space), B.counter(rest, (sp + 1)..<rest.count) != nil
+      {
         rest = Array(rest[..<sp])
       }
       let user: ArraySlice<UInt8>
@@ -449,7 +518,8 @@ public enum ConflictPatterns {
   /// The first index of `needle` in `bytes`, ASCII letters compared without case.
   static func firstIndex(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
     guard !needle.isEmpty, needle.count <= bytes.count else { return nil }
-    for i in 0...(bytes.count - needle.count) where B.matches(bytes, at: i, needle, ignoringCase: true) {
+    for i in 0...(bytes.count - needle.count)
+    where B.matches(bytes, at: i, needle, ignoringCase: true) {
       return i
     }
     return nil
@@ -458,7 +528,8 @@ public enum ConflictPatterns {
   /// Words that make a hyphenated name a computer's name (`Adas-MacBook-Pro`, `ADA-PC`).
   static let machineWords: Set<String> = [
     "pc", "desktop", "laptop", "notebook", "netbook", "mac", "macbook", "macbookpro", "macbookair",
-    "imac", "macmini", "mini", "studio", "surface", "thinkpad", "thinkcentre", "workstation", "computer",
+    "imac", "macmini", "mini", "studio", "surface", "thinkpad", "thinkcentre", "workstation",
+    "computer",
     "server", "nuc", "tower", "win", "windows",
   ]
 
@@ -482,7 +553,9 @@ public enum ConflictPatterns {
     guard (2...63).contains(host.count) else { return false }
     let parts = host.split(separator: B.dash, omittingEmptySubsequences: false)
     guard parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(B.isAlnum) }) else { return false }
-    let hasLetter = { (p: ArraySlice<UInt8>) in p.contains(where: { B.isUpper($0) || B.isLower($0) }) }
+    let hasLetter = { (p: ArraySlice<UInt8>) in
+      p.contains(where: { B.isUpper($0) || B.isLower($0) })
+    }
     let upperAlnum = { (p: ArraySlice<UInt8>) in p.allSatisfy({ B.isUpper($0) || B.isDigit($0) }) }
     if parts.count == 1 {
       let p = parts[0]

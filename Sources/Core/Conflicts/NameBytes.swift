@@ -38,7 +38,9 @@ enum NameBytes {
 
   /// A counter as services write it: digits, no leading zero, at most 4 digits.
   static func counter(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
-    guard range.count <= 4, range.lowerBound >= 0, range.lowerBound < bytes.count, bytes[range.lowerBound] != 0x30 else {
+    guard range.count <= 4, range.lowerBound >= 0, range.lowerBound < bytes.count,
+      bytes[range.lowerBound] != 0x30
+    else {
       return nil
     }
     return number(bytes, range)
@@ -56,7 +58,9 @@ enum NameBytes {
   }
 
   /// Whether `bytes[at...]` starts with the literal `prefix`.
-  static func matches(_ bytes: [UInt8], at: Int, _ prefix: StaticString, ignoringCase: Bool = false) -> Bool {
+  static func matches(_ bytes: [UInt8], at: Int, _ prefix: StaticString, ignoringCase: Bool = false)
+    -> Bool
+  {
     matches(bytes, at: at, Self.bytes(prefix), ignoringCase: ignoringCase)
   }
 
@@ -78,7 +82,9 @@ enum NameBytes {
   }
 
   /// Whether `bytes[at...]` starts with `prefix`.
-  static func matches(_ bytes: [UInt8], at: Int, _ prefix: [UInt8], ignoringCase: Bool = false) -> Bool {
+  static func matches(_ bytes: [UInt8], at: Int, _ prefix: [UInt8], ignoringCase: Bool = false)
+    -> Bool
+  {
     prefix.withUnsafeBufferPointer { matches(bytes, at: at, $0, ignoringCase: ignoringCase) }
   }
 

@@ -93,7 +93,9 @@ public struct LiveFileSystem: FileSystem {
     var st = stat()
     errno = 0
     while let entry = readdir(dir) {
-      let (name, info, error): (String, FileInfo?, Errno?) = withUnsafePointer(to: entry.pointee.d_name) {
+      let (name, info, error): (String, FileInfo?, Errno?) = withUnsafePointer(
+        to: entry.pointee.d_name
+      ) {
         $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { cName in
           let name = String(cString: cName)
           if name == "." || name == ".." { return (name, nil, nil) }

@@ -46,7 +46,8 @@ public struct Placeholder: Sendable, Hashable {
   ///
   /// - Parameter fileName: a single path component.
   /// - Returns: nil when the name is not a placeholder's, or the real name would be empty.
-  public static func parseFileName(_ fileName: String) -> (kind: PlaceholderKind, realName: String)? {
+  public static func parseFileName(_ fileName: String) -> (kind: PlaceholderKind, realName: String)?
+  {
     // Every placeholder suffix ends in "d": most names fail here without allocating.
     guard fileName.utf8.last == 0x64 else { return nil }
     let bytes = Array(fileName.utf8)
@@ -83,7 +84,9 @@ public struct Placeholder: Sendable, Hashable {
   ///   - fileName: its last component.
   ///   - fileSystem: used to read the stub.
   /// - Returns: nil when the name is not a placeholder's.
-  public static func read(path: String, fileName: String, fileSystem: any FileSystem) -> Placeholder? {
+  public static func read(path: String, fileName: String, fileSystem: any FileSystem)
+    -> Placeholder?
+  {
     guard let (kind, fallbackName) = parseFileName(fileName) else { return nil }
     var placeholder = Placeholder(kind: kind, path: path, realName: fallbackName)
     guard kind == .icloud else { return placeholder }

@@ -30,7 +30,8 @@ public struct DocumentName: Hashable, Comparable, Sendable, CustomStringConverti
     guard (0...9999).contains(year), (1...12).contains(month) else { return nil }
     let y = NameBytes.pad(year, 4)
     let m = NameBytes.pad(month, 2)
-    return DocumentName(kind: .month(year: year, month: month), logicalName: "records/\(y)/\(m).automerge")
+    return DocumentName(
+      kind: .month(year: year, month: month), logicalName: "records/\(y)/\(m).automerge")
   }
 
   /// Parses a logical name; nil unless it is exactly a document's (no `./`, no trailing `/`).
@@ -70,7 +71,9 @@ public struct DocumentName: Hashable, Comparable, Sendable, CustomStringConverti
   }
 
   /// The absolute path of the document in the data folder at `root`.
-  public func path(root: String) -> String { FolderLayout.path(root: root, logicalName: logicalName) }
+  public func path(root: String) -> String {
+    FolderLayout.path(root: root, logicalName: logicalName)
+  }
 
   public static func < (a: DocumentName, b: DocumentName) -> Bool {
     a.logicalName.utf8.lexicographicallyPrecedes(b.logicalName.utf8)

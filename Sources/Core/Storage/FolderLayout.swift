@@ -18,7 +18,9 @@ public enum FolderLayout {
   }
 
   /// The absolute path of the lock file of the data folder at `root`.
-  public static func lockPath(root: String) -> String { path(root: root, logicalName: lockFileName) }
+  public static func lockPath(root: String) -> String {
+    path(root: root, logicalName: lockFileName)
+  }
 
   /// The absolute path of `logicalName` (relative to `root`; `""` is the root itself).
   public static func path(root: String, logicalName: String) -> String {

@@ -105,7 +105,8 @@ public struct TemporaryFile: Sendable, Hashable {
 
   /// Creates an entry.
   public init(
-    logicalName: String, path: String, targetLogicalName: String, size: Int64, modificationSeconds: Int64
+    logicalName: String, path: String, targetLogicalName: String, size: Int64,
+    modificationSeconds: Int64
   ) {
     self.logicalName = logicalName
     self.path = path

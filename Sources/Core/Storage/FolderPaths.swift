@@ -35,7 +35,9 @@ public enum FolderPaths {
       guard let inside = inside(argument, roots, fileSystem) else { throw .outsideRoot(argument) }
       return inside
     }
-    let viaCurrent = currentDirectory.hasSuffix("/") ? currentDirectory + argument : currentDirectory + "/" + argument
+    let viaCurrent =
+      currentDirectory.hasSuffix("/")
+      ? currentDirectory + argument : currentDirectory + "/" + argument
     let explicit =
       argument == "." || argument == ".." || argument.hasPrefix("./") || argument.hasPrefix("../")
     if explicit {
@@ -44,7 +46,9 @@ public enum FolderPaths {
     }
     let logical = PathComponents.normalizedRelative(argument).map { PathComponents.join($0) }
     if let relative = inside(viaCurrent, roots, fileSystem) {
-      if relative == logical || logical == nil || names(relative, root, fileSystem) || !names(logical ?? "", root, fileSystem) {
+      if relative == logical || logical == nil || names(relative, root, fileSystem)
+        || !names(logical ?? "", root, fileSystem)
+      {
         return relative
       }
     }
@@ -58,7 +62,9 @@ public enum FolderPaths {
   ) throws(StorageError) -> [String] {
     var out: [String] = []
     for argument in arguments {
-      out.append(try logicalPath(for: argument, root: root, currentDirectory: currentDirectory, fileSystem: fileSystem))
+      out.append(
+        try logicalPath(
+          for: argument, root: root, currentDirectory: currentDirectory, fileSystem: fileSystem))
     }
     return out
   }
@@ -74,17 +80,24 @@ public enum FolderPaths {
   }
 
   /// The logical path of the absolute `path` when it lies inside one of `roots`.
-  static func inside(_ path: String, _ roots: [[Substring]], _ fileSystem: any FileSystem) -> String? {
+  static func inside(_ path: String, _ roots: [[Substring]], _ fileSystem: any FileSystem)
+    -> String?
+  {
     let components = PathComponents.normalizedAbsolute(path)
     for root in roots {
-      if let rest = PathComponents.remainder(components, after: root) { return PathComponents.join(rest) }
+      if let rest = PathComponents.remainder(components, after: root) {
+        return PathComponents.join(rest)
+      }
     }
     // Through links: resolve the parent directory (the last component may not exist yet).
-    guard let last = components.last, let parent = try? fileSystem.realPath("/" + PathComponents.join(components.dropLast()))
+    guard let last = components.last,
+      let parent = try? fileSystem.realPath("/" + PathComponents.join(components.dropLast()))
     else { return nil }
     let resolved = PathComponents.normalizedAbsolute(parent) + [last]
     for root in roots {
-      if let rest = PathComponents.remainder(resolved, after: root) { return PathComponents.join(rest) }
+      if let rest = PathComponents.remainder(resolved, after: root) {
+        return PathComponents.join(rest)
+      }
     }
     return nil
   }

@@ -26,7 +26,9 @@ public enum FolderScan {
   /// - Throws: `StorageError.noSuchFolder`, `.notADirectory`, `.cannotReadEntry` or
   ///   `.cannotReadDirectory` when the root itself cannot be listed. Anything below the root
   ///   that cannot be read is a problem in the listing instead.
-  public static func scan(root: String, fileSystem: any FileSystem) throws(StorageError) -> FolderListing {
+  public static func scan(root: String, fileSystem: any FileSystem) throws(StorageError)
+    -> FolderListing
+  {
     let rootInfo: FileInfo?
     do {
       rootInfo = try fileSystem.infoFollowingLinks(root)
@@ -78,7 +80,8 @@ private struct Walker {
     while let (directory, depth) = pending.popLast() {
       let entries: [DirectoryEntry]
       do {
-        entries = try fileSystem.contentsOfDirectoryWithInfo(FolderLayout.path(root: root, logicalName: directory))
+        entries = try fileSystem.contentsOfDirectoryWithInfo(
+          FolderLayout.path(root: root, logicalName: directory))
       } catch {
         let errno = (error as? FileSystemError)?.errno ?? .ioError
         if directory.isEmpty { throw .cannotReadDirectory(root, errno) }
@@ -112,11 +115,14 @@ private struct Walker {
     switch info.kind {
     case .directory:
       if isTemporary { return nil }
-      if DocumentName(logicalName: logical) != nil { problems.append(.documentIsDirectory(logical)) }
+      if DocumentName(logicalName: logical) != nil {
+        problems.append(.documentIsDirectory(logical))
+      }
       return logical
     case .symlink:
       let target = (try? fileSystem.readLink(path)) ?? ""
-      problems.append(.symbolicLink(logical, target: target, outsideRoot: pointsOutside(target, from: directory)))
+      problems.append(
+        .symbolicLink(logical, target: target, outsideRoot: pointsOutside(target, from: directory)))
       return nil
     case .other:
       problems.append(.unsupportedFileType(logical))
@@ -125,7 +131,8 @@ private struct Walker {
       if let target = TemporaryFileName.target(of: name) {
         temporaries.append(
           TemporaryFile(
-            logicalName: logical, path: path, targetLogicalName: FolderLayout.join(directory, target),
+            logicalName: logical, path: path,
+            targetLogicalName: FolderLayout.join(directory, target),
             size: info.size, modificationSeconds: info.modificationSeconds))
       } else {
         file(name, logical: logical, path: path, info: info, in: directory)
@@ -135,7 +142,9 @@ private struct Walker {
   }
 
   /// Sorts a regular file into a document, a copy of one, or an other file.
-  mutating func file(_ name: String, logical: String, path: String, info: FileInfo, in directory: String) {
+  mutating func file(
+    _ name: String, logical: String, path: String, info: FileInfo, in directory: String
+  ) {
     var placeholder: Placeholder?
     if DatalessFiles.isDataless(info) {
       placeholder = Placeholder(kind: .dataless, path: path, realName: name)
@@ -185,7 +194,8 @@ private struct Walker {
       if let other = seen[name] {
         let pair = [other, name].sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         problems.append(
-          .equivalentNames(FolderLayout.join(directory, pair[0]), FolderLayout.join(directory, pair[1])))
+          .equivalentNames(
+            FolderLayout.join(directory, pair[0]), FolderLayout.join(directory, pair[1])))
       } else {
         seen[name] = name
       }
@@ -196,13 +206,18 @@ private struct Walker {
     var entries: [DocumentEntry] = []
     entries.reserveCapacity(documents.count)
     for (name, parts) in documents {
-      let placeholders = parts.placeholders.sorted { $0.0.path.utf8.lexicographicallyPrecedes($1.0.path.utf8) }
-      let copies = parts.copies.sorted { $0.logicalName.utf8.lexicographicallyPrecedes($1.logicalName.utf8) }
+      let placeholders = parts.placeholders.sorted {
+        $0.0.path.utf8.lexicographicallyPrecedes($1.0.path.utf8)
+      }
+      let copies = parts.copies.sorted {
+        $0.logicalName.utf8.lexicographicallyPrecedes($1.logicalName.utf8)
+      }
       var entry = DocumentEntry(
         name: name, state: .local, path: name.path(root: root), size: nil, modificationSeconds: nil,
         placeholders: placeholders.map(\.0), copies: copies)
       if let file = parts.file {
-        entry.state = !copies.isEmpty ? .conflicted : placeholders.isEmpty ? .local : .stalePlaceholder
+        entry.state =
+          !copies.isEmpty ? .conflicted : placeholders.isEmpty ? .local : .stalePlaceholder
         entry.size = file.size
         entry.modificationSeconds = file.modificationSeconds
         entry.modificationNanoseconds = file.modificationNanoseconds
@@ -226,6 +241,8 @@ private struct Walker {
       root: root, documents: entries,
       others: others.sorted { byKeys(($0.logicalName, $0.path), ($1.logicalName, $1.path)) },
       temporaries: temporaries.sorted { byName($0.logicalName, $1.logicalName) },
-      problems: problems.sorted { byKeys(($0.subject, $0.description), ($1.subject, $1.description)) })
+      problems: problems.sorted {
+        byKeys(($0.subject, $0.description), ($1.subject, $1.description))
+      })
   }
 }

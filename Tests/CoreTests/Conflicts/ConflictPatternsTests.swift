@@ -3,9 +3,10 @@ import Testing
 @testable import Core
 
 /// Every example of every row, as a flat list of (row index, example) for `arguments:`.
-private let allExamples: [(Int, ConflictPattern.Example)] = ConflictPatterns.all.enumerated().flatMap { i, row in
-  row.examples.map { (i, $0) }
-}
+private let allExamples: [(Int, ConflictPattern.Example)] = ConflictPatterns.all.enumerated()
+  .flatMap { i, row in
+    row.examples.map { (i, $0) }
+  }
 
 private let allCounterexamples: [String] = ConflictPatterns.all.flatMap(\.counterexamples)
 
@@ -16,7 +17,9 @@ private let allCounterexamples: [String] = ConflictPatterns.all.flatMap(\.counte
     let parsed = try #require(ConflictCopy.parse(fileName: example.fileName), "\(example.fileName)")
     #expect(parsed.canonicalName == example.canonicalName)
     #expect(parsed.markers.count == 1, "\(parsed.markers)")
-    #expect(parsed.service == pattern.service, "\(example.fileName) matched \(parsed.service), row is \(pattern.form)")
+    #expect(
+      parsed.service == pattern.service,
+      "\(example.fileName) matched \(parsed.service), row is \(pattern.form)")
     #expect(parsed.device == example.device)
     #expect(parsed.date == example.date)
     #expect(parsed.fileName == example.fileName)
@@ -24,17 +27,24 @@ private let allCounterexamples: [String] = ConflictPatterns.all.flatMap(\.counte
 
   @Test(arguments: allCounterexamples)
   func rowCounterexampleDoesNotMatch(_ name: String) {
-    #expect(ConflictCopy.parse(fileName: name) == nil, "\(String(describing: ConflictCopy.parse(fileName: name)))")
+    #expect(
+      ConflictCopy.parse(fileName: name) == nil,
+      "\(String(describing: ConflictCopy.parse(fileName: name)))")
   }
 
   @Test(arguments: [
-    "09 draft.automerge", "2026 report.automerge", "tags.automerge", "09.automerge", "hello", "random words",
-    "notes.txt", "", ".", "..", ".minuta-version", "records", "09", "(1)", " 2", " (1).automerge", "-DESKTOP-AB12CDE",
+    "09 draft.automerge", "2026 report.automerge", "tags.automerge", "09.automerge", "hello",
+    "random words",
+    "notes.txt", "", ".", "..", ".minuta-version", "records", "09", "(1)", " 2", " (1).automerge",
+    "-DESKTOP-AB12CDE",
     ".sync-conflict-20260906-154512-ABCDEFG.automerge", "2026-09.automerge", "09.automerge.icloud",
-    ".09.automerge.icloud", "09.automerge.nextcloud", "README.md", "09 (draft).automerge", "09 [draft].automerge",
+    ".09.automerge.icloud", "09.automerge.nextcloud", "README.md", "09 (draft).automerge",
+    "09 [draft].automerge",
   ])
   func ordinaryNamesAreNotCopies(_ name: String) {
-    #expect(ConflictCopy.parse(fileName: name) == nil, "\(String(describing: ConflictCopy.parse(fileName: name)))")
+    #expect(
+      ConflictCopy.parse(fileName: name) == nil,
+      "\(String(describing: ConflictCopy.parse(fileName: name)))")
   }
 
   @Test func everyServiceHasARowAndEveryRowHasExamples() {
@@ -48,7 +58,8 @@ private let allCounterexamples: [String] = ConflictPatterns.all.flatMap(\.counte
   }
 
   @Test func stackedSyncthingCopies() throws {
-    let name = "09.sync-conflict-20260906-154512-AAAAAAA.sync-conflict-20260907-101010-BBBBBBB.automerge"
+    let name =
+      "09.sync-conflict-20260906-154512-AAAAAAA.sync-conflict-20260907-101010-BBBBBBB.automerge"
     let parsed = try #require(ConflictCopy.parse(fileName: name))
     #expect(parsed.canonicalName == "09.automerge")
     #expect(parsed.markers.map(\.device) == ["BBBBBBB", "AAAAAAA"])
@@ -58,7 +69,8 @@ private let allCounterexamples: [String] = ConflictPatterns.all.flatMap(\.counte
   }
 
   @Test func stackedAcrossServices() throws {
-    let a = try #require(ConflictCopy.parse(fileName: "09 (Ada's conflicted copy 2026-09-06) 2.automerge"))
+    let a = try #require(
+      ConflictCopy.parse(fileName: "09 (Ada's conflicted copy 2026-09-06) 2.automerge"))
     #expect(a.canonicalName == "09.automerge")
     #expect(a.markers.map(\.service) == [.icloud, .dropbox])
     #expect(a.service == .icloud)
@@ -69,7 +81,9 @@ private let allCounterexamples: [String] = ConflictPatterns.all.flatMap(\.counte
     #expect(b.canonicalName == "tags.automerge")
     #expect(b.markers.map(\.service) == [.rclone, .icloud])
 
-    let c = try #require(ConflictCopy.parse(fileName: "09 (1).sync-conflict-20260906-154512.automerge (Conflict ab12)"))
+    let c = try #require(
+      ConflictCopy.parse(fileName: "09 (1).sync-conflict-20260906-154512.automerge (Conflict ab12)")
+    )
     #expect(c.canonicalName == "09.automerge")
     #expect(c.markers.map(\.service) == [.googleDrive, .syncthing, .googleDrive])
 

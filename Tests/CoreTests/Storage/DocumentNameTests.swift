@@ -3,7 +3,10 @@ import Testing
 @testable import Core
 
 @Suite struct DocumentNameTests {
-  @Test(arguments: ["tags.automerge", "records/2026/09.automerge", "records/0000/01.automerge", "records/9999/12.automerge"])
+  @Test(arguments: [
+    "tags.automerge", "records/2026/09.automerge", "records/0000/01.automerge",
+    "records/9999/12.automerge",
+  ])
   func valid(_ name: String) throws {
     let parsed = try #require(DocumentName(logicalName: name))
     #expect(parsed.logicalName == name)
@@ -11,10 +14,14 @@ import Testing
   }
 
   @Test(arguments: [
-    "", "tags", "Tags.automerge", "tags.automerge/", "./tags.automerge", "/tags.automerge", "records/2026/13.automerge",
-    "records/2026/00.automerge", "records/2026/9.automerge", "records/26/09.automerge", "records/20266/09.automerge",
-    "records/2026/09.automerge.icloud", "records/2026/sub/09.automerge", "records//2026/09.automerge",
-    "Records/2026/09.automerge", "records/2026/09.Automerge", "records/2O26/09.automerge", "records/２０２６/09.automerge",
+    "", "tags", "Tags.automerge", "tags.automerge/", "./tags.automerge", "/tags.automerge",
+    "records/2026/13.automerge",
+    "records/2026/00.automerge", "records/2026/9.automerge", "records/26/09.automerge",
+    "records/20266/09.automerge",
+    "records/2026/09.automerge.icloud", "records/2026/sub/09.automerge",
+    "records//2026/09.automerge",
+    "Records/2026/09.automerge", "records/2026/09.Automerge", "records/2O26/09.automerge",
+    "records/２０２６/09.automerge",
     "records/2026/09 2.automerge", "09.automerge", "records/2026/09.automerge ",
   ])
   func invalid(_ name: String) {

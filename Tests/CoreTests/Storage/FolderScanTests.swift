@@ -16,15 +16,18 @@ import Testing
     let s = try ScratchFolder()
     try s.write("tags.automerge", [1, 2, 3])
     try s.write("records/2026/01.automerge", [1])
-    try s.write("records/2026/.01.automerge.icloud", try StubBytes.stub(name: "01.automerge", size: 1))
+    try s.write(
+      "records/2026/.01.automerge.icloud", try StubBytes.stub(name: "01.automerge", size: 1))
     try s.write("records/2026/02.automerge.nextcloud", [])
-    try s.write("records/2026/.03.automerge.icloud", try StubBytes.stub(name: "03.automerge", size: 4242))
+    try s.write(
+      "records/2026/.03.automerge.icloud", try StubBytes.stub(name: "03.automerge", size: 4242))
     try s.write("records/2026/04.automerge", [4, 4])
     try s.write("records/2026/04 2.automerge", [4])
     try s.write("records/2026/04.sync-conflict-20260906-154512-ABCDEFG.automerge", [4, 4, 4])
     try s.write("records/2026/05 (Ada's conflicted copy 2026-09-06).automerge", [5])
     try s.write("records/2026/06.automerge", [6])
-    try s.write("records/2026/.06 2.automerge.icloud", try StubBytes.stub(name: "06 2.automerge", size: 66))
+    try s.write(
+      "records/2026/.06 2.automerge.icloud", try StubBytes.stub(name: "06 2.automerge", size: 66))
     try s.write("records/2025/12.automerge.owncloud", [])
     try s.write("records/2025/12.automerge (Conflict a4ab3033)", [12])
 
@@ -68,17 +71,25 @@ import Testing
     #expect(mar.size == 4242)
     #expect(
       mar.placeholder
-        == Placeholder(kind: .icloud, path: s.absolute("records/2026/.03.automerge.icloud"), realName: "03.automerge", declaredSize: 4242))
+        == Placeholder(
+          kind: .icloud, path: s.absolute("records/2026/.03.automerge.icloud"),
+          realName: "03.automerge", declaredSize: 4242))
 
     let apr = try entry("records/2026/04.automerge")
     #expect(apr.state == .conflicted)
     #expect(apr.size == 2)
-    #expect(apr.copies.map(\.logicalName) == ["records/2026/04 2.automerge", "records/2026/04.sync-conflict-20260906-154512-ABCDEFG.automerge"])
+    #expect(
+      apr.copies.map(\.logicalName) == [
+        "records/2026/04 2.automerge",
+        "records/2026/04.sync-conflict-20260906-154512-ABCDEFG.automerge",
+      ])
     #expect(apr.copies.map(\.service) == [.icloud, .syncthing])
     #expect(apr.copies[1].device == "ABCDEFG")
     #expect(apr.copies[1].date == "2026-09-06T15:45:12")
     #expect(apr.copies[1].size == 3)
-    #expect(apr.copies[1].path == s.absolute("records/2026/04.sync-conflict-20260906-154512-ABCDEFG.automerge"))
+    #expect(
+      apr.copies[1].path
+        == s.absolute("records/2026/04.sync-conflict-20260906-154512-ABCDEFG.automerge"))
 
     let may = try entry("records/2026/05.automerge")
     #expect(may.state == .copiesOnly)
@@ -101,7 +112,10 @@ import Testing
     #expect(dec.copies.first?.service == .googleDrive)
     #expect(dec.hasCopies && !dec.isDownloaded)
 
-    #expect(listing.notDownloaded.map(\.logicalName) == ["records/2025/12.automerge", "records/2026/02.automerge", "records/2026/03.automerge"])
+    #expect(
+      listing.notDownloaded.map(\.logicalName) == [
+        "records/2025/12.automerge", "records/2026/02.automerge", "records/2026/03.automerge",
+      ])
     #expect(listing.withCopies.count == 4)
   }
 
@@ -138,11 +152,14 @@ import Testing
     #expect(
       listing.temporaries == [
         TemporaryFile(
-          logicalName: ".tags.automerge.mn-XyZ789.nosync", path: s.absolute(".tags.automerge.mn-XyZ789.nosync"),
-          targetLogicalName: "tags.automerge", size: 0, modificationSeconds: listing.temporaries[0].modificationSeconds),
+          logicalName: ".tags.automerge.mn-XyZ789.nosync",
+          path: s.absolute(".tags.automerge.mn-XyZ789.nosync"),
+          targetLogicalName: "tags.automerge", size: 0,
+          modificationSeconds: listing.temporaries[0].modificationSeconds),
         TemporaryFile(
           logicalName: "records/2026/.07.automerge.mn-Ab12Cd.nosync",
-          path: s.absolute("records/2026/.07.automerge.mn-Ab12Cd.nosync"), targetLogicalName: "records/2026/07.automerge",
+          path: s.absolute("records/2026/.07.automerge.mn-Ab12Cd.nosync"),
+          targetLogicalName: "records/2026/07.automerge",
           size: 2, modificationSeconds: listing.temporaries[1].modificationSeconds),
       ])
   }
@@ -183,7 +200,10 @@ import Testing
     try s.symlink("data/self", to: s.absolute("link") + "/tags.automerge")
     let listing = try FolderScan.scan(root: s.absolute("link"), fileSystem: fs)
     #expect(listing.documents.map(\.path) == [s.absolute("link/tags.automerge")])
-    #expect(listing.problems == [.symbolicLink("self", target: s.absolute("link") + "/tags.automerge", outsideRoot: false)])
+    #expect(
+      listing.problems == [
+        .symbolicLink("self", target: s.absolute("link") + "/tags.automerge", outsideRoot: false)
+      ])
   }
 
   @Test func documentThatIsADirectory() throws {
@@ -193,7 +213,10 @@ import Testing
     let listing = try FolderScan.scan(root: s.path, fileSystem: fs)
     #expect(listing.documents == [])
     #expect(listing.others.map(\.logicalName) == ["records/2026/09.automerge/inside.bin"])
-    #expect(listing.problems == [.documentIsDirectory("records/2026/09.automerge"), .documentIsDirectory("tags.automerge")])
+    #expect(
+      listing.problems == [
+        .documentIsDirectory("records/2026/09.automerge"), .documentIsDirectory("tags.automerge"),
+      ])
   }
 
   @Test func unreadableDirectory() throws {
@@ -209,8 +232,11 @@ import Testing
       #expect(listing.documents.count == 3)
     } else {
       #expect(listing.problems == [.cannotReadDirectory("records/2025", .permissionDenied)])
-      #expect(listing.problems.first?.description == "cannot read directory 'records/2025': permission denied")
-      #expect(listing.documents.map(\.logicalName) == ["records/2026/01.automerge", "tags.automerge"])
+      #expect(
+        listing.problems.first?.description
+          == "cannot read directory 'records/2025': permission denied")
+      #expect(
+        listing.documents.map(\.logicalName) == ["records/2026/01.automerge", "tags.automerge"])
     }
   }
 
@@ -225,7 +251,8 @@ import Testing
     let listing = try FolderScan.scan(root: s.path, fileSystem: failing)
     #expect(
       listing.problems == [
-        .cannotReadDirectory("records/2025", .permissionDenied), .cannotReadEntry("records/2026/01.automerge", .ioError),
+        .cannotReadDirectory("records/2025", .permissionDenied),
+        .cannotReadEntry("records/2026/01.automerge", .ioError),
       ])
     #expect(listing.documents.map(\.logicalName) == ["tags.automerge"])
 
@@ -273,7 +300,11 @@ import Testing
     // Both spellings are kept (Linux can hold both), sorted by bytes (NFD "e" < NFC "é"),
     // and reported since a Mac cannot hold both.
     let others = listing.others.map(\.logicalName)
-    #expect(others.map { Array($0.utf8) } == [Array("Zo\u{EB}.txt".utf8), Array(nfd.utf8), Array(nfc.utf8)].sorted { $0.lexicographicallyPrecedes($1) })
+    #expect(
+      others.map { Array($0.utf8) }
+        == [Array("Zo\u{EB}.txt".utf8), Array(nfd.utf8), Array(nfc.utf8)].sorted {
+          $0.lexicographicallyPrecedes($1)
+        })
     #expect(listing.problems.count == 1)
     if case .equivalentNames(let a, let b) = listing.problems.first {
       #expect(Array(a.utf8) == Array(nfd.utf8))
@@ -313,7 +344,10 @@ import Testing
     var listing = FolderListing(root: "")
     let elapsed = try clock.measure { listing = try FolderScan.scan(root: s.path, fileSystem: fs) }
     #expect(listing.documents.count == count / 4)
-    #expect(listing.documents.allSatisfy { $0.state == .conflicted && $0.copies.count == 2 && $0.placeholder != nil })
+    #expect(
+      listing.documents.allSatisfy {
+        $0.state == .conflicted && $0.copies.count == 2 && $0.placeholder != nil
+      })
     #expect(listing.problems == [])
     // Generous for a debug build on a shared machine; the release goal is 2x `find`.
     #expect(elapsed < .seconds(5), "\(elapsed)")

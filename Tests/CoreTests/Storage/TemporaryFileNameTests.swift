@@ -11,8 +11,10 @@ import Testing
   }
 
   @Test(arguments: [
-    ".09.automerge.mn-Ab12C.nosync", ".09.automerge.mn-Ab12Cde.nosync", ".09.automerge.mn-Ab-2Cd.nosync",
-    "09.automerge.mn-Ab12Cd.nosync", "..mn-Ab12Cd.nosync", ".09.automerge.mn-Ab12Cd", ".minuta.writelock.nosync",
+    ".09.automerge.mn-Ab12C.nosync", ".09.automerge.mn-Ab12Cde.nosync",
+    ".09.automerge.mn-Ab-2Cd.nosync",
+    "09.automerge.mn-Ab12Cd.nosync", "..mn-Ab12Cd.nosync", ".09.automerge.mn-Ab12Cd",
+    ".minuta.writelock.nosync",
     ".mn-Ab12Cd.nosync",
   ])
   func notTemporaries(_ name: String) {

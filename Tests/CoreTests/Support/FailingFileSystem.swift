@@ -20,7 +20,9 @@ struct FailingFileSystem: FileSystem {
     if let e = failListing[path] { throw FileSystemError("open directory", path, e) }
     return try live.contentsOfDirectory(path)
   }
-  func readFile(_ path: String, limit: Int) throws -> [UInt8] { try live.readFile(path, limit: limit) }
+  func readFile(_ path: String, limit: Int) throws -> [UInt8] {
+    try live.readFile(path, limit: limit)
+  }
   func makeDirectory(_ path: String, permissions: UInt32) throws {
     try live.makeDirectory(path, permissions: permissions)
   }
@@ -32,7 +34,9 @@ struct FailingFileSystem: FileSystem {
   func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: String) throws {
     try live.write(fd, bytes, path: path)
   }
-  func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
+  func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: String) throws
+    -> Int
+  {
     try live.read(fd, into: buffer, path: path)
   }
   func sync(_ fd: FileDescriptor, path: String) throws { try live.sync(fd, path: path) }
@@ -41,8 +45,12 @@ struct FailingFileSystem: FileSystem {
   func rename(_ from: String, to: String) throws { try live.rename(from, to: to) }
   func removeFile(_ path: String) throws { try live.removeFile(path) }
   func removeDirectory(_ path: String) throws { try live.removeDirectory(path) }
-  func setPermissions(_ path: String, _ permissions: UInt32) throws { try live.setPermissions(path, permissions) }
-  func tryLock(_ fd: FileDescriptor, path: String) throws -> Bool { try live.tryLock(fd, path: path) }
+  func setPermissions(_ path: String, _ permissions: UInt32) throws {
+    try live.setPermissions(path, permissions)
+  }
+  func tryLock(_ fd: FileDescriptor, path: String) throws -> Bool {
+    try live.tryLock(fd, path: path)
+  }
   func readLink(_ path: String) throws -> String { try live.readLink(path) }
   func realPath(_ path: String) throws -> String { try live.realPath(path) }
 }

@@ -64,7 +64,8 @@ final class ScratchFolder {
   }
 
   func makeDirectory(_ rel: String) throws {
-    try FileManager.default.createDirectory(atPath: absolute(rel), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: absolute(rel), withIntermediateDirectories: true)
   }
 
   func symlink(_ rel: String, to target: String) throws {

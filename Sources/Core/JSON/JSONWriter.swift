@@ -1,0 +1,95 @@
+/// Serializes `JSONValue`s as compact or indented JSON text.
+public enum JSONWriter {
+  /// The JSON text of `value`; `indent` > 0 pretty-prints with that many spaces per level.
+  ///
+  /// Doubles that are not finite (NaN, infinities) have no JSON form and are written as null.
+  public static func string(_ value: JSONValue, indent: Int = 0) -> String {
+    var out: [UInt8] = []
+    write(value, into: &out, indent: indent, level: 0)
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Appends the JSON text of `value` to `out`.
+  public static func write(_ value: JSONValue, into out: inout [UInt8], indent: Int = 0, level: Int = 0) {
+    switch value {
+    case .null: out.append(contentsOf: "null".utf8)
+    case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+    case .int(let v): out.append(contentsOf: String(v).utf8)
+    case .uint(let v): out.append(contentsOf: String(v).utf8)
+    case .double(let d): writeDouble(d, into: &out)
+    case .string(let s): writeString(s, into: &out)
+    case .array(let items):
+      if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
+      out.append(UInt8(ascii: "["))
+      for (i, item) in items.enumerated() {
+        if i > 0 { out.append(UInt8(ascii: ",")) }
+        newline(&out, indent, level + 1)
+        write(item, into: &out, indent: indent, level: level + 1)
+      }
+      newline(&out, indent, level)
+      out.append(UInt8(ascii: "]"))
+    case .object(let members):
+      if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
+      out.append(UInt8(ascii: "{"))
+      for (i, (key, item)) in members.enumerated() {
+        if i > 0 { out.append(UInt8(ascii: ",")) }
+        newline(&out, indent, level + 1)
+        writeString(key, into: &out)
+        out.append(UInt8(ascii: ":"))
+        if indent > 0 { out.append(UInt8(ascii: " ")) }
+        write(item, into: &out, indent: indent, level: level + 1)
+      }
+      newline(&out, indent, level)
+      out.append(UInt8(ascii: "}"))
+    }
+  }
+
+  private static func newline(_ out: inout [UInt8], _ indent: Int, _ level: Int) {
+    guard indent > 0 else { return }
+    out.append(UInt8(ascii: "\n"))
+    out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * level))
+  }
+
+  /// Writes a double in the shortest form that reads back as the same value.
+  public static func writeDouble(_ d: Double, into out: inout [UInt8]) {
+    guard d.isFinite else { out.append(contentsOf: "null".utf8); return }
+    if d == d.rounded(), abs(d) < 1e15 {
+      // Integral values: "3.0" becomes "3", which JSON readers parse as the same number.
+      out.append(contentsOf: String(Int64(d)).utf8)
+      if d == 0, d.sign == .minus { out.insert(UInt8(ascii: "-"), at: out.count - 1) }
+      return
+    }
+    out.append(contentsOf: d.description.utf8)
+  }
+
+  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+  /// Writes a JSON string literal with the escapes RFC 8259 requires.
+  public static func writeString(_ s: String, into out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    for byte in s.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+      case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+      case 0x0a: out.append(contentsOf: "\\n".utf8)
+      case 0x0d: out.append(contentsOf: "\\r".utf8)
+      case 0x09: out.append(contentsOf: "\\t".utf8)
+      case 0x08: out.append(contentsOf: "\\b".utf8)
+      case 0x0c: out.append(contentsOf: "\\f".utf8)
+      case 0..<0x20:
+        out.append(contentsOf: "\\u00".utf8)
+        out.append(hexDigits[Int(byte >> 4)])
+        out.append(hexDigits[Int(byte & 0xf)])
+      default: out.append(byte)
+      }
+    }
+    out.append(UInt8(ascii: "\""))
+  }
+
+  /// The JSON string literal of `s`.
+  public static func quoted(_ s: String) -> String {
+    var out: [UInt8] = []
+    writeString(s, into: &out)
+    return String(decoding: out, as: UTF8.self)
+  }
+}

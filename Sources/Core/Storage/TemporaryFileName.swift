@@ -3,6 +3,9 @@
 ///
 /// The `.nosync` suffix keeps them off iCloud; the scan recognises them so that `doctor`
 /// can report, and the next writer holding the lock can remove, the ones a crash left.
+/// `AtomicFile` writes them (its `temporaryName(for:random:)` is the one spelling); this
+/// is the exact recognizer: a leading `.`, a non-empty target, `.mn-`, six letters or
+/// digits, `.nosync`.
 public enum TemporaryFileName {
   /// The length of the random token.
   public static let tokenLength = 6
@@ -13,7 +16,7 @@ public enum TemporaryFileName {
   /// The temporary's name for a target and a token (`tokenLength` characters of
   /// `tokenAlphabet`, chosen by the caller).
   public static func make(for targetName: String, token: String) -> String {
-    "." + targetName + ".mn-" + token + FolderLayout.noSyncSuffix
+    AtomicFile.temporaryName(for: targetName, random: token)
   }
 
   /// The target's file name, when `fileName` is one of mn's temporaries; nil otherwise.

@@ -152,6 +152,8 @@ private struct Walker {
       placeholder = Placeholder.read(path: path, fileName: name, fileSystem: fileSystem)
     }
     let realName = placeholder?.realName ?? name
+    // A placeholder for a local-only file is as local-only as the file.
+    if placeholder != nil && FolderLayout.isNoSync(realName) { return }
     if let document = DocumentName(directory: directory, fileName: realName) {
       if let placeholder {
         documents[document, default: DocumentParts()].placeholders.append((placeholder, info))

@@ -117,6 +117,21 @@ import Testing
         "records/2025/12.automerge", "records/2026/02.automerge", "records/2026/03.automerge",
       ])
     #expect(listing.withCopies.count == 4)
+
+    let all = listing.select([])
+    #expect(all.documents.count == 8 && all.unmatched.isEmpty)
+    let some = listing.select([
+      "records/2025", "records/2026/04 2.automerge", "records/2026/.03.automerge.icloud",
+      "tags.automerge",
+      "records/2027", "records/2026/0",
+    ])
+    #expect(
+      some.documents.map(\.logicalName) == [
+        "records/2025/12.automerge", "records/2026/03.automerge", "records/2026/04.automerge",
+        "tags.automerge",
+      ])
+    #expect(some.unmatched == ["records/2027", "records/2026/0"])
+    #expect(listing.select([""]).documents.count == 8)
   }
 
   @Test func othersNoSyncAndTemporaries() throws {
@@ -322,12 +337,15 @@ import Testing
   @Test func theSampleFolder() throws {
     // examples/sample, next to Tests/ (see examples/README.md).
     let here = URL(fileURLWithPath: #filePath)
-    let sample = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let sample = here.deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("examples/sample").path
     let listing = try FolderScan.scan(root: sample, fileSystem: fs)
     #expect(listing.problems == [])
     #expect(
-      listing.documents.map { "\($0.logicalName) \($0.state.rawValue) \($0.copies.map(\.service.rawValue))" } == [
+      listing.documents.map {
+        "\($0.logicalName) \($0.state.rawValue) \($0.copies.map(\.service.rawValue))"
+      } == [
         "records/2026/09.automerge conflicted [\"dropbox\", \"syncthing\"]",
         "records/2026/10.automerge local []",
         "tags.automerge conflicted [\"icloud\"]",

@@ -120,7 +120,8 @@ public enum ArchiveReader {
   {
     if bytes.count > limits.maxArchiveSize { throw .archiveTooLarge(limit: limits.maxArchiveSize) }
     if bytes.isEmpty { throw .corruptArchive(detail: "empty file") }
-    let result: Result<ReadArchive, ArchiveError> = bytes.withUnsafeBytes { buffer in
+    let result: Result<ReadArchive, ArchiveError> = ArchiveLocale.withUTF8 {
+      bytes.withUnsafeBytes { buffer in
       guard let archive = archive_read_new() else {
         return .failure(.corruptArchive(detail: "cannot allocate the archive reader"))
       }
@@ -136,6 +137,7 @@ public enum ArchiveReader {
         return .success(try readEntries(archive, buffer, limits))
       } catch {
         return .failure(error)
+      }
       }
     }
     return try result.get()

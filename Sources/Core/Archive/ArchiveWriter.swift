@@ -62,6 +62,11 @@ final class ArchiveWriter {
       status = archive_write_set_format_pax_restricted(archive)
     }
     guard status == ARCHIVE_OK else { return status }
+    if format != .tar {
+      // No zero padding after a compressed stream: zstd readers take it for a new frame.
+      status = archive_write_set_bytes_in_last_block(archive, 1)
+      guard status == ARCHIVE_OK else { return status }
+    }
     switch format {
     case .tar, .zip: status = archive_write_add_filter_none(archive)
     case .tarGz:

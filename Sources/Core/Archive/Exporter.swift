@@ -241,6 +241,17 @@ public enum Exporter {
     root: String, files: [ExportFile], sink: ArchiveSink, label: String, options: ExportOptions,
     now: Int64, fileSystem: FileSystem, inspect: DocumentInspector?
   ) throws(ArchiveError) -> ExportSummary {
+    try ArchiveLocale.withUTF8 { () throws(ArchiveError) -> ExportSummary in
+      try writeEntries(
+        root: root, files: files, sink: sink, label: label, options: options, now: now,
+        fileSystem: fileSystem, inspect: inspect)
+    }
+  }
+
+  private static func writeEntries(
+    root: String, files: [ExportFile], sink: ArchiveSink, label: String, options: ExportOptions,
+    now: Int64, fileSystem: FileSystem, inspect: DocumentInspector?
+  ) throws(ArchiveError) -> ExportSummary {
     let stamp = options.reproducible ? reproducibleTime : now
     var listed: [ArchiveManifest.File] = []
     var unreadable: [String] = []

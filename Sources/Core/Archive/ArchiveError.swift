@@ -105,11 +105,13 @@ public enum ArchiveError: Error, Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .placeholdersPresent(let paths):
-      return "\(paths.count) file(s) not downloaded: \(paths.map { "'\($0)'" }.joined(separator: ", "))"
+      return
+        "\(paths.count) file(s) not downloaded: \(paths.map { "'\($0)'" }.joined(separator: ", "))"
     case .cannotCreateOutput(let path, let error): return "cannot create '\(path)': \(error.errno)"
     case .io(let error): return error.description
     case .sourceChanged(let path): return "'\(path)' changed while it was being archived"
-    case .unreadableDocument(let path, let reason): return "cannot read document '\(path)': \(reason)"
+    case .unreadableDocument(let path, let reason):
+      return "cannot read document '\(path)': \(reason)"
     case .writeFailed(let path, let detail): return "cannot write archive '\(path)': \(detail)"
     case .invalidExportPath(let path): return "invalid path for an archive entry '\(path)'"
     case .corruptArchive(let detail): return "unreadable archive: \(detail)"
@@ -118,7 +120,8 @@ public enum ArchiveError: Error, Sendable, Equatable, CustomStringConvertible {
     case .invalidPath(let path): return "archive entry '\(path)' has an invalid path"
     case .symbolicLink(let path, let target):
       return "archive entry '\(path)' is a symbolic link to '\(target)'"
-    case .hardLink(let path, let target): return "archive entry '\(path)' is a hard link to '\(target)'"
+    case .hardLink(let path, let target):
+      return "archive entry '\(path)' is a hard link to '\(target)'"
     case .specialFile(let path): return "archive entry '\(path)' is not a regular file"
     case .duplicateEntry(let path): return "archive entry '\(path)' appears more than once"
     case .entryTooLarge(let path, let limit):

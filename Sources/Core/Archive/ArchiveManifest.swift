@@ -53,7 +53,8 @@ public struct ArchiveManifest: Sendable, Equatable {
   /// The files, sorted by path (byte order).
   public var files: [File]
 
-  public init(tool: String = "mn", version: String, created: String, source: String, files: [File]) {
+  public init(tool: String = "mn", version: String, created: String, source: String, files: [File])
+  {
     self.tool = tool
     self.version = version
     self.created = created
@@ -152,6 +153,7 @@ public struct ArchiveManifest: Sendable, Equatable {
       }
       files.append(file)
     }
-    return ArchiveManifest(tool: tool, version: version, created: created, source: source, files: files)
+    return ArchiveManifest(
+      tool: tool, version: version, created: created, source: source, files: files)
   }
 }

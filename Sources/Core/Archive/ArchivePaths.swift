@@ -21,7 +21,9 @@ enum ArchivePaths {
   }
 
   /// `mkdir -p`: creates the missing directories of `path` with `permissions`.
-  static func makeDirectories(_ path: String, permissions: UInt32, fileSystem: FileSystem) throws(ArchiveError) {
+  static func makeDirectories(_ path: String, permissions: UInt32, fileSystem: FileSystem)
+    throws(ArchiveError)
+  {
     let parts = normalized(path).split(separator: "/")
     var current = ""
     for part in parts {

@@ -35,7 +35,9 @@ public struct ArchiveEntry: Sendable, Equatable {
   /// Seconds since the epoch.
   public var modificationTime: Int64
 
-  public init(path: String, bytes: [UInt8], permissions: UInt32 = 0o644, modificationTime: Int64 = 0) {
+  public init(
+    path: String, bytes: [UInt8], permissions: UInt32 = 0o644, modificationTime: Int64 = 0
+  ) {
     self.path = path
     self.bytes = bytes
     self.permissions = permissions
@@ -86,7 +88,9 @@ public enum ArchiveReader {
     do {
       bytes = try fileSystem.readFile(path, limit: limits.maxArchiveSize)
     } catch let error as FileSystemError {
-      if error.errno.rawValue == fileTooBigErrno { throw .archiveTooLarge(limit: limits.maxArchiveSize) }
+      if error.errno.rawValue == fileTooBigErrno {
+        throw .archiveTooLarge(limit: limits.maxArchiveSize)
+      }
       throw .io(error)
     } catch {
       throw .corruptArchive(detail: "\(error)")
@@ -122,22 +126,22 @@ public enum ArchiveReader {
     if bytes.isEmpty { throw .corruptArchive(detail: "empty file") }
     let result: Result<ReadArchive, ArchiveError> = ArchiveLocale.withUTF8 {
       bytes.withUnsafeBytes { buffer in
-      guard let archive = archive_read_new() else {
-        return .failure(.corruptArchive(detail: "cannot allocate the archive reader"))
-      }
-      defer { archive_read_free(archive) }
-      // Only built-in decoders: support_filter_all would also run external programs.
-      archive_read_support_format_tar(archive)
-      archive_read_support_format_zip(archive)
-      archive_read_support_filter_gzip(archive)
-      archive_read_support_filter_xz(archive)
-      archive_read_support_filter_zstd(archive)
-      archive_read_support_filter_bzip2(archive)
-      do throws(ArchiveError) {
-        return .success(try readEntries(archive, buffer, limits))
-      } catch {
-        return .failure(error)
-      }
+        guard let archive = archive_read_new() else {
+          return .failure(.corruptArchive(detail: "cannot allocate the archive reader"))
+        }
+        defer { archive_read_free(archive) }
+        // Only built-in decoders: support_filter_all would also run external programs.
+        archive_read_support_format_tar(archive)
+        archive_read_support_format_zip(archive)
+        archive_read_support_filter_gzip(archive)
+        archive_read_support_filter_xz(archive)
+        archive_read_support_filter_zstd(archive)
+        archive_read_support_filter_bzip2(archive)
+        do throws(ArchiveError) {
+          return .success(try readEntries(archive, buffer, limits))
+        } catch {
+          return .failure(error)
+        }
       }
     }
     return try result.get()
@@ -205,7 +209,9 @@ public enum ArchiveReader {
         continue
       }
       if relative.isEmpty { throw .notUnderTopFolder(rawPath) }
-      if files[relative] != nil || directories.contains(relative) || relative == ArchiveManifest.entryName && manifestBytes != nil {
+      if files[relative] != nil || directories.contains(relative)
+        || relative == ArchiveManifest.entryName && manifestBytes != nil
+      {
         throw .duplicateEntry(relative)
       }
       // Every parent of a file is a directory; none may also be a file.
@@ -215,15 +221,20 @@ public enum ArchiveReader {
         if files[parent] != nil { throw .duplicateEntry(parent) }
         directories.insert(parent)
       }
-      if archive_entry_size_is_set(entry) != 0, archive_entry_size(entry) > Int64(limits.maxEntrySize) {
+      if archive_entry_size_is_set(entry) != 0,
+        archive_entry_size(entry) > Int64(limits.maxEntrySize)
+      {
         throw .entryTooLarge(path: relative, limit: limits.maxEntrySize)
       }
       var data: [UInt8] = []
       if archive_entry_size_is_set(entry) != 0 {
-        data.reserveCapacity(Int(max(0, min(archive_entry_size(entry), Int64(limits.maxEntrySize)))))
+        data.reserveCapacity(
+          Int(max(0, min(archive_entry_size(entry), Int64(limits.maxEntrySize)))))
       }
       while true {
-        let n = chunk.withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress, $0.count) }
+        let n = chunk.withUnsafeMutableBytes {
+          archive_read_data(archive, $0.baseAddress, $0.count)
+        }
         if n == 0 { break }
         guard n > 0 else {
           throw .corruptArchive(detail: message(archive, "cannot read '\(relative)'"))
@@ -250,7 +261,9 @@ public enum ArchiveReader {
         modificationTime: Int64(archive_entry_mtime(entry)))
     }
     guard let top = topFolder else { throw .emptyArchive }
-    let entries = files.values.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
+    let entries = files.values.sorted {
+      Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8))
+    }
     var manifest: ArchiveManifest?
     if let manifestBytes {
       let parsed = try ArchiveManifest.parse(manifestBytes)
@@ -269,7 +282,8 @@ public enum ArchiveReader {
     if path.hasPrefix("/") { throw .absolutePath(path) }
     // A Windows drive letter ("C:...") is absolute elsewhere.
     let scalars = Array(path.unicodeScalars)
-    if scalars.count >= 2, scalars[1] == ":", scalars[0].properties.isAlphabetic, scalars[0].isASCII {
+    if scalars.count >= 2, scalars[1] == ":", scalars[0].properties.isAlphabetic, scalars[0].isASCII
+    {
       throw .absolutePath(path)
     }
     let components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)

@@ -45,7 +45,9 @@ final class ArchiveWriter {
 
   deinit {
     // After a failure the archive is abandoned; nothing more should reach the sink.
-    if !closed { box.error = box.error ?? ArchiveError.writeFailed(path: label, detail: "abandoned") }
+    if !closed {
+      box.error = box.error ?? ArchiveError.writeFailed(path: label, detail: "abandoned")
+    }
     archive_write_free(archive)
   }
 

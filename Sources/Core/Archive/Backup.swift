@@ -42,7 +42,8 @@ public enum Backup {
     try checkOutside(directory: directory, roots: dataRoots, fileSystem: fileSystem)
     try ArchivePaths.makeDirectories(directory, permissions: 0o700, fileSystem: fileSystem)
     let path = try uniquePath(
-      directory: directory, stem: "minuta-backup-\(UTCDateTime(secondsSinceEpoch: now).compact)-\(sanitized(reason))",
+      directory: directory,
+      stem: "minuta-backup-\(UTCDateTime(secondsSinceEpoch: now).compact)-\(sanitized(reason))",
       fileSystem: fileSystem)
     let options = ExportOptions(
       format: .tarGz, version: version, verify: true, allowPlaceholders: true,
@@ -56,7 +57,8 @@ public enum Backup {
   /// `reason` with every character but ASCII letters, digits and `-` replaced by `-`.
   static func sanitized(_ reason: String) -> String {
     let mapped = reason.unicodeScalars.map { scalar -> Character in
-      scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-")
+      scalar.isASCII
+        && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-")
         ? Character(scalar) : "-"
     }
     let text = String(mapped)
@@ -64,7 +66,8 @@ public enum Backup {
   }
 
   /// The first free `stem.tar.gz`, `stem-2.tar.gz`, ... in `directory`.
-  static func uniquePath(directory: String, stem: String, fileSystem: FileSystem) throws(ArchiveError)
+  static func uniquePath(directory: String, stem: String, fileSystem: FileSystem)
+    throws(ArchiveError)
     -> String
   {
     var attempt = 1
@@ -94,7 +97,10 @@ public enum Backup {
     let resolvedDirectory = ArchivePaths.resolved(directory, fileSystem: fileSystem)
     for root in roots {
       let resolvedRoot = ArchivePaths.resolved(root, fileSystem: fileSystem)
-      for (d, r) in [(ArchivePaths.normalized(directory), ArchivePaths.normalized(root)), (resolvedDirectory, resolvedRoot)] {
+      for (d, r) in [
+        (ArchivePaths.normalized(directory), ArchivePaths.normalized(root)),
+        (resolvedDirectory, resolvedRoot),
+      ] {
         if d == r || r == "/" || d.hasPrefix(r + "/") {
           throw .backupInsideDataFolder(backupDirectory: directory, root: root)
         }

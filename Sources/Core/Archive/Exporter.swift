@@ -21,7 +21,8 @@ public struct ExportFile: Sendable, Equatable {
 }
 
 /// Reads a document's change count and heads (the Automerge codec, connected by the caller).
-public typealias DocumentInspector = @Sendable (_ bytes: [UInt8]) throws -> (changes: Int, heads: [String])
+public typealias DocumentInspector =
+  @Sendable (_ bytes: [UInt8]) throws -> (changes: Int, heads: [String])
 
 /// Where an archive goes.
 public enum ExportOutput: Sendable, Equatable {
@@ -124,7 +125,9 @@ public enum Exporter {
   ) throws(ArchiveError) -> ExportSummary {
     let sorted = try checkedFiles(files)
     let placeholders = sorted.filter { $0.kind == .placeholder }.map(\.relativePath)
-    if !placeholders.isEmpty, !options.allowPlaceholders { throw .placeholdersPresent(placeholders) }
+    if !placeholders.isEmpty, !options.allowPlaceholders {
+      throw .placeholdersPresent(placeholders)
+    }
 
     switch output {
     case .descriptor(let fd, let label):
@@ -268,9 +271,12 @@ public enum Exporter {
         guard let info = try fileSystem.info(file.absolutePath) else {
           throw FileSystemError("open", file.absolutePath, .noSuchFileOrDirectory)
         }
-        guard info.kind == .regular else { throw ArchiveError.sourceChanged(path: file.absolutePath) }
+        guard info.kind == .regular else {
+          throw ArchiveError.sourceChanged(path: file.absolutePath)
+        }
         if info.size > Int64(options.limits.maxEntrySize) {
-          throw ArchiveError.entryTooLarge(path: file.relativePath, limit: options.limits.maxEntrySize)
+          throw ArchiveError.entryTooLarge(
+            path: file.relativePath, limit: options.limits.maxEntrySize)
         }
         let mtime = options.reproducible ? reproducibleTime : info.modificationSeconds
         var entry = ArchiveManifest.File(path: file.relativePath, kind: file.kind)
@@ -328,9 +334,11 @@ public enum Exporter {
         permissions: 0o644, modificationTime: stamp)
       try writer.finish()
       return ExportSummary(
-        path: nil, format: options.format, entries: listed.count - listed.filter { $0.kind == .placeholder }.count,
+        path: nil, format: options.format,
+        entries: listed.count - listed.filter { $0.kind == .placeholder }.count,
         missing: listed.filter { $0.kind == .placeholder }.map(\.path),
-        unreadableDocuments: unreadable, bytes: sink.count, sha256: Hex.encode(sink.digest.finalize()),
+        unreadableDocuments: unreadable, bytes: sink.count,
+        sha256: Hex.encode(sink.digest.finalize()),
         verified: false, manifest: manifest)
     } catch let error as ArchiveError {
       throw error

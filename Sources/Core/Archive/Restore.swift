@@ -84,6 +84,7 @@ public enum Restore {
   ///   - fileSystem: where to look.
   ///   - isDocument: the document test for archives without a manifest.
   ///   - limits: the size cap for reading existing files.
+  /// - Returns: one item per entry.
   /// - Throws: `ArchiveError.destinationConflict` when something is in the way, `.io`.
   public static func plan(
     archive: ReadArchive, destination: String, fileSystem: FileSystem,
@@ -110,6 +111,7 @@ public enum Restore {
   ///   - fileSystem: where to write.
   ///   - merge: merges an archived document into an existing one.
   ///   - isDocument: the document test for archives without a manifest.
+  ///   - limits: the size cap for reading existing files.
   ///   - randomSuffix: the `XXXXXX` of temporary names.
   /// - Returns: what was done, per path.
   /// - Throws: `ArchiveError.destinationConflict`, `.mergeFailed`, `.cannotCreateOutput`,
@@ -152,7 +154,8 @@ public enum Restore {
           if merged == existing {
             report.unchanged.append(entry.path)
           } else {
-            try AtomicFile.write(merged, to: target, fileSystem: fileSystem, randomSuffix: randomSuffix)
+            try AtomicFile.write(
+              merged, to: target, fileSystem: fileSystem, randomSuffix: randomSuffix)
             report.merged.append(entry.path)
           }
         case .unchanged: report.unchanged.append(entry.path)

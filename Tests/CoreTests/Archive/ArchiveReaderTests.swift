@@ -42,13 +42,22 @@ import Testing
     ("absolute", { $0.add("/etc/passwd", [1]) }, .absolutePath("/etc/passwd")),
     ("absolute top", { $0.add("/Minuta/b", [1]) }, .absolutePath("/Minuta/b")),
     ("dot-dot", { $0.add("Minuta/../../evil", [1]) }, .parentComponent("Minuta/../../evil")),
-    ("dot-dot inside", { $0.add("Minuta/records/../../x", [1]) }, .parentComponent("Minuta/records/../../x")),
-    ("backslash dot-dot", { $0.add("Minuta/..\\..\\x", [1]) }, .parentComponent("Minuta/..\\..\\x")),
+    (
+      "dot-dot inside", { $0.add("Minuta/records/../../x", [1]) },
+      .parentComponent("Minuta/records/../../x")
+    ),
+    (
+      "backslash dot-dot", { $0.add("Minuta/..\\..\\x", [1]) }, .parentComponent("Minuta/..\\..\\x")
+    ),
     ("drive letter", { $0.add("C:/x", [1]) }, .absolutePath("C:/x")),
-    ("symlink", { $0.add("Minuta/link", type: .symbolicLink, link: "/etc/passwd") },
-      .symbolicLink(path: "Minuta/link", target: "/etc/passwd")),
-    ("hard link", { $0.add("Minuta/hard", type: .hardLink, link: "Minuta/a.txt") },
-      .hardLink(path: "Minuta/hard", target: "Minuta/a.txt")),
+    (
+      "symlink", { $0.add("Minuta/link", type: .symbolicLink, link: "/etc/passwd") },
+      .symbolicLink(path: "Minuta/link", target: "/etc/passwd")
+    ),
+    (
+      "hard link", { $0.add("Minuta/hard", type: .hardLink, link: "Minuta/a.txt") },
+      .hardLink(path: "Minuta/hard", target: "Minuta/a.txt")
+    ),
     ("char device", { $0.add("Minuta/null", type: .character) }, .specialFile(path: "Minuta/null")),
     ("block device", { $0.add("Minuta/sda", type: .block) }, .specialFile(path: "Minuta/sda")),
     ("fifo", { $0.add("Minuta/pipe", type: .fifo) }, .specialFile(path: "Minuta/pipe")),
@@ -91,12 +100,16 @@ import Testing
     let link = scratch.path + "/link"
     try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/etc/passwd")
     let dotdot = scratch.path + "/dotdot.zip"
-    try bsdtar(["--format", "zip", "-cPf", dotdot, "-C", scratch.path, "-s", ",^f$,Minuta/../../evil,", "f"])
+    try bsdtar([
+      "--format", "zip", "-cPf", dotdot, "-C", scratch.path, "-s", ",^f$,Minuta/../../evil,", "f",
+    ])
     #expect(throws: ArchiveError.parentComponent("Minuta/../../evil")) {
       try ArchiveReader.read(path: dotdot, fileSystem: LiveFileSystem())
     }
     let symlink = scratch.path + "/link.zip"
-    try bsdtar(["--format", "zip", "-cf", symlink, "-C", scratch.path, "-s", ",^,Minuta/,S", "f", "link"])
+    try bsdtar([
+      "--format", "zip", "-cf", symlink, "-C", scratch.path, "-s", ",^,Minuta/,S", "f", "link",
+    ])
     #expect(throws: ArchiveError.symbolicLink(path: "Minuta/link", target: "/etc/passwd")) {
       try ArchiveReader.read(path: symlink, fileSystem: LiveFileSystem())
     }
@@ -128,7 +141,8 @@ import Testing
     let output = scratch.path + "/bomb.tar.gz"
     try bsdtar(["-czf", output, "--format", "raw", "-C", scratch.path, "bomb.tar"])
     #expect(throws: ArchiveError.entryTooLarge(path: "zeros", limit: 1 << 20)) {
-      try ArchiveReader.read(path: output, fileSystem: LiveFileSystem(), limits: ArchiveLimits(maxEntrySize: 1 << 20))
+      try ArchiveReader.read(
+        path: output, fileSystem: LiveFileSystem(), limits: ArchiveLimits(maxEntrySize: 1 << 20))
     }
   }
 
@@ -145,7 +159,9 @@ import Testing
     #expect(
       throws: ArchiveError.manifestMismatch(
         path: "a.txt",
-        .sha256(expected: SHA256Digest.hexHash(hello), actual: SHA256Digest.hexHash(Array("hellO\n".utf8))))
+        .sha256(
+          expected: SHA256Digest.hexHash(hello), actual: SHA256Digest.hexHash(Array("hellO\n".utf8))
+        ))
     ) { try ArchiveReader.read(bytes: changed.archive) }
 
     var resized = TarBuilder()
@@ -175,7 +191,8 @@ import Testing
     placeholder.add(
       "Minuta/.mn-manifest.json",
       ArchiveManifest(
-        version: "1", created: "x", source: "/", files: [ArchiveManifest.File(path: "a.txt", kind: .placeholder)]
+        version: "1", created: "x", source: "/",
+        files: [ArchiveManifest.File(path: "a.txt", kind: .placeholder)]
       ).encoded)
     #expect(throws: ArchiveError.manifestMismatch(path: "a.txt", .placeholderPresent)) {
       try ArchiveReader.read(bytes: placeholder.archive)
@@ -193,9 +210,20 @@ import Testing
   @Test(arguments: [
     ("not json", "{", "invalid JSON at byte 1: "),
     ("array", "[]", "not a JSON object"),
-    ("no files", #"{"tool":"mn","version":"1","created":"x","source":"/"}"#, "missing or non-array 'files'"),
-    ("bad sha", #"{"tool":"mn","version":"1","created":"x","source":"/","files":[{"path":"a.txt","kind":"other","size":6,"sha256":"zz"}]}"#, "invalid 'sha256' for 'a.txt'"),
-    ("bad kind", #"{"tool":"mn","version":"1","created":"x","source":"/","files":[{"path":"a.txt","kind":"weird"}]}"#, "unknown kind for 'a.txt'"),
+    (
+      "no files", #"{"tool":"mn","version":"1","created":"x","source":"/"}"#,
+      "missing or non-array 'files'"
+    ),
+    (
+      "bad sha",
+      #"{"tool":"mn","version":"1","created":"x","source":"/","files":[{"path":"a.txt","kind":"other","size":6,"sha256":"zz"}]}"#,
+      "invalid 'sha256' for 'a.txt'"
+    ),
+    (
+      "bad kind",
+      #"{"tool":"mn","version":"1","created":"x","source":"/","files":[{"path":"a.txt","kind":"weird"}]}"#,
+      "unknown kind for 'a.txt'"
+    ),
   ])
   func malformedManifestsAreRefused(name: String, text: String, reason: String) throws {
     var tar = TarBuilder()
@@ -217,7 +245,10 @@ import Testing
     // Incompressible content so that every cut lands inside entry data or headers.
     var random = SplitMix64(state: 42)
     try scratch.write("data/blob.bin", random.bytes(40_000))
-    let files = sample.files + [ExportFile(relativePath: "blob.bin", absolutePath: sample.root + "/blob.bin", kind: .other)]
+    let files =
+      sample.files + [
+        ExportFile(relativePath: "blob.bin", absolutePath: sample.root + "/blob.bin", kind: .other)
+      ]
     let output = scratch.path + "/out." + format.fileExtension
     _ = try Exporter.export(
       root: sample.root, files: files, output: .file(output),

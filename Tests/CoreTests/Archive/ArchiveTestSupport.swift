@@ -58,7 +58,8 @@ struct SampleFolder {
     var files: [ExportFile] = []
     for (relative, text, kind, mode) in Self.contents {
       try scratch.write(name + "/" + relative, text, mode: mode)
-      files.append(ExportFile(relativePath: relative, absolutePath: root + "/" + relative, kind: kind))
+      files.append(
+        ExportFile(relativePath: relative, absolutePath: root + "/" + relative, kind: kind))
     }
     self.files = files
   }

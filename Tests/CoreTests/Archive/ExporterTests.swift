@@ -60,7 +60,8 @@ import Testing
     // bsdtar: same entries in the same (sorted) order, manifest last, same bytes.
     let listing = try bsdtar(["-tf", output])
     #expect(listing.status == 0)
-    let names = String(decoding: listing.output, as: UTF8.self).split(separator: "\n").map(String.init)
+    let names = String(decoding: listing.output, as: UTF8.self).split(separator: "\n").map(
+      String.init)
     #expect(names == expectedPaths.map { "Minuta/" + $0 } + ["Minuta/.mn-manifest.json"])
     let verbose = try bsdtar(["-tvf", output])
     #expect(verbose.status == 0)
@@ -85,7 +86,8 @@ import Testing
     // Touch the sources' times, then export again later.
     for file in sample.files {
       try FileManager.default.setAttributes(
-        [.modificationDate: Date(timeIntervalSince1970: 1_900_000_000)], ofItemAtPath: file.absolutePath)
+        [.modificationDate: Date(timeIntervalSince1970: 1_900_000_000)],
+        ofItemAtPath: file.absolutePath)
     }
     Thread.sleep(forTimeInterval: 1.1)
     let b = try export(sample, to: second, format: format, reproducible: true, now: 2_000_000_000)
@@ -123,7 +125,8 @@ import Testing
     #expect(scratch.read("out.tar.gz") == nil)
     #expect(scratch.listing().filter { $0.hasSuffix(".nosync") }.isEmpty)
 
-    let summary = try export(sample, to: output, format: .tarGz, files: files, allowPlaceholders: true)
+    let summary = try export(
+      sample, to: output, format: .tarGz, files: files, allowPlaceholders: true)
     #expect(summary.missing == ["records/2026/08.automerge"])
     #expect(summary.entries == SampleFolder.contents.count)
     let read = try ArchiveReader.verify(path: output, fileSystem: LiveFileSystem())
@@ -141,7 +144,12 @@ import Testing
     #expect(throws: ArchiveError.unreadableDocument(path: "tags.automerge", reason: "unparsable")) {
       try export(sample, to: output, format: .zip)
     }
-    #expect(scratch.listing() == ["data", "data/.minuta-version", "data/notes", "data/notes/café résumé.txt", "data/records", "data/records/2026", "data/records/2026/09.automerge", "data/records/2026/10.automerge", "data/tags.automerge"])
+    #expect(
+      scratch.listing() == [
+        "data", "data/.minuta-version", "data/notes", "data/notes/café résumé.txt", "data/records",
+        "data/records/2026", "data/records/2026/09.automerge", "data/records/2026/10.automerge",
+        "data/tags.automerge",
+      ])
 
     let suffix = SuffixCounter()
     let summary = try Exporter.export(
@@ -150,7 +158,8 @@ import Testing
       now: 0, fileSystem: LiveFileSystem(), inspect: fakeInspector, randomSuffix: { suffix() })
     #expect(summary.unreadableDocuments == ["tags.automerge"])
     let tags = try #require(summary.manifest.files.first { $0.path == "tags.automerge" })
-    #expect(tags.kind == .document && tags.changes == nil && tags.heads == nil && tags.sha256 != nil)
+    #expect(
+      tags.kind == .document && tags.changes == nil && tags.heads == nil && tags.sha256 != nil)
   }
 
   @Test func streamsToADescriptor() throws {
@@ -178,7 +187,8 @@ import Testing
     defer { scratch.remove() }
     let sample = try SampleFolder(in: scratch)
     for bad in ["../x", "/abs", "a//b", "./a", "", ".mn-manifest.json", "tags.automerge"] {
-      let files = sample.files + [ExportFile(relativePath: bad, absolutePath: "/dev/null", kind: .other)]
+      let files =
+        sample.files + [ExportFile(relativePath: bad, absolutePath: "/dev/null", kind: .other)]
       #expect(throws: ArchiveError.invalidExportPath(bad)) {
         try export(sample, to: scratch.path + "/out.tar", format: .tar, files: files)
       }
@@ -193,7 +203,9 @@ import Testing
     #expect {
       try export(sample, to: output, format: .tar)
     } throws: { error in
-      guard case .cannotCreateOutput(let path, let underlying) = error as? ArchiveError else { return false }
+      guard case .cannotCreateOutput(let path, let underlying) = error as? ArchiveError else {
+        return false
+      }
       return path == output && underlying.errno == .noSuchFileOrDirectory
     }
   }
@@ -202,7 +214,10 @@ import Testing
     let scratch = try ArchiveScratch()
     defer { scratch.remove() }
     let sample = try SampleFolder(in: scratch)
-    let files = sample.files + [ExportFile(relativePath: "zzz", absolutePath: sample.root + "/zzz", kind: .other)]
+    let files =
+      sample.files + [
+        ExportFile(relativePath: "zzz", absolutePath: sample.root + "/zzz", kind: .other)
+      ]
     #expect {
       try export(sample, to: scratch.path + "/out.tar.xz", format: .tarXz, files: files)
     } throws: { error in

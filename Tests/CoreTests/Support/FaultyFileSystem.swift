@@ -1,5 +1,5 @@
 import Core
-import Synchronization
+import Foundation
 
 /// A `FileSystem` that forwards to another (the live one by default) and fails chosen calls:
 /// "the 3rd `write` fails with ENOSPC". For tests of failure paths (style.md (e)).
@@ -9,7 +9,7 @@ import Synchronization
 /// ```
 /// Calls are counted per operation from 1; `calls(.write)` tells how many happened, so a
 /// test can loop N = 1, 2, ... until an operation succeeds without reaching the fault.
-final class FaultyFileSystem: FileSystem {
+final class FaultyFileSystem: FileSystem, @unchecked Sendable {
   /// The operations that can be made to fail, one per protocol method.
   enum Operation: Hashable, Sendable, CaseIterable {
     case info, infoFollowingLinks, contentsOfDirectory, readFile, makeDirectory
@@ -32,7 +32,9 @@ final class FaultyFileSystem: FileSystem {
 
   let base: any FileSystem
   let faults: [Fault]
-  private let state = Mutex(State())
+  // Guarded by `lock` (NSLock rather than Mutex: Mutex needs macOS 15).
+  private var state = State()
+  private let lock = NSLock()
 
   init(base: any FileSystem = LiveFileSystem(), faults: [Fault]) {
     self.base = base
@@ -47,13 +49,19 @@ final class FaultyFileSystem: FileSystem {
   }
 
   /// How many times `operation` was called.
-  func calls(_ operation: Operation) -> Int { state.withLock { $0.counts[operation, default: 0] } }
+  func calls(_ operation: Operation) -> Int { locked { $0.counts[operation, default: 0] } }
 
   /// Every path passed to `createExclusive`, in order (successful or not).
-  var createdPaths: [String] { state.withLock { $0.created } }
+  var createdPaths: [String] { locked { $0.created } }
+
+  private func locked<T>(_ body: (inout State) -> T) -> T {
+    lock.lock()
+    defer { lock.unlock() }
+    return body(&state)
+  }
 
   private func tick(_ operation: Operation, _ path: String) throws {
-    let count = state.withLock { state -> Int in
+    let count = locked { state -> Int in
       state.counts[operation, default: 0] += 1
       if operation == .createExclusive { state.created.append(path) }
       return state.counts[operation, default: 0]

@@ -14,8 +14,8 @@ enum ArchivePaths {
       if let real = try? fileSystem.realPath(existing) {
         return normalized(([real] + rest.reversed()).joined(separator: "/"))
       }
-      rest.append(AtomicFile.baseName(existing))
-      existing = AtomicFile.directoryName(existing)
+      rest.append(Paths.split(existing).name)
+      existing = Paths.split(existing).directory
     }
     return normalized("/" + rest.reversed().joined(separator: "/"))
   }

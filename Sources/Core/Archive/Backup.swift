@@ -30,14 +30,14 @@ public enum Backup {
   ///   - now: seconds since the epoch.
   ///   - fileSystem: where to read and write.
   ///   - inspect: reads a document's change count and heads; nil leaves them out.
-  ///   - randomSuffix: the `XXXXXX` of the temporary name.
+  ///   - random: the `XXXXXX` of the temporary name.
   /// - Returns: the archive's path and the export summary.
   /// - Throws: `ArchiveError.backupInsideDataFolder`, `.cannotCreateOutput` when the
   ///   directory cannot be created, or any error of `Exporter.export`.
   public static func make(
     files: [ExportFile], source: String, reason: String, directory: String, dataRoots: [String],
     version: String, now: Int64, fileSystem: FileSystem, inspect: DocumentInspector?,
-    randomSuffix: () -> String
+    random: () -> String = AtomicFile.randomSuffix
   ) throws(ArchiveError) -> Result {
     try checkOutside(directory: directory, roots: dataRoots, fileSystem: fileSystem)
     try ArchivePaths.makeDirectories(directory, permissions: 0o700, fileSystem: fileSystem)
@@ -50,7 +50,7 @@ public enum Backup {
       includeUnreadableDocuments: true, permissions: 0o600)
     let summary = try Exporter.export(
       root: source, files: files, output: .file(path), options: options, now: now,
-      fileSystem: fileSystem, inspect: inspect, randomSuffix: randomSuffix)
+      fileSystem: fileSystem, inspect: inspect, random: random)
     return Result(path: path, summary: summary)
   }
 
@@ -73,7 +73,7 @@ public enum Backup {
     var attempt = 1
     while true {
       let name = attempt == 1 ? "\(stem).tar.gz" : "\(stem)-\(attempt).tar.gz"
-      let path = AtomicFile.joinPath(directory, name)
+      let path = Paths.join(directory, name)
       do {
         if try fileSystem.info(path) == nil { return path }
       } catch let error as FileSystemError {

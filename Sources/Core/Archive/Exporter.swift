@@ -114,14 +114,15 @@ public enum Exporter {
   ///   - now: seconds since the epoch, for the manifest and the manifest entry's time.
   ///   - fileSystem: where to read and write.
   ///   - inspect: reads a document's change count and heads; nil leaves them out.
-  ///   - randomSuffix: the `XXXXXX` of the temporary name.
+  ///   - random: the `XXXXXX` of the temporary name.
   /// - Returns: the summary.
   /// - Throws: `ArchiveError`: `.placeholdersPresent`, `.invalidExportPath`,
   ///   `.cannotCreateOutput`, `.io`, `.sourceChanged`, `.unreadableDocument`,
   ///   `.entryTooLarge`, `.writeFailed`, or a reader error when verification fails.
   public static func export(
     root: String, files: [ExportFile], output: ExportOutput, options: ExportOptions, now: Int64,
-    fileSystem: FileSystem, inspect: DocumentInspector?, randomSuffix: () -> String
+    fileSystem: FileSystem, inspect: DocumentInspector?,
+    random: () -> String = AtomicFile.randomSuffix
   ) throws(ArchiveError) -> ExportSummary {
     let sorted = try checkedFiles(files)
     let placeholders = sorted.filter { $0.kind == .placeholder }.map(\.relativePath)
@@ -157,7 +158,7 @@ public enum Exporter {
       do {
         (fd, temporary) = try AtomicFile.createTemporary(
           beside: path, permissions: options.permissions, fileSystem: fileSystem,
-          randomSuffix: randomSuffix)
+          random: random)
       } catch let error as FileSystemError {
         throw .cannotCreateOutput(path: path, error)
       } catch {
@@ -202,7 +203,7 @@ public enum Exporter {
           throw ArchiveError.writeFailed(path: path, detail: "\(error)")
         }
         // The archive is in place; a failed directory sync cannot undo that.
-        try? fileSystem.syncDirectory(AtomicFile.directoryName(path))
+        try? fileSystem.syncDirectory(Paths.split(path).directory)
         return summary
       } catch {
         if open { try? fileSystem.close(fd, path: temporary) }

@@ -112,14 +112,14 @@ public enum Restore {
   ///   - merge: merges an archived document into an existing one.
   ///   - isDocument: the document test for archives without a manifest.
   ///   - limits: the size cap for reading existing files.
-  ///   - randomSuffix: the `XXXXXX` of temporary names.
+  ///   - random: the `XXXXXX` of temporary names.
   /// - Returns: what was done, per path.
   /// - Throws: `ArchiveError.destinationConflict`, `.mergeFailed`, `.cannotCreateOutput`,
   ///   `.io`. Entries before the failing one stay restored (each was written atomically).
   public static func execute(
     archive: ReadArchive, destination: String, fileSystem: FileSystem, merge: DocumentMerge,
     isDocument: (String) -> Bool = Restore.isDocumentPath, limits: ArchiveLimits = .standard,
-    randomSuffix: () -> String
+    random: () -> String = AtomicFile.randomSuffix
   ) throws(ArchiveError) -> RestoreReport {
     // Refuse before writing anything when something is in the way.
     _ = try plan(
@@ -132,16 +132,16 @@ public enum Restore {
       let action = try decide(
         entry, kind: kind, destination: destination, exists: true, fileSystem: fileSystem,
         limits: limits)
-      let target = AtomicFile.joinPath(destination, entry.path)
+      let target = Paths.join(destination, entry.path)
       do {
         switch action {
         case .write:
           try ArchivePaths.makeDirectories(
-            AtomicFile.directoryName(target), permissions: 0o755, fileSystem: fileSystem)
+            Paths.split(target).directory, permissions: 0o755, fileSystem: fileSystem)
           let mode = entry.permissions & 0o777
           try AtomicFile.write(
             entry.bytes, to: target, fileSystem: fileSystem, permissions: mode == 0 ? 0o644 : mode,
-            randomSuffix: randomSuffix)
+            random: random)
           report.written.append(entry.path)
         case .merge:
           let existing = try fileSystem.readFile(target, limit: limits.maxEntrySize)
@@ -155,7 +155,7 @@ public enum Restore {
             report.unchanged.append(entry.path)
           } else {
             try AtomicFile.write(
-              merged, to: target, fileSystem: fileSystem, randomSuffix: randomSuffix)
+              merged, to: target, fileSystem: fileSystem, random: random)
             report.merged.append(entry.path)
           }
         case .unchanged: report.unchanged.append(entry.path)
@@ -211,14 +211,14 @@ public enum Restore {
     do {
       var current = destination
       for component in components.dropLast() {
-        current = AtomicFile.joinPath(current, component)
+        current = Paths.join(current, component)
         guard let info = try fileSystem.info(current) else { return .write }
         guard info.kind == .directory else {
           throw ArchiveError.destinationConflict(
             path: current, reason: info.kind == .symlink ? "a symbolic link" : "not a directory")
         }
       }
-      let target = AtomicFile.joinPath(destination, entry.path)
+      let target = Paths.join(destination, entry.path)
       guard let info = try fileSystem.info(target) else { return .write }
       guard info.kind == .regular else {
         throw ArchiveError.destinationConflict(

@@ -1,93 +1,75 @@
-/// Atomic replacement of a file, following the data folder's protocol (mn.md §6).
+/// Atomic replacement of a file, the data folder's write protocol (mn.md §6).
 ///
 /// The bytes go to a temporary `.NAME.mn-XXXXXX.nosync` in the target's directory, which is
-/// fsynced, closed and renamed over the target; then the directory is fsynced. Readers see
-/// the old file or the new one, never a mix. Every failure path removes the temporary.
+/// fsynced, renamed over the target, and then the directory is fsynced. Readers see the old
+/// file or the new one, never a mix. Every failure path removes the temporary. The target's
+/// permission bits are kept.
 public enum AtomicFile {
-  /// The number of names tried when a temporary name is already taken.
-  static let attempts = 16
+  /// The suffix of every temporary that mn writes.
+  public static let temporarySuffix = ".nosync"
+  /// The marker between the target name and the random part of a temporary name.
+  public static let temporaryMarker = ".mn-"
+
+  /// The temporary name for `name` with a random part, e.g. `.09.automerge.mn-a1b2c3.nosync`.
+  public static func temporaryName(for name: String, random: String) -> String {
+    "." + name + temporaryMarker + random + temporarySuffix
+  }
+
+  /// Whether a file name is one of mn's temporaries.
+  public static func isTemporaryName(_ name: String) -> Bool {
+    name.hasPrefix(".") && name.hasSuffix(temporarySuffix) && name.contains(temporaryMarker)
+  }
 
   /// Writes `bytes` to `path` atomically.
   ///
   /// - Parameters:
-  ///   - bytes: the new content.
-  ///   - path: the target, absolute; its directory must exist.
-  ///   - fileSystem: where to write.
-  ///   - permissions: the mode for a new file; an existing target keeps its own mode.
-  ///     Defaults to 0o644.
-  ///   - randomSuffix: returns the `XXXXXX` part of the temporary name; called again when
-  ///     a name is taken.
-  /// - Throws: `FileSystemError` from the failing call.
+  ///   - bytes: The new content.
+  ///   - path: The absolute path of the target; its directory must exist.
+  ///   - fileSystem: Where to write.
+  ///   - permissions: The mode for a new file; an existing target's mode is kept.
+  ///   - random: Supplies the random part of the temporary's name (six characters).
+  /// - Throws: `FileSystemError`; the target is unchanged and no temporary remains.
   public static func write(
-    _ bytes: [UInt8], to path: String, fileSystem: FileSystem, permissions: UInt32? = nil,
-    randomSuffix: () -> String
+    _ bytes: [UInt8], to path: String, fileSystem: any FileSystem, permissions: UInt32 = 0o644,
+    random: () -> String = AtomicFile.randomSuffix
   ) throws {
-    let existing = try fileSystem.infoFollowingLinks(path)
-    let mode = existing.map { $0.permissions } ?? permissions ?? 0o644
-    let (fd, temporary) = try createTemporary(
-      beside: path, permissions: mode, fileSystem: fileSystem, randomSuffix: randomSuffix)
-    var open = true
+    let (directory, name) = Paths.split(path)
+    let mode = (try fileSystem.infoFollowingLinks(path))?.permissions ?? permissions
+    var attempt = 0
+    var temporary = ""
+    var fd = FileDescriptor(rawValue: -1)
+    while true {
+      temporary = Paths.join(directory, temporaryName(for: name, random: random()))
+      do {
+        fd = try fileSystem.createExclusive(temporary, permissions: mode)
+        break
+      } catch let error as FileSystemError where error.errno == .fileExists && attempt < 16 {
+        attempt += 1
+      }
+    }
     do {
       try bytes.withUnsafeBytes { try fileSystem.write(fd, $0, path: temporary) }
       try fileSystem.sync(fd, path: temporary)
-      open = false
-      try fileSystem.close(fd, path: temporary)
-      // The umask may have narrowed the mode given to open.
-      if existing != nil { try fileSystem.setPermissions(temporary, mode) }
-      try fileSystem.rename(temporary, to: path)
     } catch {
-      if open { try? fileSystem.close(fd, path: temporary) }
+      try? fileSystem.close(fd, path: temporary)
       try? fileSystem.removeFile(temporary)
       throw error
     }
-    try fileSystem.syncDirectory(directoryName(path))
-  }
-
-  /// Creates a new temporary file `.NAME.mn-XXXXXX.nosync` beside `path`, open for writing.
-  ///
-  /// - Returns: the descriptor and the temporary's path. The caller closes the descriptor
-  ///   and renames or removes the file.
-  /// - Throws: `FileSystemError` from `createExclusive` (after `attempts` taken names, the
-  ///   last `EEXIST`).
-  public static func createTemporary(
-    beside path: String, permissions: UInt32, fileSystem: FileSystem, randomSuffix: () -> String
-  ) throws -> (FileDescriptor, String) {
-    let directory = directoryName(path)
-    let name = baseName(path)
-    var lastError: Error = FileSystemError("create", path, .fileExists)
-    for _ in 0..<attempts {
-      let temporary = joinPath(directory, ".\(name).mn-\(randomSuffix()).nosync")
-      do {
-        return (try fileSystem.createExclusive(temporary, permissions: permissions), temporary)
-      } catch let error as FileSystemError where error.errno == .fileExists {
-        lastError = error
-      }
+    do {
+      try fileSystem.close(fd, path: temporary)
+      try fileSystem.setPermissions(temporary, mode)
+      try fileSystem.rename(temporary, to: path)
+    } catch {
+      try? fileSystem.removeFile(temporary)
+      throw error
     }
-    throw lastError
+    try fileSystem.syncDirectory(directory)
   }
 
-  /// Whether `name` (a file name, not a path) has the shape of an mn temporary.
-  public static func isTemporaryName(_ name: String) -> Bool {
-    name.hasPrefix(".") && name.hasSuffix(".nosync") && name.contains(".mn-")
-  }
-
-  /// The directory part of a path ("/" for "/x", "." for "x").
-  static func directoryName(_ path: String) -> String {
-    let bytes = Array(path.utf8)
-    guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-    if slash == 0 { return "/" }
-    return String(decoding: bytes[..<slash], as: UTF8.self)
-  }
-
-  /// The last component of a path.
-  static func baseName(_ path: String) -> String {
-    let bytes = Array(path.utf8)
-    guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return path }
-    return String(decoding: bytes[(slash + 1)...], as: UTF8.self)
-  }
-
-  /// `directory/name`, without doubling a slash.
-  static func joinPath(_ directory: String, _ name: String) -> String {
-    directory.hasSuffix("/") ? directory + name : directory + "/" + name
+  /// Six random characters from `[a-z0-9]`, from the system's random generator.
+  public static func randomSuffix() -> String {
+    let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+    var generator = SystemRandomNumberGenerator()
+    return String((0..<6).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
   }
 }

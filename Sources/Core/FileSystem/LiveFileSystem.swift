@@ -204,6 +204,8 @@ public struct LiveFileSystem: FileSystem {
 
 // File-scope forwarders: inside LiveFileSystem the method names shadow the C functions.
 private func cWrite(_ fd: Int32, _ buf: UnsafeRawPointer, _ n: Int) -> Int { write(fd, buf, n) }
-private func cRead(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int) -> Int { read(fd, buf, n) }
+private func cRead(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int) -> Int {
+  read(fd, buf, n)
+}
 @discardableResult private func cClose(_ fd: Int32) -> Int32 { close(fd) }
 private func cRename(_ a: String, _ b: String) -> Int32 { rename(a, b) }

@@ -253,7 +253,7 @@ import Testing
     _ = try Exporter.export(
       root: sample.root, files: files, output: .file(output),
       options: ExportOptions(format: format, version: "1"), now: 0, fileSystem: LiveFileSystem(),
-      inspect: nil, randomSuffix: { "abcdef" })
+      inspect: nil, random: { "abcdef" })
     let bytes = try #require(scratch.read("out." + format.fileExtension))
     // A plain tar is padded with zeros to 10 KiB blocks: cut inside the content, not the padding.
     let contentEnd = format == .tar ? 40_000 + 6 * 1024 : bytes.count
@@ -292,7 +292,7 @@ import Testing
       _ = try Exporter.export(
         root: sample.root, files: sample.files, output: .file(output),
         options: ExportOptions(format: format, version: "1"), now: 0, fileSystem: LiveFileSystem(),
-        inspect: nil, randomSuffix: { "abcdef" })
+        inspect: nil, random: { "abcdef" })
       let bytes = try #require(scratch.read("f." + format.fileExtension))
       var random = SplitMix64(state: 7)
       for _ in 0..<100 {

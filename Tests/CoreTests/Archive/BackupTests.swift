@@ -11,7 +11,7 @@ import Testing
     return try Backup.make(
       files: sample.files, source: sample.root, reason: reason, directory: directory,
       dataRoots: roots ?? [sample.root], version: "1.0", now: now, fileSystem: fileSystem,
-      inspect: fakeInspector, randomSuffix: { suffix() })
+      inspect: fakeInspector, random: { suffix() })
   }
 
   @Test func writesAVerifiedArchiveWithATimestampedName() throws {
@@ -109,7 +109,7 @@ import Testing
     let result = try Backup.make(
       files: files, source: from.root + " -> " + to.root, reason: "migrate",
       directory: scratch.path + "/b", dataRoots: [from.root, to.root], version: "1", now: 0,
-      fileSystem: LiveFileSystem(), inspect: nil, randomSuffix: { "aaaaaa" })
+      fileSystem: LiveFileSystem(), inspect: nil, random: { "aaaaaa" })
     let read = try ArchiveReader.verify(path: result.path, fileSystem: LiveFileSystem())
     #expect(read.entries.count == 2 * SampleFolder.contents.count)
     #expect(

@@ -16,7 +16,7 @@ import Testing
       options: ExportOptions(
         format: format, version: "1.2.3", reproducible: reproducible,
         allowPlaceholders: allowPlaceholders),
-      now: now, fileSystem: fileSystem, inspect: fakeInspector, randomSuffix: { suffix() })
+      now: now, fileSystem: fileSystem, inspect: fakeInspector, random: { suffix() })
   }
 
   @Test(arguments: formats)
@@ -155,7 +155,7 @@ import Testing
     let summary = try Exporter.export(
       root: sample.root, files: sample.files, output: .file(output),
       options: ExportOptions(format: .zip, version: "1", includeUnreadableDocuments: true),
-      now: 0, fileSystem: LiveFileSystem(), inspect: fakeInspector, randomSuffix: { suffix() })
+      now: 0, fileSystem: LiveFileSystem(), inspect: fakeInspector, random: { suffix() })
     #expect(summary.unreadableDocuments == ["tags.automerge"])
     let tags = try #require(summary.manifest.files.first { $0.path == "tags.automerge" })
     #expect(
@@ -171,7 +171,7 @@ import Testing
     let summary = try Exporter.export(
       root: sample.root, files: sample.files, output: .descriptor(fd, label: "standard output"),
       options: ExportOptions(format: .tarZst, version: "1"), now: 5, fileSystem: fs,
-      inspect: nil, randomSuffix: { "x" })
+      inspect: nil, random: { "x" })
     try fs.close(fd, path: "stream")
     #expect(summary.path == nil)
     #expect(summary.verified)

@@ -70,7 +70,7 @@ import Testing
     let suffix = SuffixCounter()
     let report = try Restore.execute(
       archive: read, destination: destination, fileSystem: LiveFileSystem(), merge: lineMerge,
-      randomSuffix: { suffix() })
+      random: { suffix() })
     #expect(report.written == ["extra/file.txt", "records/2026/10.automerge"])
     #expect(report.merged == ["tags.automerge"])
     #expect(report.unchanged == ["notes.txt", "records/2026/09.automerge"])
@@ -89,7 +89,7 @@ import Testing
     // Running it again changes nothing.
     let again = try Restore.execute(
       archive: read, destination: destination, fileSystem: LiveFileSystem(), merge: lineMerge,
-      randomSuffix: { suffix() })
+      random: { suffix() })
     #expect(again.written.isEmpty && again.merged.isEmpty)
   }
 
@@ -105,7 +105,7 @@ import Testing
     #expect(plan.items.allSatisfy { $0.action == .write && $0.kind == .document })
     let report = try Restore.execute(
       archive: read, destination: destination, fileSystem: LiveFileSystem(), merge: lineMerge,
-      randomSuffix: { "abcdef" })
+      random: { "abcdef" })
     #expect(report.written.count == 2)
     #expect(scratch.read("new/place/records/2026/01.automerge") == Array("r\n".utf8))
   }
@@ -127,7 +127,7 @@ import Testing
     ) {
       try Restore.execute(
         archive: read, destination: destination, fileSystem: LiveFileSystem(), merge: lineMerge,
-        randomSuffix: { "abcdef" })
+        random: { "abcdef" })
     }
     #expect(scratch.listing("outside").isEmpty)
     #expect(scratch.read("dest/a.txt") == nil)
@@ -150,7 +150,7 @@ import Testing
     #expect(throws: ArchiveError.mergeFailed(path: "tags.automerge", reason: "unparsable")) {
       try Restore.execute(
         archive: read, destination: scratch.path + "/dest", fileSystem: LiveFileSystem(),
-        merge: { _, _ in throw ArchiveTestFailure.unparsable }, randomSuffix: { "abcdef" })
+        merge: { _, _ in throw ArchiveTestFailure.unparsable }, random: { "abcdef" })
     }
     #expect(scratch.read("dest/tags.automerge") == Array("mine\n".utf8))
   }
@@ -165,7 +165,7 @@ import Testing
       #expect(throws: ArchiveError.self) {
         try Restore.execute(
           archive: read, destination: scratch.path + "/dest", fileSystem: fs, merge: lineMerge,
-          randomSuffix: { "abcdef" })
+          random: { "abcdef" })
       }
       #expect(!scratch.listing("dest").contains { $0.hasSuffix(".nosync") }, "\(operation)")
       #expect(scratch.read("dest/tags.automerge") == Array("a\n".utf8))

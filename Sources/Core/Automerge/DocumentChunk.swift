@@ -573,7 +573,7 @@ struct Reconstruction {
         }
       }
 
-      ops.removeAll(keepingCapacity: true)
+      ops = []
       ops.reserveCapacity(count)
       for c in counters {
         let k = Int(c.k)

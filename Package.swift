@@ -26,6 +26,7 @@ let package = Package(
     .testTarget(name: "CoreTests", dependencies: ["Core"], exclude: ["Fixtures"]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands"], exclude: ["Snapshots"]),
     .testTarget(name: "EndToEndTests", dependencies: ["mn"]),
+    .testTarget(name: "ConformanceTests", dependencies: ["Core"]),
   ],
   swiftLanguageModes: [.v6]
 )

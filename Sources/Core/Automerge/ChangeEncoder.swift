@@ -1,0 +1,146 @@
+/// The canonical change-chunk writer (§6.6), reusable across changes.
+///
+/// Column encoders and scratch buffers are kept between calls, so that regenerating
+/// hundreds of thousands of changes from a document allocates little besides the chunks.
+struct ChangeEncoder {
+  private var objActor = RLEEncoder<UInt64>()
+  private var objCtr = RLEEncoder<UInt64>()
+  private var keyActor = RLEEncoder<UInt64>()
+  private var keyCtr = DeltaEncoder()
+  private var keyStr = RLEEncoder<String>()
+  private var insert = BooleanEncoder()
+  private var action = RLEEncoder<UInt64>()
+  private var value = ValueEncoder()
+  private var predNum = RLEEncoder<UInt64>()
+  private var predActor = RLEEncoder<UInt64>()
+  private var predCtr = DeltaEncoder()
+  private var expand = BooleanEncoder()
+  private var markName = RLEEncoder<String>()
+  private var body = ByteWriter()
+
+  init() {}
+
+  /// Encodes a change as its canonical type-1 chunk.
+  ///
+  /// The ops' actor indices refer to `actors` (index 0 = author); `actors` is written as is,
+  /// so a decoded change re-encodes to its own bytes. `deps` are written in the given order.
+  /// - Returns: the whole chunk (magic to end) and its hash.
+  mutating func encode(
+    actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,
+    deps: [ChangeHash], ops: [Op], extra: [UInt8]
+  ) -> (chunk: [UInt8], hash: ChangeHash) {
+    for op in ops {
+      switch op.object {
+      case .root:
+        objActor.appendNull()
+        objCtr.appendNull()
+      case .object(let id):
+        objActor.append(UInt64(id.actor))
+        objCtr.append(UInt64(id.counter))
+      }
+      switch op.key {
+      case .map(let s):
+        keyActor.appendNull()
+        keyCtr.appendNull()
+        keyStr.append(s)
+      case .head:
+        keyActor.appendNull()
+        keyCtr.append(0)
+        keyStr.appendNull()
+      case .element(let id):
+        keyActor.append(UInt64(id.actor))
+        keyCtr.append(Int64(id.counter))
+        keyStr.appendNull()
+      }
+      insert.append(op.insert)
+      action.append(UInt64(op.action.rawValue))
+      value.append(op.value)
+      predNum.append(UInt64(op.pred.count))
+      for p in op.pred {
+        predActor.append(UInt64(p.actor))
+        predCtr.append(Int64(p.counter))
+      }
+      expand.append(op.expand)
+      if let name = op.markName { markName.append(name) } else { markName.appendNull() }
+    }
+    let hasExpand = expand.anyTrue
+    let expandBytes = expand.take()
+    let (meta, raw) = value.take()
+    let columns: [(UInt32, [UInt8])] = [
+      (1, objActor.take()), (2, objCtr.take()), (17, keyActor.take()), (19, keyCtr.take()),
+      (21, keyStr.take()), (52, insert.take()), (66, action.take()), (86, meta), (87, raw),
+      (112, predNum.take()), (113, predActor.take()), (115, predCtr.take()),
+      (148, hasExpand ? expandBytes : []), (165, markName.take()),
+    ]
+
+    body.bytes.removeAll(keepingCapacity: true)
+    body.uleb(UInt64(deps.count))
+    for d in deps { body.hash(d) }
+    body.byteString(actors.first?.bytes ?? [])
+    body.uleb(seq)
+    body.uleb(startOp)
+    body.sleb(time)
+    if let m = message { body.string(m) } else { body.uleb(0) }
+    body.uleb(UInt64(max(0, actors.count - 1)))
+    for a in actors.dropFirst() { body.byteString(a.bytes) }
+    var present = 0
+    for (_, data) in columns where !data.isEmpty { present += 1 }
+    body.uleb(UInt64(present))
+    for (spec, data) in columns where !data.isEmpty {
+      body.uleb(UInt64(spec))
+      body.uleb(UInt64(data.count))
+    }
+    for (_, data) in columns where !data.isEmpty { body.append(data) }
+    body.append(extra)
+    return ChangeEncoder.wrap(type: 1, body: body.bytes)
+  }
+
+  /// Wraps a body in a chunk header (§3): magic, checksum, type, length.
+  static func wrap(type: UInt8, body: [UInt8]) -> (chunk: [UInt8], hash: ChangeHash) {
+    var chunk: [UInt8] = []
+    chunk.reserveCapacity(body.count + 19)
+    chunk.append(contentsOf: [0x85, 0x6f, 0x4a, 0x83, 0, 0, 0, 0, type])
+    var w = ByteWriter()
+    w.uleb(UInt64(body.count))
+    chunk.append(contentsOf: w.bytes)
+    chunk.append(contentsOf: body)
+    let hash = SHA256.hash(chunk, 8..<chunk.count)
+    let w0 = hash.w0
+    chunk[4] = UInt8(truncatingIfNeeded: w0 >> 56)
+    chunk[5] = UInt8(truncatingIfNeeded: w0 >> 48)
+    chunk[6] = UInt8(truncatingIfNeeded: w0 >> 40)
+    chunk[7] = UInt8(truncatingIfNeeded: w0 >> 32)
+    return (chunk, hash)
+  }
+}
+
+extension Change {
+  /// Encodes this change as its canonical type-1 chunk (§6.6), from its fields.
+  ///
+  /// For a decoded change this reproduces `chunk` byte for byte when the original was
+  /// canonical; the returned hash is that of the produced bytes.
+  public func encoded() -> (chunk: [UInt8], hash: ChangeHash) {
+    var e = ChangeEncoder()
+    return e.encode(
+      actors: actors, seq: seq, startOp: startOp, time: time, message: message, deps: deps,
+      ops: ops, extra: extra)
+  }
+
+  /// Builds a change from its fields, computing its canonical chunk and hash (§6.6).
+  ///
+  /// Deps are sorted by bytes; ops are taken as given (counter order, preds in Lamport order).
+  public init(
+    actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,
+    deps: [ChangeHash], ops: [Op], extra: [UInt8] = []
+  ) {
+    let sortedDeps = deps.sorted()
+    var e = ChangeEncoder()
+    let (chunk, hash) = e.encode(
+      actors: actors, seq: seq, startOp: startOp, time: time, message: message, deps: sortedDeps,
+      ops: ops, extra: extra)
+    self.init(
+      hash: hash, actors: actors, seq: seq, startOp: startOp, time: time,
+      message: (message?.isEmpty ?? true) ? nil : message, deps: sortedDeps, ops: ops, extra: extra,
+      chunk: chunk)
+  }
+}

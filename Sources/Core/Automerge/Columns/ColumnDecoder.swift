@@ -1,0 +1,187 @@
+/// Decoders for the column encodings of §5.3 to §5.10, into flat arrays.
+///
+/// Nulls are represented by sentinels so that a column is one flat array with no optionals:
+/// `ColumnDecoder.nullUInt` (`UInt64.max`) for uLEB columns and `nullInt` (`Int64.min`) for
+/// delta columns. Both sentinels lie outside every domain the codec accepts (counters and
+/// actor indices fit 32 bits, actions are 0 to 7, value metadata lengths are checked against
+/// the payload), so a real value equal to a sentinel is rejected as out of domain later.
+///
+/// Every decoder takes `limit`, the most rows the column may hold; a run that would pass it
+/// is an error, so a hostile run length never allocates. Errors are thrown as
+/// `invalidColumn(spec:reason:chunkOffset:)`.
+enum ColumnDecoder {
+  static let nullUInt = UInt64.max
+  static let nullInt = Int64.min
+
+  /// The common failure: wraps a reader error or a message with the column's subject.
+  static func fail(_ spec: UInt32, _ chunk: Int, _ reason: String) -> AutomergeDecodeError {
+    .invalidColumn(spec: spec, reason: reason, chunkOffset: chunk)
+  }
+
+  @inline(__always)
+  static func wrap<T>(_ spec: UInt32, _ chunk: Int, _ body: () throws -> T) throws -> T {
+    do { return try body() } catch let e as AutomergeDecodeError {
+      if case .invalidColumn = e { throw e }
+      throw fail(spec, chunk, e.description)
+    }
+  }
+
+  /// Reads a run header (§5.3) and checks that its length fits in `room`.
+  @inline(__always)
+  static func runLength(_ r: inout ByteReader, _ room: Int, _ spec: UInt32, _ chunk: Int) throws -> Int64 {
+    let n = try r.sleb("run length")
+    if n > 0 {
+      guard n <= Int64(room) else { throw fail(spec, chunk, "more values than rows") }
+    } else if n < 0 {
+      guard n >= -Int64(room) else { throw fail(spec, chunk, "more values than rows") }
+    }
+    return n
+  }
+
+  /// RLE of uLEB values (types 0, 1, 2 and 6).
+  static func uint(
+    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int
+  ) throws -> [UInt64] {
+    try wrap(spec, chunk) {
+      var r = ByteReader(data)
+      var out: [UInt64] = []
+      while !r.isAtEnd {
+        let n = try runLength(&r, limit - out.count, spec, chunk)
+        if n > 0 {
+          let v = try r.uleb()
+          out.append(contentsOf: repeatElement(v, count: Int(n)))
+        } else if n < 0 {
+          for _ in 0..<Int(-n) { out.append(try r.uleb()) }
+        } else {
+          let k = try r.uleb("null run")
+          guard k <= UInt64(limit - out.count) else { throw fail(spec, chunk, "more values than rows") }
+          out.append(contentsOf: repeatElement(nullUInt, count: Int(k)))
+        }
+      }
+      return out
+    }
+  }
+
+  /// RLE of sLEB deltas, accumulated from 0; nulls keep the accumulator (type 3, §5.6).
+  static func delta(
+    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int
+  ) throws -> [Int64] {
+    try wrap(spec, chunk) {
+      var r = ByteReader(data)
+      var out: [Int64] = []
+      var acc: Int64 = 0
+      while !r.isAtEnd {
+        let n = try runLength(&r, limit - out.count, spec, chunk)
+        if n > 0 {
+          let d = try r.sleb()
+          for _ in 0..<Int(n) {
+            acc = acc &+ d
+            out.append(acc)
+          }
+        } else if n < 0 {
+          for _ in 0..<Int(-n) {
+            acc = acc &+ (try r.sleb())
+            out.append(acc)
+          }
+        } else {
+          let k = try r.uleb("null run")
+          guard k <= UInt64(limit - out.count) else { throw fail(spec, chunk, "more values than rows") }
+          out.append(contentsOf: repeatElement(nullInt, count: Int(k)))
+        }
+      }
+      return out
+    }
+  }
+
+  /// Alternating run lengths starting with false (type 4, §5.7).
+  static func boolean(
+    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int
+  ) throws -> [Bool] {
+    try wrap(spec, chunk) {
+      var r = ByteReader(data)
+      var out: [Bool] = []
+      var value = false
+      while !r.isAtEnd {
+        let k = try r.uleb("boolean run")
+        guard k <= UInt64(limit - out.count) else { throw fail(spec, chunk, "more values than rows") }
+        out.append(contentsOf: repeatElement(value, count: Int(k)))
+        value.toggle()
+      }
+      return out
+    }
+  }
+
+  /// RLE of length-prefixed UTF-8 strings (type 5, §5.8).
+  ///
+  /// - Returns: per row an index into `table` (-1 for null); each run adds one entry, so
+  ///   repeated values share one `String`.
+  static func string(
+    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int, table: inout [String]
+  ) throws -> [Int32] {
+    try wrap(spec, chunk) {
+      var r = ByteReader(data)
+      var out: [Int32] = []
+      while !r.isAtEnd {
+        let n = try runLength(&r, limit - out.count, spec, chunk)
+        if n > 0 {
+          table.append(try r.string("string value"))
+          out.append(contentsOf: repeatElement(Int32(table.count - 1), count: Int(n)))
+        } else if n < 0 {
+          for _ in 0..<Int(-n) {
+            table.append(try r.string("string value"))
+            out.append(Int32(table.count - 1))
+          }
+        } else {
+          let k = try r.uleb("null run")
+          guard k <= UInt64(limit - out.count) else { throw fail(spec, chunk, "more values than rows") }
+          out.append(contentsOf: repeatElement(-1, count: Int(k)))
+        }
+      }
+      return out
+    }
+  }
+}
+
+/// Decoding one value from its metadata word and payload (§5.9).
+enum ValueDecoder {
+  /// Decodes the payload `raw[start..<start+length]` described by metadata word `meta`.
+  ///
+  /// Uint, int, counter and timestamp payloads must be exactly one minimal LEB filling the
+  /// declared length; an f64 must be 8 bytes; a string must be valid UTF-8.
+  static func decode(
+    meta: UInt64, raw: UnsafeBufferPointer<UInt8>, start: Int, spec: UInt32, chunk: Int
+  ) throws -> ScalarValue {
+    let code = UInt8(meta & 0x0f)
+    let length = Int(truncatingIfNeeded: meta >> 4)
+    let payload = UnsafeBufferPointer(rebasing: raw[start..<(start + length)])
+    func leb<T>(_ read: (inout ByteReader) throws -> T) throws -> T {
+      return try ColumnDecoder.wrap(spec, chunk) {
+        var r = ByteReader(payload)
+        let v = try read(&r)
+        guard r.isAtEnd else { throw ColumnDecoder.fail(spec, chunk, "extra bytes in value") }
+        return v
+      }
+    }
+    switch code {
+    case 0, 1, 2:
+      guard length == 0 else { throw ColumnDecoder.fail(spec, chunk, "value of type \(code) with a payload") }
+      return code == 0 ? .null : .bool(code == 2)
+    case 3: return .uint(try leb { try $0.uleb() })
+    case 4: return .int(try leb { try $0.sleb() })
+    case 5:
+      guard length == 8 else { throw ColumnDecoder.fail(spec, chunk, "f64 of \(length) bytes") }
+      var bits: UInt64 = 0
+      for i in 0..<8 { bits |= UInt64(payload[i]) << UInt64(8 * i) }
+      return .f64(Double(bitPattern: bits))
+    case 6:
+      guard let s = UTF8Validation.string(payload) else {
+        throw ColumnDecoder.fail(spec, chunk, "invalid utf-8 in string value")
+      }
+      return .string(s)
+    case 7: return .bytes(Array(payload))
+    case 8: return .counter(try leb { try $0.sleb() })
+    case 9: return .timestamp(try leb { try $0.sleb() })
+    default: return .unknown(code: code, bytes: Array(payload))
+    }
+  }
+}

@@ -1,0 +1,251 @@
+/// The canonical column encoders of §5.3 to §5.10.
+///
+/// `RLEEncoder` is the state machine of §5.3 exactly; change hashes depend on its bytes.
+/// Encoders are reusable: `take()` returns the bytes and resets the state, keeping capacity.
+
+/// A value that an RLE column can hold.
+protocol RLEValue {
+  /// Equality as the encoder sees it (strings compare by UTF-8 bytes, not Unicode).
+  static func same(_ a: Self, _ b: Self) -> Bool
+  /// Writes the value's encoding.
+  static func write(_ v: Self, to w: inout ByteWriter)
+}
+
+extension UInt64: RLEValue {
+  @inline(__always) static func same(_ a: UInt64, _ b: UInt64) -> Bool { a == b }
+  @inline(__always) static func write(_ v: UInt64, to w: inout ByteWriter) { w.uleb(v) }
+}
+
+extension Int64: RLEValue {
+  @inline(__always) static func same(_ a: Int64, _ b: Int64) -> Bool { a == b }
+  @inline(__always) static func write(_ v: Int64, to w: inout ByteWriter) { w.sleb(v) }
+}
+
+extension String: RLEValue {
+  @inline(__always) static func same(_ a: String, _ b: String) -> Bool {
+    a.utf8.elementsEqual(b.utf8)
+  }
+  @inline(__always) static func write(_ v: String, to w: inout ByteWriter) { w.string(v) }
+}
+
+/// The canonical RLE encoder (§5.3).
+struct RLEEncoder<V: RLEValue> {
+  private enum State { case empty, nulls, lone, run, literal }
+  private var out = ByteWriter()
+  /// Values of the current literal run, except its last (held in `value`).
+  private var scratch = ByteWriter()
+  private var state = State.empty
+  /// Null count, run length, or number of values in `scratch`.
+  private var count = 0
+  private var value: V? = nil
+  private var leading = true
+
+  init() {}
+
+  mutating func appendNull() {
+    switch state {
+    case .empty:
+      state = .nulls
+      count = 1
+      leading = true
+      return
+    case .nulls:
+      count += 1
+      return
+    case .lone, .run, .literal:
+      flushValue()
+    }
+    state = .nulls
+    count = 1
+    leading = false
+  }
+
+  mutating func append(_ x: V) {
+    switch state {
+    case .empty:
+      break
+    case .nulls:
+      out.sleb(0)
+      out.uleb(UInt64(count))
+    case .lone:
+      if let v = value, V.same(v, x) {
+        state = .run
+        count = 2
+      } else {
+        scratch.bytes.removeAll(keepingCapacity: true)
+        if let v = value { V.write(v, to: &scratch) }
+        count = 1
+        state = .literal
+        value = x
+      }
+      return
+    case .run:
+      if let v = value, V.same(v, x) {
+        count += 1
+        return
+      }
+      flushValue()
+    case .literal:
+      if let v = value, V.same(v, x) {
+        out.sleb(-Int64(count))
+        out.append(scratch.bytes)
+        state = .run
+        count = 2
+        return
+      }
+      if let v = value { V.write(v, to: &scratch) }
+      count += 1
+      value = x
+      return
+    }
+    state = .lone
+    value = x
+  }
+
+  /// Emits the pending lone value, run or literal.
+  private mutating func flushValue() {
+    guard let v = value else { return }
+    switch state {
+    case .lone:
+      out.sleb(-1)
+      V.write(v, to: &out)
+    case .run:
+      out.sleb(Int64(count))
+      V.write(v, to: &out)
+    case .literal:
+      out.sleb(-Int64(count + 1))
+      out.append(scratch.bytes)
+      V.write(v, to: &out)
+    default:
+      break
+    }
+    value = nil
+  }
+
+  /// Finishes the column and returns its bytes; the encoder is empty afterwards.
+  mutating func take() -> [UInt8] {
+    switch state {
+    case .empty: break
+    case .nulls:
+      if !leading {
+        out.sleb(0)
+        out.uleb(UInt64(count))
+      }
+    default: flushValue()
+    }
+    let bytes = out.bytes
+    out.bytes.removeAll(keepingCapacity: true)
+    state = .empty
+    count = 0
+    value = nil
+    leading = true
+    return bytes
+  }
+}
+
+/// Delta encoding over `RLEEncoder<Int64>` (§5.6): nulls keep the accumulator.
+struct DeltaEncoder {
+  private var rle = RLEEncoder<Int64>()
+  private var previous: Int64 = 0
+
+  init() {}
+
+  mutating func appendNull() { rle.appendNull() }
+
+  mutating func append(_ v: Int64) {
+    rle.append(v &- previous)
+    previous = v
+  }
+
+  mutating func take() -> [UInt8] {
+    previous = 0
+    return rle.take()
+  }
+}
+
+/// Boolean columns (§5.7): alternating run lengths, starting with false.
+struct BooleanEncoder {
+  private var out = ByteWriter()
+  private var current = false
+  private var count: UInt64 = 0
+  private var rows = 0
+  /// Whether any row was true.
+  private(set) var anyTrue = false
+
+  init() {}
+
+  mutating func append(_ b: Bool) {
+    rows += 1
+    if b == current {
+      count += 1
+    } else {
+      out.uleb(count)
+      current = b
+      count = 1
+      anyTrue = true
+    }
+  }
+
+  mutating func take() -> [UInt8] {
+    if rows > 0 { out.uleb(count) }
+    let bytes = out.bytes
+    out.bytes.removeAll(keepingCapacity: true)
+    current = false
+    count = 0
+    rows = 0
+    anyTrue = false
+    return bytes
+  }
+}
+
+/// Value metadata and raw value columns (§5.9).
+struct ValueEncoder {
+  private var meta = RLEEncoder<UInt64>()
+  private var raw = ByteWriter()
+  private var scratch = ByteWriter()
+
+  init() {}
+
+  mutating func append(_ v: ScalarValue) {
+    let code: UInt64
+    let start = raw.count
+    switch v {
+    case .null: code = 0
+    case .bool(let b): code = b ? 2 : 1
+    case .uint(let u):
+      code = 3
+      raw.uleb(u)
+    case .int(let i):
+      code = 4
+      raw.sleb(i)
+    case .f64(let d):
+      code = 5
+      let bits = d.bitPattern
+      for i in 0..<8 { raw.byte(UInt8(truncatingIfNeeded: bits >> UInt64(8 * i))) }
+    case .string(let s):
+      code = 6
+      var s = s
+      s.withUTF8 { raw.bytes.append(contentsOf: $0) }
+    case .bytes(let b):
+      code = 7
+      raw.append(b)
+    case .counter(let c):
+      code = 8
+      raw.sleb(c)
+    case .timestamp(let t):
+      code = 9
+      raw.sleb(t)
+    case .unknown(let c, let b):
+      code = UInt64(c & 0x0f)
+      raw.append(b)
+    }
+    meta.append(UInt64(raw.count - start) << 4 | code)
+  }
+
+  /// The metadata and raw columns; the encoder is empty afterwards.
+  mutating func take() -> (meta: [UInt8], raw: [UInt8]) {
+    let r = raw.bytes
+    raw.bytes.removeAll(keepingCapacity: true)
+    return (meta.take(), r)
+  }
+}

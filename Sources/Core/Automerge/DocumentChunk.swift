@@ -1,0 +1,661 @@
+/// Document chunks (type 0): parsing (§7.1 to §7.3) and the reconstruction of every change
+/// with its hash (§7.5), checked against the stored heads.
+enum DocumentChunk {
+  /// The decoded content of a document chunk.
+  struct Decoded {
+    /// The reconstructed changes, in the chunk's (causal) row order.
+    var changes: [Change]
+    /// The stored heads, sorted.
+    var heads: [ChangeHash]
+  }
+
+  /// Decodes a document body and regenerates its changes.
+  ///
+  /// - Parameters:
+  ///   - buf: the whole input; `body` is the document body's range in it.
+  ///   - chunkOffset: the offset of the chunk, for errors.
+  /// - Throws: `AutomergeDecodeError` for malformed bytes, and `headsMismatch` when the
+  ///   regenerated heads differ from the stored ones.
+  static func decode(_ buf: UnsafeBufferPointer<UInt8>, body: Range<Int>, chunkOffset: Int) throws -> Decoded {
+    var r = ByteReader(buf, from: body.lowerBound, to: body.upperBound)
+    let actorCount = try r.length("actors count", limit: r.remaining)
+    var actors: [ActorId] = []
+    actors.reserveCapacity(actorCount)
+    for _ in 0..<actorCount {
+      let at = r.offset
+      let a = ActorId(try r.byteString("actor id"))
+      if let last = actors.last, !(last < a) {
+        throw AutomergeDecodeError.invalidDocument(reason: "actors are not sorted and unique", offset: at)
+      }
+      actors.append(a)
+    }
+    let headCount = try r.length("heads count", limit: r.remaining / 32)
+    var heads: [ChangeHash] = []
+    heads.reserveCapacity(headCount)
+    for _ in 0..<headCount { heads.append(try r.hash("head hash")) }
+    let changeMeta = try ColumnMetadata.read(&r, allowDeflate: true)
+    let opMeta = try ColumnMetadata.read(&r, allowDeflate: true)
+    let changeCols = try ColumnMetadata.layout(changeMeta, &r)
+    let opCols = try ColumnMetadata.layout(opMeta, &r)
+    if !r.isAtEnd {
+      for _ in 0..<headCount { _ = try r.uleb("head index") }
+      guard r.isAtEnd else {
+        throw AutomergeDecodeError.trailingBytes(what: "document head indexes", offset: r.offset)
+      }
+    }
+
+    var total = 0
+    func load(_ cols: [ColumnEntry]) throws -> [UInt32: [UInt8]] {
+      var out: [UInt32: [UInt8]] = [:]
+      for c in cols {
+        let slice = UnsafeBufferPointer(rebasing: buf[c.range])
+        let data = c.deflated ? try Deflate.inflate(slice, offset: c.range.lowerBound) : Array(slice)
+        total += data.count
+        out[c.spec] = data
+      }
+      return out
+    }
+    let changeData = try load(changeCols)
+    let opData = try load(opCols)
+    var builder = Reconstruction(
+      actors: actors, chunkOffset: chunkOffset, limit: ChangeChunk.rowLimit(forBytes: total + body.count))
+    try builder.decodeChangeColumns(changeData)
+    try builder.decodeOpColumns(opData)
+    let changes = try builder.reconstruct()
+
+    // §7.5 step 7: the regenerated heads must equal the stored heads, as sets.
+    var isDep = [Bool](repeating: false, count: changes.count)
+    for j in builder.depsIndex where j >= 0 { isDep[Int(j)] = true }
+    var regenerated: [ChangeHash] = []
+    for (i, c) in changes.enumerated() where !isDep[i] { regenerated.append(c.hash) }
+    regenerated.sort()
+    let stored = Array(Set(heads)).sorted()
+    guard regenerated == stored else { throw AutomergeDecodeError.headsMismatch(offset: chunkOffset) }
+    return Decoded(changes: changes, heads: stored)
+  }
+}
+
+/// The state of §7.5: flat columns of change rows and ops, then the regenerated changes.
+struct Reconstruction {
+  typealias S = ColumnSpecs
+  let actors: [ActorId]
+  let chunk: Int
+  let limit: Int
+
+  // Change rows (§7.2).
+  var rowActor: [UInt32] = []
+  var rowSeq: [UInt64] = []
+  var rowMaxOp: [UInt32] = []
+  var rowTime: [Int64] = []
+  var rowMessage: [Int32] = []
+  var rowDepsStart: [Int] = []
+  var depsIndex: [Int64] = []
+  var rowExtraMeta: [UInt64] = []
+  var extraStart: [Int] = []
+  var extraRaw: [UInt8] = []
+  var messages: [String] = []
+
+  // Stored ops (§7.3).
+  var opCount = 0
+  var idActor: [UInt32] = []
+  var idCtr: [UInt32] = []
+  var objActor: [UInt64] = []
+  var objCtr: [UInt64] = []
+  var keyActor: [UInt64] = []
+  var keyCtr: [Int64] = []
+  var keyStr: [Int32] = []
+  var strings: [String] = []
+  var insert: [Bool] = []
+  var action: [UInt64] = []
+  var valMeta: [UInt64] = []
+  var valStart: [Int] = []
+  var valRaw: [UInt8] = []
+  var succNum: [UInt64] = []
+  var succKeys: [UInt64] = []
+  var expand: [Bool] = []
+  var markName: [Int32] = []
+
+  init(actors: [ActorId], chunkOffset: Int, limit: Int) {
+    self.actors = actors
+    self.chunk = chunkOffset
+    self.limit = limit
+  }
+
+  /// A packed op id whose integer order is Lamport order: actors are sorted, so the index
+  /// order is the byte order.
+  @inline(__always) static func pack(_ ctr: UInt32, _ actor: UInt32) -> UInt64 {
+    UInt64(ctr) << 32 | UInt64(actor)
+  }
+
+  func fail(_ reason: String) -> AutomergeDecodeError {
+    .invalidDocument(reason: reason, offset: chunk)
+  }
+
+  mutating func decodeChangeColumns(_ data: [UInt32: [UInt8]]) throws {
+    let ck = chunk
+    func with<T>(_ s: UInt32, _ empty: T, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+      guard let d = data[s] else { return empty }
+      return try d.withUnsafeBufferPointer(body)
+    }
+    let lim = limit
+    let actorCol = try with(S.changeActor, []) { try ColumnDecoder.uint($0, limit: lim, spec: S.changeActor, chunk: ck) }
+    let n = actorCol.count
+    let seq = try with(S.changeSeq, []) { try ColumnDecoder.delta($0, limit: n, spec: S.changeSeq, chunk: ck) }
+    let maxOp = try with(S.changeMaxOp, []) { try ColumnDecoder.delta($0, limit: n, spec: S.changeMaxOp, chunk: ck) }
+    let time = try with(S.changeTime, []) { try ColumnDecoder.delta($0, limit: n, spec: S.changeTime, chunk: ck) }
+    rowMessage = try with(S.changeMessage, []) {
+      try ColumnDecoder.string($0, limit: n, spec: S.changeMessage, chunk: ck, table: &messages)
+    }
+    let depsNum = try with(S.depsNum, []) { try ColumnDecoder.uint($0, limit: n, spec: S.depsNum, chunk: ck) }
+    let depsTotal = try ChangeChunk.groupTotal(depsNum, spec: S.depsNum, limit: lim, chunk: ck)
+    depsIndex = try with(S.depsIndex, []) { try ColumnDecoder.delta($0, limit: depsTotal, spec: S.depsIndex, chunk: ck) }
+    guard depsIndex.count == depsTotal else {
+      throw ColumnDecoder.fail(S.depsIndex, ck, "\(depsIndex.count) dependency indexes for \(depsTotal) dependencies")
+    }
+    rowExtraMeta = try with(S.extraMeta, []) { try ColumnDecoder.uint($0, limit: n, spec: S.extraMeta, chunk: ck) }
+    extraRaw = data[S.extraRaw] ?? []
+
+    rowActor.reserveCapacity(n)
+    rowSeq.reserveCapacity(n)
+    rowMaxOp.reserveCapacity(n)
+    rowTime.reserveCapacity(n)
+    rowDepsStart.reserveCapacity(n + 1)
+    var depPos = 0
+    for i in 0..<n {
+      let a = actorCol[i]
+      guard a < UInt64(actors.count) else { throw ColumnDecoder.fail(S.changeActor, ck, "missing actor \(a)") }
+      rowActor.append(UInt32(a))
+      guard i < seq.count, seq[i] >= 1 else { throw ColumnDecoder.fail(S.changeSeq, ck, "missing or invalid seq") }
+      rowSeq.append(UInt64(seq[i]))
+      guard i < maxOp.count, maxOp[i] >= 0, maxOp[i] <= Int64(UInt32.max) else {
+        throw ColumnDecoder.fail(S.changeMaxOp, ck, "missing or invalid max op")
+      }
+      rowMaxOp.append(UInt32(maxOp[i]))
+      guard i < time.count, time[i] != ColumnDecoder.nullInt else { throw ColumnDecoder.fail(S.changeTime, ck, "missing time") }
+      rowTime.append(time[i])
+      rowDepsStart.append(depPos)
+      depPos += i < depsNum.count ? Int(depsNum[i]) : 0
+    }
+    rowDepsStart.append(depPos)
+    if !rowExtraMeta.isEmpty {
+      var pos = 0
+      extraStart.reserveCapacity(n + 1)
+      for i in 0..<n {
+        extraStart.append(pos)
+        let m = i < rowExtraMeta.count ? rowExtraMeta[i] : 7
+        guard m != ColumnDecoder.nullUInt, m & 0x0f == 7 else {
+          throw ColumnDecoder.fail(S.extraMeta, ck, "extra data is not bytes")
+        }
+        let len = m >> 4
+        guard len <= UInt64(extraRaw.count - pos) else {
+          throw ColumnDecoder.fail(S.extraRaw, ck, "extra data past the end of the column")
+        }
+        pos += Int(len)
+      }
+      extraStart.append(pos)
+      guard pos == extraRaw.count else { throw ColumnDecoder.fail(S.extraRaw, ck, "extra bytes in extra column") }
+    } else if !extraRaw.isEmpty {
+      throw ColumnDecoder.fail(S.extraRaw, ck, "extra data without metadata")
+    }
+    for (k, j) in depsIndex.enumerated() {
+      let row = rowOfDep(k)
+      guard j >= 0, j < Int64(row) else {
+        throw ColumnDecoder.fail(S.depsIndex, ck, "dependency of change \(row) is not an earlier change (missing change)")
+      }
+    }
+  }
+
+  /// The row that owns dependency entry `k` (only used for error checks, rows are few).
+  private func rowOfDep(_ k: Int) -> Int {
+    var lo = 0
+    var hi = rowDepsStart.count - 1
+    while lo < hi {
+      let mid = (lo + hi + 1) / 2
+      if rowDepsStart[mid] <= k { lo = mid } else { hi = mid - 1 }
+    }
+    return lo
+  }
+
+  mutating func decodeOpColumns(_ data: [UInt32: [UInt8]]) throws {
+    let ck = chunk
+    let lim = limit
+    func with<T>(_ s: UInt32, _ empty: T, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+      guard let d = data[s] else { return empty }
+      return try d.withUnsafeBufferPointer(body)
+    }
+    let ctr = try with(S.idCtr, []) { try ColumnDecoder.delta($0, limit: lim, spec: S.idCtr, chunk: ck) }
+    let n = ctr.count
+    opCount = n
+    let act = try with(S.idActor, []) { try ColumnDecoder.uint($0, limit: n, spec: S.idActor, chunk: ck) }
+    guard act.count == n else {
+      throw ColumnDecoder.fail(S.idActor, ck, "invalid load length len=\(act.count), expected=\(n)")
+    }
+    idActor.reserveCapacity(n)
+    idCtr.reserveCapacity(n)
+    for i in 0..<n {
+      guard act[i] < UInt64(actors.count) else { throw ColumnDecoder.fail(S.idActor, ck, "missing actor") }
+      guard ctr[i] >= 1, ctr[i] <= Int64(UInt32.max) else {
+        throw ColumnDecoder.fail(S.idCtr, ck, "op counter out of range")
+      }
+      idActor.append(UInt32(act[i]))
+      idCtr.append(UInt32(ctr[i]))
+    }
+    objActor = try with(S.objActor, []) { try ColumnDecoder.uint($0, limit: n, spec: S.objActor, chunk: ck) }
+    objCtr = try with(S.objCtr, []) { try ColumnDecoder.uint($0, limit: n, spec: S.objCtr, chunk: ck) }
+    keyActor = try with(S.keyActor, []) { try ColumnDecoder.uint($0, limit: n, spec: S.keyActor, chunk: ck) }
+    keyCtr = try with(S.keyCtr, []) { try ColumnDecoder.delta($0, limit: n, spec: S.keyCtr, chunk: ck) }
+    keyStr = try with(S.keyStr, []) {
+      try ColumnDecoder.string($0, limit: n, spec: S.keyStr, chunk: ck, table: &strings)
+    }
+    insert = try with(S.insert, []) { try ColumnDecoder.boolean($0, limit: n, spec: S.insert, chunk: ck) }
+    action = try with(S.action, []) { try ColumnDecoder.uint($0, limit: n, spec: S.action, chunk: ck) }
+    valMeta = try with(S.valMeta, []) { try ColumnDecoder.uint($0, limit: n, spec: S.valMeta, chunk: ck) }
+    valRaw = data[S.valRaw] ?? []
+    succNum = try with(S.succNum, []) { try ColumnDecoder.uint($0, limit: n, spec: S.succNum, chunk: ck) }
+    let succTotal = try ChangeChunk.groupTotal(succNum, spec: S.succNum, limit: lim, chunk: ck)
+    let sa = try with(S.succActor, []) { try ColumnDecoder.uint($0, limit: succTotal, spec: S.succActor, chunk: ck) }
+    let sc = try with(S.succCtr, []) { try ColumnDecoder.delta($0, limit: succTotal, spec: S.succCtr, chunk: ck) }
+    guard sa.count == succTotal, sc.count == succTotal else {
+      throw ColumnDecoder.fail(S.succActor, ck, "successor columns do not match their counts")
+    }
+    expand = try with(S.expand, []) { try ColumnDecoder.boolean($0, limit: n, spec: S.expand, chunk: ck) }
+    markName = try with(S.markName, []) {
+      try ColumnDecoder.string($0, limit: n, spec: S.markName, chunk: ck, table: &strings)
+    }
+
+    succKeys.reserveCapacity(succTotal)
+    for k in 0..<succTotal {
+      guard sa[k] < UInt64(actors.count) else { throw ColumnDecoder.fail(S.succActor, ck, "missing actor") }
+      guard sc[k] >= 1, sc[k] <= Int64(UInt32.max) else { throw ColumnDecoder.fail(S.succCtr, ck, "counter out of range") }
+      succKeys.append(Reconstruction.pack(UInt32(sc[k]), UInt32(sa[k])))
+    }
+    // Value payload offsets; the payloads must fill the raw column exactly.
+    valStart.reserveCapacity(n)
+    var pos = 0
+    for i in 0..<n {
+      valStart.append(pos)
+      let m = i < valMeta.count ? valMeta[i] : (data[S.valMeta] == nil ? 0 : ColumnDecoder.nullUInt)
+      guard m != ColumnDecoder.nullUInt else { throw ColumnDecoder.fail(S.valMeta, ck, "null value metadata") }
+      let len = m >> 4
+      guard len <= UInt64(valRaw.count - pos) else {
+        throw ColumnDecoder.fail(S.valRaw, ck, "value payload past the end of the column")
+      }
+      pos += Int(len)
+    }
+    guard pos == valRaw.count else { throw ColumnDecoder.fail(S.valRaw, ck, "extra bytes in value column") }
+    guard insert.count == n || data[S.insert] == nil else {
+      throw ColumnDecoder.fail(S.insert, ck, "invalid load length len=\(insert.count), expected=\(n)")
+    }
+  }
+
+  @inline(__always) func meta(_ i: Int) -> UInt64 { i < valMeta.count ? valMeta[i] : 0 }
+  @inline(__always) func isInsert(_ i: Int) -> Bool { i < insert.count ? insert[i] : false }
+
+  /// The object of stored op `i` as a packed key (root = 0; real ids have counter ≥ 1).
+  @inline(__always) func objectKey(_ i: Int) throws -> UInt64 {
+    let a = i < objActor.count ? objActor[i] : ColumnDecoder.nullUInt
+    let c = i < objCtr.count ? objCtr[i] : ColumnDecoder.nullUInt
+    if a == ColumnDecoder.nullUInt && c == ColumnDecoder.nullUInt { return 0 }
+    guard a < UInt64(actors.count), c >= 1, c <= UInt64(UInt32.max) else {
+      throw ColumnDecoder.fail(S.objActor, chunk, "invalid object id")
+    }
+    return Reconstruction.pack(UInt32(c), UInt32(a))
+  }
+
+  /// The key of stored op `i`: (kind, packed) with kind 0 = map string index, 1 = head,
+  /// 2 = element id.
+  @inline(__always) func keyOf(_ i: Int) throws -> (kind: UInt8, value: UInt64) {
+    let s = i < keyStr.count ? keyStr[i] : -1
+    let a = i < keyActor.count ? keyActor[i] : ColumnDecoder.nullUInt
+    let c = i < keyCtr.count ? keyCtr[i] : ColumnDecoder.nullInt
+    if s >= 0 {
+      guard a == ColumnDecoder.nullUInt, c == ColumnDecoder.nullInt else {
+        throw ColumnDecoder.fail(S.keyStr, chunk, "key with both a string and an element id")
+      }
+      return (0, UInt64(s))
+    }
+    if a == ColumnDecoder.nullUInt {
+      guard c == 0 else { throw ColumnDecoder.fail(S.keyCtr, chunk, "invalid key") }
+      return (1, 0)
+    }
+    guard a < UInt64(actors.count), c >= 0, c <= Int64(UInt32.max) else {
+      throw ColumnDecoder.fail(S.keyActor, chunk, "invalid element id")
+    }
+    return (2, Reconstruction.pack(UInt32(c), UInt32(a)))
+  }
+
+  /// Runs §7.5 steps 1 to 6 and returns the regenerated changes in row order.
+  mutating func reconstruct() throws -> [Change] {
+    let n = opCount
+    let rows = rowActor.count
+
+    // Steps 1-3: preds from succ lists, group by group; leftovers become del ops.
+    var predStart = [Int32](repeating: 0, count: n + 1)
+    var predFlat: [UInt64] = []
+    predFlat.reserveCapacity(succKeys.count)
+    var delId: [UInt64] = []
+    var delObj: [UInt64] = []
+    var delKeyKind: [UInt8] = []
+    var delKey: [UInt64] = []
+    var delPredStart: [Int32] = []
+    var pairs: [(succ: UInt64, pred: UInt64)] = []
+
+    var succPos = 0
+    var i = 0
+    var previousObject: UInt64 = 0
+    while i < n {
+      let obj = try objectKey(i)
+      guard obj >= previousObject else { throw fail("ops out of order") }
+      previousObject = obj
+      let k0 = try keyOf(i)
+      let group: (UInt8, UInt64) = isInsert(i) ? (2, Reconstruction.pack(idCtr[i], idActor[i])) : k0
+      var j = i
+      pairs.removeAll(keepingCapacity: true)
+      while j < n {
+        if j > i {
+          guard try objectKey(j) == obj else { break }
+          let kj = try keyOf(j)
+          if isInsert(j) || kj != group { break }
+        }
+        let count = j < succNum.count ? Int(succNum[j]) : 0
+        let id = Reconstruction.pack(idCtr[j], idActor[j])
+        var previous: UInt64 = 0
+        for s in succKeys[succPos..<(succPos + count)] {
+          guard s > previous else { throw ColumnDecoder.fail(S.succCtr, chunk, "succ out of order") }
+          previous = s
+          pairs.append((s, id))
+        }
+        succPos += count
+        j += 1
+      }
+      // Group [i, j). Every op must have a valid action and value (checked when built).
+      if pairs.isEmpty {
+        for o in i..<j { predStart[o + 1] = Int32(predFlat.count) }
+      } else {
+        pairs.sort { $0.succ != $1.succ ? $0.succ < $1.succ : $0.pred < $1.pred }
+        var matched = [Bool](repeating: false, count: pairs.count)
+        for o in i..<j {
+          let id = Reconstruction.pack(idCtr[o], idActor[o])
+          var lo = 0
+          var hi = pairs.count
+          while lo < hi {
+            let mid = (lo + hi) / 2
+            if pairs[mid].succ < id { lo = mid + 1 } else { hi = mid }
+          }
+          while lo < pairs.count && pairs[lo].succ == id {
+            predFlat.append(pairs[lo].pred)
+            matched[lo] = true
+            lo += 1
+          }
+          predStart[o + 1] = Int32(predFlat.count)
+        }
+        var p = 0
+        while p < pairs.count {
+          if matched[p] {
+            p += 1
+            continue
+          }
+          let s = pairs[p].succ
+          delId.append(s)
+          delObj.append(obj)
+          delKeyKind.append(group.0)
+          delKey.append(group.1)
+          delPredStart.append(Int32(predFlat.count))
+          while p < pairs.count && pairs[p].succ == s {
+            predFlat.append(pairs[p].pred)
+            p += 1
+          }
+        }
+      }
+      i = j
+    }
+    delPredStart.append(Int32(predFlat.count))
+    let delCount = delId.count
+
+    // Step 5: each op belongs to the first change row of its actor whose maxOp ≥ counter.
+    var rowsByActor = [[Int32]](repeating: [], count: actors.count)
+    var nextSeq = [UInt64](repeating: 1, count: actors.count)
+    for r in 0..<rows {
+      let a = Int(rowActor[r])
+      guard rowSeq[r] == nextSeq[a] else {
+        throw ColumnDecoder.fail(S.changeSeq, chunk, "seq \(rowSeq[r]) of actor \(actors[a]) should be \(nextSeq[a])")
+      }
+      nextSeq[a] += 1
+      if let last = rowsByActor[a].last, rowMaxOp[Int(last)] > rowMaxOp[r] {
+        throw ColumnDecoder.fail(S.changeMaxOp, chunk, "max op decreases for actor \(actors[a])")
+      }
+      rowsByActor[a].append(Int32(r))
+    }
+    let total = n + delCount
+    var rowOfOp = [Int32](repeating: 0, count: total)
+    var perRow = [Int32](repeating: 0, count: rows + 1)
+    for k in 0..<total {
+      let ctr: UInt32
+      let actor: Int
+      if k < n {
+        ctr = idCtr[k]
+        actor = Int(idActor[k])
+      } else {
+        let id = delId[k - n]
+        ctr = UInt32(truncatingIfNeeded: id >> 32)
+        actor = Int(UInt32(truncatingIfNeeded: id))
+      }
+      let list = rowsByActor[actor]
+      var lo = 0
+      var hi = list.count
+      while lo < hi {
+        let mid = (lo + hi) / 2
+        if rowMaxOp[Int(list[mid])] < ctr { lo = mid + 1 } else { hi = mid }
+      }
+      guard lo < list.count else { throw fail("op \(ctr)@\(actors[actor]) belongs to no change (missing change)") }
+      let row = list[lo]
+      rowOfOp[k] = row
+      perRow[Int(row) + 1] += 1
+    }
+    for r in 0..<rows { perRow[r + 1] += perRow[r] }
+    var fill = perRow
+    var opsByRow = [Int32](repeating: 0, count: total)
+    for k in 0..<total {
+      let r = Int(rowOfOp[k])
+      opsByRow[Int(fill[r])] = Int32(k)
+      fill[r] += 1
+    }
+    rowOfOp = []
+
+    // Step 6: build each change and hash it.
+    var encoder = ChangeEncoder()
+    var changes: [Change] = []
+    changes.reserveCapacity(rows)
+    var hashes: [ChangeHash] = []
+    hashes.reserveCapacity(rows)
+    var local = [Int32](repeating: -1, count: actors.count)
+    var others: [Int32] = []
+    var soloActors: [[ActorId]?] = Array(repeating: nil, count: actors.count)
+    var actorTables: [[Int32]: [ActorId]] = [:]
+    var ops: [Op] = []
+    var counters: [(ctr: UInt32, k: Int32)] = []
+    for r in 0..<rows {
+      let author = Int(rowActor[r])
+      let start = Int(perRow[r])
+      let end = Int(perRow[r + 1])
+      counters.removeAll(keepingCapacity: true)
+      for p in start..<end {
+        let k = Int(opsByRow[p])
+        let ctr = k < n ? idCtr[k] : UInt32(truncatingIfNeeded: delId[k - n] >> 32)
+        counters.append((ctr, Int32(k)))
+      }
+      var sorted = true
+      if counters.count > 1 {
+        for q in 1..<counters.count where counters[q - 1].ctr >= counters[q].ctr {
+          sorted = false
+          break
+        }
+      }
+      if !sorted { counters.sort { $0.ctr < $1.ctr } }
+      let count = counters.count
+      let maxOp = UInt64(rowMaxOp[r])
+      guard UInt64(count) <= maxOp || (count == 0) else {
+        throw fail("change \(r) has more ops than its max op")
+      }
+      let startOp = maxOp + 1 - UInt64(count)
+      guard startOp >= 1 else { throw fail("change \(r) has start op 0") }
+      for (q, c) in counters.enumerated() where UInt64(c.ctr) != startOp + UInt64(q) {
+        throw fail("ops of change \(r) are not consecutive from \(startOp)")
+      }
+
+      // Actors other than the author, sorted by bytes (= index order).
+      others.removeAll(keepingCapacity: true)
+      @inline(__always) func note(_ a: Int) {
+        if a != author && local[a] < 0 {
+          local[a] = 0
+          others.append(Int32(a))
+        }
+      }
+      for c in counters {
+        let k = Int(c.k)
+        let objKey: UInt64
+        let kind: UInt8
+        let keyValue: UInt64
+        let ps: Int
+        let pe: Int
+        if k < n {
+          objKey = try objectKey(k)
+          (kind, keyValue) = try keyOf(k)
+          ps = Int(predStart[k])
+          pe = Int(predStart[k + 1])
+        } else {
+          objKey = delObj[k - n]
+          kind = delKeyKind[k - n]
+          keyValue = delKey[k - n]
+          ps = Int(delPredStart[k - n])
+          pe = Int(delPredStart[k - n + 1])
+        }
+        if objKey != 0 { note(Int(UInt32(truncatingIfNeeded: objKey))) }
+        if kind == 2 { note(Int(UInt32(truncatingIfNeeded: keyValue))) }
+        for p in ps..<pe { note(Int(UInt32(truncatingIfNeeded: predFlat[p]))) }
+      }
+      others.sort()
+      local[author] = 0
+      for (q, a) in others.enumerated() { local[Int(a)] = Int32(q + 1) }
+      let table: [ActorId]
+      if others.isEmpty {
+        if let t = soloActors[author] {
+          table = t
+        } else {
+          table = [actors[author]]
+          soloActors[author] = table
+        }
+      } else {
+        let key = [Int32(author)] + others
+        if let t = actorTables[key] {
+          table = t
+        } else {
+          var t = [actors[author]]
+          for a in others { t.append(actors[Int(a)]) }
+          actorTables[key] = t
+          table = t
+        }
+      }
+
+      ops.removeAll(keepingCapacity: true)
+      ops.reserveCapacity(count)
+      for c in counters {
+        let k = Int(c.k)
+        if k < n {
+          ops.append(try storedOp(k, local: local, predFlat: predFlat, predStart: predStart))
+        } else {
+          let d = k - n
+          var pred: [OpId] = []
+          let ps = Int(delPredStart[d])
+          let pe = Int(delPredStart[d + 1])
+          pred.reserveCapacity(pe - ps)
+          for p in ps..<pe { pred.append(localId(predFlat[p], local)) }
+          ops.append(
+            Op(
+              object: delObj[d] == 0 ? .root : .object(localId(delObj[d], local)),
+              key: keyValue(delKeyKind[d], delKey[d], local), insert: false, action: .delete,
+              value: .null, pred: pred))
+        }
+      }
+      local[author] = -1
+      for a in others { local[Int(a)] = -1 }
+
+      var deps: [ChangeHash] = []
+      let ds = rowDepsStart[r]
+      let de = rowDepsStart[r + 1]
+      if de > ds {
+        deps.reserveCapacity(de - ds)
+        for q in ds..<de { deps.append(hashes[Int(depsIndex[q])]) }
+        deps.sort()
+      }
+      let message: String?
+      if r < rowMessage.count, rowMessage[r] >= 0 {
+        let m = messages[Int(rowMessage[r])]
+        message = m.isEmpty ? nil : m
+      } else {
+        message = nil
+      }
+      let extra = extraBytes(r)
+      let (chunkBytes, hash) = encoder.encode(
+        actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message, deps: deps,
+        ops: ops, extra: extra)
+      hashes.append(hash)
+      changes.append(
+        Change(
+          hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message,
+          deps: deps, ops: ops, extra: extra, chunk: chunkBytes))
+    }
+    return changes
+  }
+
+  /// The extra bytes of change row `r` (a bytes value, code 7).
+  private func extraBytes(_ r: Int) -> [UInt8] {
+    guard r + 1 < extraStart.count else { return [] }
+    let s = extraStart[r]
+    let e = extraStart[r + 1]
+    return e > s ? Array(extraRaw[s..<e]) : []
+  }
+
+  @inline(__always) private func localId(_ packed: UInt64, _ local: [Int32]) -> OpId {
+    let a = Int(UInt32(truncatingIfNeeded: packed))
+    return OpId(counter: UInt32(truncatingIfNeeded: packed >> 32), actor: UInt32(local[a]))
+  }
+
+  @inline(__always) private func keyValue(_ kind: UInt8, _ v: UInt64, _ local: [Int32]) -> Key {
+    switch kind {
+    case 0: return .map(strings[Int(v)])
+    case 1: return .head
+    default: return .element(localId(v, local))
+    }
+  }
+
+  private func storedOp(_ k: Int, local: [Int32], predFlat: [UInt64], predStart: [Int32]) throws -> Op {
+    let objKey = try objectKey(k)
+    let (kind, kv) = try keyOf(k)
+    let a = k < action.count ? action[k] : ColumnDecoder.nullUInt
+    guard a <= 7, let act = Action(rawValue: UInt8(a)) else {
+      throw ColumnDecoder.fail(S.action, chunk, "unrecognized action index \(a == ColumnDecoder.nullUInt ? "null" : String(a))")
+    }
+    let value = try valRaw.withUnsafeBufferPointer {
+      try ValueDecoder.decode(meta: meta(k), raw: $0, start: valStart[k], spec: S.valRaw, chunk: chunk)
+    }
+    if act == .increment {
+      switch value {
+      case .int, .uint: break
+      default: throw ColumnDecoder.fail(S.valMeta, chunk, "increment without an integer value")
+      }
+    }
+    let ps = Int(predStart[k])
+    let pe = Int(predStart[k + 1])
+    var pred: [OpId] = []
+    if pe > ps {
+      pred.reserveCapacity(pe - ps)
+      for p in ps..<pe { pred.append(localId(predFlat[p], local)) }
+    }
+    let name: String? = k < markName.count && markName[k] >= 0 ? strings[Int(markName[k])] : nil
+    return Op(
+      object: objKey == 0 ? .root : .object(localId(objKey, local)), key: keyValue(kind, kv, local),
+      insert: isInsert(k), action: act, value: value, pred: pred,
+      expand: k < expand.count ? expand[k] : false, markName: name)
+  }
+}

@@ -1,0 +1,87 @@
+/// Why the write lock could not be taken.
+public enum LockError: Error, Sendable, CustomStringConvertible {
+  /// Another process held the lock for the whole wait.
+  case held(path: String, waited: Double)
+  /// The lock file could not be opened or locked.
+  case fileSystem(FileSystemError)
+
+  public var description: String {
+    switch self {
+    case .held(let path, let waited):
+      let seconds = waited == waited.rounded() ? String(Int(waited)) : String(waited)
+      return "the data folder is locked by another writer ('\(path)'); waited \(seconds)s"
+    case .fileSystem(let error): return error.description
+    }
+  }
+}
+
+/// The exclusive write lock of a data folder: `flock` on `.minuta.writelock.nosync` (mn.md §6).
+///
+/// The lock is released when `release()` is called or the process ends (the kernel drops
+/// `flock` locks with the descriptor), so a `kill -9` never leaves a stale lock.
+public final class FileLock: @unchecked Sendable {
+  /// The lock file's name inside the root.
+  public static let fileName = ".minuta.writelock.nosync"
+
+  public let path: String
+  private let fileSystem: any FileSystem
+  private var descriptor: FileDescriptor?
+
+  private init(path: String, fileSystem: any FileSystem, descriptor: FileDescriptor) {
+    self.path = path
+    self.fileSystem = fileSystem
+    self.descriptor = descriptor
+  }
+
+  /// Takes the lock of the data folder at `root`, polling until `timeout` seconds have passed.
+  ///
+  /// - Parameters:
+  ///   - root: The data folder.
+  ///   - timeout: How long to wait for another holder, in seconds (0: try once).
+  ///   - fileSystem: Where the lock file lives.
+  ///   - sleep: Sleeps for the given number of seconds (injected so tests need not wait).
+  /// - Throws: `LockError.held` when the wait ran out, `LockError.fileSystem` otherwise.
+  public static func acquire(
+    root: String, timeout: Double, fileSystem: any FileSystem, sleep: (Double) -> Void
+  ) throws(LockError) -> FileLock {
+    let path = Paths.join(root, fileName)
+    let fd: FileDescriptor
+    do {
+      fd = try fileSystem.openForLocking(path)
+    } catch let error as FileSystemError {
+      throw .fileSystem(error)
+    } catch {
+      throw .fileSystem(FileSystemError("open", path, .ioError))
+    }
+    let step = 0.05
+    var waited = 0.0
+    while true {
+      let taken: Bool
+      do {
+        taken = try fileSystem.tryLock(fd, path: path)
+      } catch let error as FileSystemError {
+        try? fileSystem.close(fd, path: path)
+        throw .fileSystem(error)
+      } catch {
+        try? fileSystem.close(fd, path: path)
+        throw .fileSystem(FileSystemError("lock", path, .ioError))
+      }
+      if taken { return FileLock(path: path, fileSystem: fileSystem, descriptor: fd) }
+      if waited >= timeout {
+        try? fileSystem.close(fd, path: path)
+        throw .held(path: path, waited: timeout)
+      }
+      sleep(step)
+      waited += step
+    }
+  }
+
+  /// Releases the lock (closing the descriptor). Calling it twice does nothing.
+  public func release() {
+    guard let fd = descriptor else { return }
+    descriptor = nil
+    try? fileSystem.close(fd, path: path)
+  }
+
+  deinit { release() }
+}

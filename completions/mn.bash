@@ -4,7 +4,8 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'resolve help completion' ;;
+    '') echo 'resolve ls doc help completion' ;;
+    'doc') echo 'info heads changes show merge check' ;;
   esac
 }
 
@@ -12,6 +13,14 @@ _mn_verbs() {
 _mn_verb() {
   case "$1|$2" in
     '|resolve') echo 'resolve' ;;
+    '|ls') echo 'ls' ;;
+    '|doc') echo 'doc' ;;
+    'doc|info') echo 'info' ;;
+    'doc|heads') echo 'heads' ;;
+    'doc|changes') echo 'changes' ;;
+    'doc|show') echo 'show' ;;
+    'doc|merge') echo 'merge' ;;
+    'doc|check') echo 'check' ;;
     '|help') echo 'help' ;;
     '|completion') echo 'completion' ;;
     *) return 1 ;;
@@ -22,6 +31,9 @@ _mn_verb() {
 _mn_options() {
   case "$1" in
     'resolve') echo '--explain --icloud --local --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'ls') echo '--placeholders --conflicts --all -l --long -0 --null --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'doc show') echo '--typed --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'doc merge') echo '-o --output --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     *) echo '--root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
   esac
 }
@@ -29,6 +41,7 @@ _mn_options() {
 # The value kind of option $2 of the verb path $1; fails for flags and unknown options.
 _mn_value_kind() {
   case "$1|$2" in
+    'doc merge|-o'|'doc merge|--output') echo 'path' ;;
     *'|--root') echo 'directory' ;;
     *) return 1 ;;
   esac
@@ -37,6 +50,13 @@ _mn_value_kind() {
 # The value kind of positional argument $2 (from 0) of the verb path $1.
 _mn_argument_kind() {
   case "$1|$2" in
+    'ls|'*) echo 'document' ;;
+    'doc info|0') echo 'document' ;;
+    'doc heads|0') echo 'document' ;;
+    'doc changes|0') echo 'document' ;;
+    'doc show|0') echo 'document' ;;
+    'doc merge|'*) echo 'document' ;;
+    'doc check|'*) echo 'document' ;;
     'completion|0') echo 'choice:bash zsh fish' ;;
     *) return 1 ;;
   esac

@@ -16,6 +16,28 @@ enum ErrorReport {
       }
     case let e as FileSystemError:
       return (status(of: e), e.description, [])
+    case let e as AutomergeDecodeError:
+      return (.dataErr, "invalid Automerge data: \(e)", [])
+    case let e as AutomergeMergeError:
+      return (.dataErr, e.description, [])
+    case let e as MaterializeError:
+      return (.dataErr, "cannot materialize the document: \(e)", [])
+    case let e as StorageError:
+      switch e {
+      case .outsideRoot, .invalidPath: return (.usage, e.description, [])
+      case .noSuchFolder: return (.noInput, e.description, [])
+      default: return (.dataErr, e.description, [])
+      }
+    case let e as ArchiveError:
+      let status: ExitStatus
+      switch e.exitCategory {
+      case .unavailable: status = .unavailable
+      case .cannotCreate: status = .cantCreate
+      case .ioError: status = .ioErr
+      case .dataError: status = .dataErr
+      case .software: status = .software
+      }
+      return (status, e.description, [])
     default:
       return (.software, "\(error)", ["this is a bug in mn; please report it"])
     }

@@ -79,6 +79,12 @@ public enum CLI {
     let lock = try FileLock.acquire(
       root: root, timeout: wait, fileSystem: env.fileSystem, sleep: env.sleep)
     defer { lock.release() }
+    if let listing = try? FolderScan.scan(root: root, fileSystem: env.fileSystem) {
+      for name in TemporaryCleanup.removeStale(listing, fileSystem: env.fileSystem)
+      where call.global.verbose {
+        try env.stderr.write("mn: removed leftover temporary '\(name)'\n")
+      }
+    }
     return try run(call, env)
   }
 }

@@ -7,7 +7,7 @@ import Core
 enum Restore {
   static let spec = CommandSpec(
     name: "restore",
-    abstract: "Bring an archive's files into a data folder without losing a change.",
+    abstract: "Restore an archive into a data folder, merging documents.",
     discussion: """
       Reads an archive written by mn export (or any tar or zip whose entries sit under one \
       top folder), checks every file against the archive's manifest when it has one, and \

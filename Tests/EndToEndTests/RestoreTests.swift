@@ -181,7 +181,10 @@ extension RestoreTests {
     try box.mkdir("dest")
     let holder = Process()
     holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-    holder.arguments = [box.path("dest/.minuta.writelock.nosync"), "sleep", "5"]
+    // -o: only flock itself holds the lock, so terminating it releases the lock at once.
+    holder.arguments = ["-o", box.path("dest/.minuta.writelock.nosync"), "sleep", "5"]
+    holder.standardOutput = FileHandle.nullDevice
+    holder.standardError = FileHandle.nullDevice
     try holder.run()
     defer { holder.terminate() }
     // Wait until the holder has the lock.

@@ -45,7 +45,7 @@ enum Restore {
       Example("mn restore --dry-run backup.zip", "Show what a restore would write and merge."),
       Example(
         "mn restore --to ~/Minuta-old archive.tar.xz", "Unpack an archive into a new folder."),
-      Example("ssh host mn export -o - | mn restore -", "Copy another machine's folder in."),
+      Example("mn restore - < minuta.tar.gz", "Read the archive from standard input."),
     ],
     run: run)
 

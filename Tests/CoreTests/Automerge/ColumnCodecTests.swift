@@ -119,7 +119,7 @@ import Testing
 
   @Test func randomRoundTrips() throws {
     let seed: UInt64 = 42
-    var rng = SplitMix64(seed: seed)
+    var rng = SplitMix64(state: seed)
     for _ in 0..<300 {
       let n = Int(rng.next() % 40)
       let values: [UInt64?] = (0..<n).map { _ in rng.next() % 4 == 0 ? nil : rng.next() % 3 }

@@ -67,7 +67,7 @@ import Testing
 
   @Test func roundTripRandom() throws {
     let seed: UInt64 = 0x5eed_1eb1
-    var rng = SplitMix64(seed: seed)
+    var rng = SplitMix64(state: seed)
     for _ in 0..<20_000 {
       let u = rng.next() >> (rng.next() % 64)
       let s = Int64(bitPattern: rng.next()) >> Int64(rng.next() % 64)

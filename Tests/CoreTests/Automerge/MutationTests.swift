@@ -41,7 +41,7 @@ import Testing
   @Test(arguments: larger) func randomBitFlips(_ rel: String) throws {
     let bytes = try Fixture.bytes(rel)
     let seed: UInt64 = 0xA0_7013_E26E ^ UInt64(bytes.count)
-    var rng = SplitMix64(seed: seed)
+    var rng = SplitMix64(state: seed)
     for round in 0..<400 {
       var m = bytes
       let flips = 1 + Int(rng.next() % 4)
@@ -58,7 +58,7 @@ import Testing
   @Test func bodyMutationsWithValidChecksums() throws {
     let file = try AutomergeFile.decode(Fixture.bytes("valid/seed-01/device-0/tags.automerge"))
     let seed: UInt64 = 7
-    var rng = SplitMix64(seed: seed)
+    var rng = SplitMix64(state: seed)
     for c in file.changes {
       let header = c.chunk.count - bodyLength(c.chunk)
       for round in 0..<60 {

@@ -21,6 +21,7 @@ let package = Package(
     .target(
       name: "Core",
       dependencies: ["CArchive", "CZlib", .target(name: "CCrypto", condition: linuxOnly)],
+      exclude: ["Archive/README.md", "Automerge/README.md"],
       // The codec decodes and verifies hundreds of thousands of changes; unoptimised it is
       // 10-20x slower, which makes the conformance suite take many minutes in debug builds.
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),

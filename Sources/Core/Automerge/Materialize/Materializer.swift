@@ -108,18 +108,6 @@ extension OpSet {
     }
   }
 
-  /// The index of the object made by op `g` (objects are numbered in op order, so the
-  /// make ops are sorted and a binary search finds it).
-  func objectIndex(makeOp g: Int) -> Int? {
-    var lo = 1
-    var hi = objectMakeOp.count
-    while lo < hi {
-      let mid = (lo + hi) / 2
-      if Int(objectMakeOp[mid]) < g { lo = mid + 1 } else { hi = mid }
-    }
-    return lo < objectMakeOp.count && Int(objectMakeOp[lo]) == g ? lo : nil
-  }
-
   /// The text of a text object: its present elements' strings, U+FFFC for any other value
   /// (Automerge's `text()`, §8.7); marks are never present.
   func text(of object: Int, _ sequences: SequenceOrder, _ elementWinner: [Int32], typed: Bool)
@@ -130,7 +118,8 @@ extension OpSet {
       let g = Int(elementWinner[Int(e)])
       if g < 0 { continue }
       if flags[g] & OpSet.actionMask == Action.set.rawValue, case .string(let s) = value(g) {
-        bytes.append(contentsOf: s.utf8)
+        let appended: Void? = s.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if appended == nil { bytes.append(contentsOf: s.utf8) }
       } else {
         bytes.append(contentsOf: [0xef, 0xbf, 0xbc])
       }
@@ -152,7 +141,7 @@ extension OpSet {
     case .int(let v): return wrap("$int", .int(v))
     case .uint(let v): return wrap("$uint", .uint(v))
     case .f64(let d): return wrap("$f64", d.isFinite ? .double(d) : .null)
-    case .counter(let v): return wrap("$counter", .int(v &+ incSum[g]))
+    case .counter(let v): return wrap("$counter", .int(v &+ (incrementSum[Int32(g)] ?? 0)))
     case .timestamp(let v): return wrap("$timestamp", .int(v))
     case .unknown(let code, let b):
       return .object([

@@ -39,6 +39,30 @@ public enum Materializer {
   ) throws(MaterializeError) -> JSONValue {
     try OpSet(changes: changes).json(typed: typed, maxDepth: maxDepth)
   }
+
+  /// The current content of a decoded file: its changes without the orphans (which
+  /// `AutomergeFile` lists last, and Automerge keeps but does not apply).
+  ///
+  /// - Parameters:
+  ///   - file: a decoded file.
+  ///   - typed: wrap the values whose JSON form loses their type (mn.md §10).
+  ///   - maxDepth: the deepest object nesting accepted.
+  /// - Throws: `MaterializeError`, as `materialize(_:typed:maxDepth:)`.
+  public static func materialize(
+    _ file: AutomergeFile, typed: Bool, maxDepth: Int = defaultMaxDepth
+  ) throws(MaterializeError) -> JSONValue {
+    try opSet(of: file).json(typed: typed, maxDepth: maxDepth)
+  }
+
+  /// The op set of a decoded file's applied (non-orphan) changes.
+  public static func opSet(of file: AutomergeFile) throws(MaterializeError) -> OpSet {
+    let applied = file.changes.count - file.orphans.count
+    if applied == file.changes.count {
+      return try OpSet(causallyComplete: file.changes)
+    }
+    return try OpSet(
+      causallyComplete: Array(file.changes.prefix(max(applied, 0))), unapplied: file.orphans.count)
+  }
 }
 
 extension OpSet {

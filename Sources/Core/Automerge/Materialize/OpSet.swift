@@ -66,32 +66,43 @@ public struct OpSet: Sendable {
   /// Builds the op set of `changes` (automerge-format.md §8.3, §8.4).
   ///
   /// - Parameter changes: decoded changes in any order; duplicates (by hash) and changes
-  ///   whose dependencies are not all present are left out.
+  ///   whose dependencies are not all present are left out, as Automerge leaves them out.
   /// - Throws: `MaterializeError` when the ops refer to things that do not exist.
   public init(changes input: [Change]) throws(MaterializeError) {
     let applied = OpSet.causallyComplete(input)
-    changes = applied.count == input.count ? input : applied.map { input[$0] }
-    unappliedChangeCount = input.count - applied.count
+    try self.init(
+      causallyComplete: applied.count == input.count ? input : applied.map { input[$0] },
+      unapplied: input.count - applied.count)
+  }
+
+  /// Builds the op set of changes already known to be the ones Automerge applies: distinct,
+  /// with every dependency present, in any order.
+  ///
+  /// This skips the dependency check of `init(changes:)`; use it for the non-orphan changes
+  /// of a decoded file (`AutomergeFile` has done that check). Ops are still validated.
+  ///
+  /// - Throws: `MaterializeError` when the ops refer to things that do not exist.
+  public init(causallyComplete changes: [Change], unapplied: Int = 0) throws(MaterializeError) {
+    self.changes = changes
+    unappliedChangeCount = unapplied
     actors = OpSet.sortedActors(changes)
     try index()
   }
 
   /// The indices of the changes Automerge would apply: first of each hash, deps all applied.
   static func causallyComplete(_ changes: [Change]) -> [Int] {
-    var indexOf: [ChangeHash: Int] = [:]
-    indexOf.reserveCapacity(changes.count)
-    var isDuplicate = [Bool](repeating: false, count: changes.count)
-    for (i, change) in changes.enumerated() {
-      if indexOf[change.hash] == nil { indexOf[change.hash] = i } else { isDuplicate[i] = true }
-    }
+    let n = changes.count
+    var table = ChangeHashTable(capacity: n)
+    var isDuplicate = [Bool](repeating: false, count: n)
+    for i in 0..<n where !table.insert(changes[i].hash, index: i, changes) { isDuplicate[i] = true }
     // Kahn's algorithm over the deps DAG; a change with an absent dep never becomes ready,
     // and neither does anything that depends on it (or on a cycle of fake hashes).
-    var pending = [Int](repeating: 0, count: changes.count)
-    var dependentStart = [Int](repeating: 0, count: changes.count + 1)
+    var pending = [Int](repeating: 0, count: n)
+    var dependentStart = [Int](repeating: 0, count: n + 1)
     var blocked = isDuplicate
-    for (i, change) in changes.enumerated() where !isDuplicate[i] {
-      for dep in change.deps {
-        if let d = indexOf[dep] {
+    for i in 0..<n where !isDuplicate[i] {
+      for dep in changes[i].deps {
+        if let d = table.find(dep, changes) {
           pending[i] += 1
           dependentStart[d + 1] += 1
         } else {
@@ -99,19 +110,19 @@ public struct OpSet: Sendable {
         }
       }
     }
-    for i in 0..<changes.count { dependentStart[i + 1] += dependentStart[i] }
-    var dependents = [Int](repeating: 0, count: dependentStart[changes.count])
+    for i in 0..<n { dependentStart[i + 1] += dependentStart[i] }
+    var dependents = [Int](repeating: 0, count: dependentStart[n])
     var fill = dependentStart
-    for (i, change) in changes.enumerated() where !isDuplicate[i] {
-      for dep in change.deps {
-        if let d = indexOf[dep] {
+    for i in 0..<n where !isDuplicate[i] {
+      for dep in changes[i].deps {
+        if let d = table.find(dep, changes) {
           dependents[fill[d]] = i
           fill[d] += 1
         }
       }
     }
-    var ready = (0..<changes.count).filter { !blocked[$0] && pending[$0] == 0 }
-    var isApplied = [Bool](repeating: false, count: changes.count)
+    var ready = (0..<n).filter { !blocked[$0] && pending[$0] == 0 }
+    var isApplied = [Bool](repeating: false, count: n)
     var appliedCount = 0
     while let c = ready.popLast() {
       isApplied[c] = true
@@ -122,15 +133,60 @@ public struct OpSet: Sendable {
         if pending[d] == 0 && !blocked[d] { ready.append(d) }
       }
     }
-    if appliedCount == changes.count { return Array(0..<changes.count) }
-    return (0..<changes.count).filter { isApplied[$0] }
+    if appliedCount == n { return Array(0..<n) }
+    return (0..<n).filter { isApplied[$0] }
+  }
+
+  /// An open-addressing set of change indices keyed by hash.
+  ///
+  /// Change hashes are SHA-256 digests, so their bits are already uniform: mixing the four
+  /// words is a cheap, good enough table hash, and avoids `Hasher` on every lookup.
+  struct ChangeHashTable {
+    private var slots: [Int32]
+    private let mask: Int
+
+    init(capacity: Int) {
+      var size = 16
+      while size < capacity * 2 { size <<= 1 }
+      slots = [Int32](repeating: -1, count: size)
+      mask = size - 1
+    }
+
+    private func start(_ h: ChangeHash) -> Int {
+      var x = h.w0 ^ h.w1 ^ h.w2 ^ h.w3
+      x = (x ^ (x >> 31)) &* 0x9e37_79b9_7f4a_7c15
+      return Int(truncatingIfNeeded: x >> 20) & mask
+    }
+
+    /// Adds `index` (whose change has hash `h`); false when the hash is already present.
+    mutating func insert(_ h: ChangeHash, index: Int, _ changes: [Change]) -> Bool {
+      var i = start(h)
+      while slots[i] >= 0 {
+        if changes[Int(slots[i])].hash == h { return false }
+        i = (i + 1) & mask
+      }
+      slots[i] = Int32(index)
+      return true
+    }
+
+    /// The index of the change with hash `h`, if present.
+    func find(_ h: ChangeHash, _ changes: [Change]) -> Int? {
+      var i = start(h)
+      while slots[i] >= 0 {
+        if changes[Int(slots[i])].hash == h { return Int(slots[i]) }
+        i = (i + 1) & mask
+      }
+      return nil
+    }
   }
 
   /// Every actor of every change (authors and referenced actors), sorted by bytes.
   static func sortedActors(_ changes: [Change]) -> [ActorId] {
     var seen = Set<ActorId>()
-    for change in changes {
-      for actor in change.actors { seen.insert(actor) }
+    var previous: [ActorId] = []
+    for c in changes.indices where changes[c].actors != previous {
+      previous = changes[c].actors
+      for actor in previous { seen.insert(actor) }
     }
     return seen.sorted()
   }
@@ -217,23 +273,29 @@ public struct OpSet: Sendable {
     var total = 0
     changeStart.reserveCapacity(changes.count + 1)
     var runs = [[Run]](repeating: [], count: actors.count)
-    for change in changes {
-      guard !change.actors.isEmpty else { throw .missingAuthor(change: change.hash) }
+    var previousActors: [ActorId] = []
+    var previousRanks: [UInt32] = []
+    for c in changes.indices {
+      let opCount = changes[c].ops.count
+      let startOp = changes[c].startOp
+      if changes[c].actors != previousActors {
+        guard !changes[c].actors.isEmpty else { throw .missingAuthor(change: changes[c].hash) }
+        previousActors = changes[c].actors
+        previousRanks = previousActors.map { rankOf[$0] ?? 0 }
+      }
       rankStart.append(rankTable.count)
-      for actor in change.actors { rankTable.append(rankOf[actor] ?? 0) }
-      let count = UInt64(change.ops.count)
-      guard count == 0 || change.startOp + count - 1 <= UInt64(UInt32.max) else {
-        throw .counterTooLarge(change: change.hash)
+      rankTable.append(contentsOf: previousRanks)
+      let count = UInt64(opCount)
+      guard count == 0 || startOp + count - 1 <= UInt64(UInt32.max) else {
+        throw .counterTooLarge(change: changes[c].hash)
       }
-      guard total + change.ops.count < Int(Int32.max) else {
-        throw .tooManyOps(total + change.ops.count)
-      }
+      guard total + opCount < Int(Int32.max) else { throw .tooManyOps(total + opCount) }
       if count > 0 {
-        runs[Int(rankTable[rankStart[rankStart.count - 1]])].append(
-          Run(start: UInt32(change.startOp), count: UInt32(count), base: Int32(total)))
+        runs[Int(previousRanks[0])].append(
+          Run(start: UInt32(startOp), count: UInt32(count), base: Int32(total)))
       }
       changeStart.append(total)
-      total += change.ops.count
+      total += opCount
     }
     changeStart.append(total)
     rankStart.append(rankTable.count)
@@ -289,8 +351,8 @@ public struct OpSet: Sendable {
         default:
           break
         }
-        guard try target(g, c, j, lookup, &cache, complete: false),
-          try link(g, c, j, lookup, isDeferred, complete: false)
+        guard try target(g, c, ops, j, lookup, &cache, complete: false),
+          try link(g, c, ops, j, lookup, isDeferred, complete: false)
         else {
           isDeferred[g] = true
           deferred.append((g, c, j))
@@ -299,8 +361,12 @@ public struct OpSet: Sendable {
       }
     }
     if deferred.isEmpty { return }
-    for (g, c, j) in deferred { _ = try target(g, c, j, lookup, &cache, complete: true) }
-    for (g, c, j) in deferred { _ = try link(g, c, j, lookup, isDeferred, complete: true) }
+    for (g, c, j) in deferred {
+      _ = try target(g, c, changes[c].ops, j, lookup, &cache, complete: true)
+    }
+    for (g, c, j) in deferred {
+      _ = try link(g, c, changes[c].ops, j, lookup, isDeferred, complete: true)
+    }
   }
 
   /// The actor translation and id runs of the changes, for resolving change-local ids.
@@ -346,10 +412,9 @@ public struct OpSet: Sendable {
   /// Sets the object and key element of op g (`ops[j]` of change c); false when its object
   /// is made by an op not indexed yet. `complete` is set once every op is indexed.
   private mutating func target(
-    _ g: Int, _ c: Int, _ j: Int, _ lookup: IdLookup, _ cache: inout (make: Int, object: Int),
-    complete: Bool
+    _ g: Int, _ c: Int, _ ops: [Op], _ j: Int, _ lookup: IdLookup,
+    _ cache: inout (make: Int, object: Int), complete: Bool
   ) throws(MaterializeError) -> Bool {
-    let ops = changes[c].ops
     var object = 0
     if case .object(let id) = ops[j].object {
       guard let make = try resolve(id, in: c, lookup) else { throw .missingObject(op: documentId(g)) }
@@ -383,9 +448,9 @@ public struct OpSet: Sendable {
   /// Checks op g's key element and records g as a successor of its preds (§8.3); false
   /// when one of them is not indexed yet (`isDeferred`, or later in the order).
   private mutating func link(
-    _ g: Int, _ c: Int, _ j: Int, _ lookup: IdLookup, _ isDeferred: [Bool], complete: Bool
+    _ g: Int, _ c: Int, _ ops: [Op], _ j: Int, _ lookup: IdLookup, _ isDeferred: [Bool],
+    complete: Bool
   ) throws(MaterializeError) -> Bool {
-    let ops = changes[c].ops
     let element = keyElement[g]
     if element >= 0 {
       let e = Int(element)

@@ -20,7 +20,8 @@ let package = Package(
       providers: [.apt(["libssl-dev"])]),
     .target(
       name: "Core",
-      dependencies: ["CArchive", "CZlib", .target(name: "CCrypto", condition: linuxOnly)]),
+      dependencies: ["CArchive", "CZlib", .target(name: "CCrypto", condition: linuxOnly)],
+      exclude: ["Archive/README.md"]),
     .target(name: "Commands", dependencies: ["Core"]),
     .executableTarget(name: "mn", dependencies: ["Commands"]),
     .testTarget(name: "CoreTests", dependencies: ["Core"], exclude: ["Fixtures"]),

@@ -3,7 +3,10 @@
 /// Dispatch, help, man pages and completion scripts are all computed from this table.
 public enum CommandTable {
   /// The verbs, in the order help lists them.
-  public static let commands: [CommandSpec] = []
+  public static let commands: [CommandSpec] = [
+    Resolve.spec, Ls.spec, Doc.spec,
+    Help.spec, Completion.spec, Complete.spec, GenerateDocs.spec,
+  ]
 
   /// Options every verb accepts, before or after the verb (mn.md §11).
   public static let globalOptions: [OptionSpec] = [

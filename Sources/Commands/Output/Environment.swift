@@ -31,6 +31,8 @@ public struct Environment: Sendable {
   public var readStandardInput: @Sendable () throws -> [UInt8]
   /// Reads one line from the terminal (for a confirmation prompt); nil at end of input.
   public var readLine: @Sendable () -> String?
+  /// Sleeps for the given number of seconds (lock waits, fetch polling).
+  public var sleep: @Sendable (Double) -> Void
 
   public init(
     variables: [String: String], currentDirectory: String,
@@ -38,7 +40,8 @@ public struct Environment: Sendable {
     fileSystem: any FileSystem, stdout: any OutputSink, stderr: any OutputSink,
     stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false, stdinIsTerminal: Bool = false,
     readStandardInput: @escaping @Sendable () throws -> [UInt8] = { [] },
-    readLine: @escaping @Sendable () -> String? = { nil }
+    readLine: @escaping @Sendable () -> String? = { nil },
+    sleep: @escaping @Sendable (Double) -> Void = { _ in }
   ) {
     self.variables = variables
     self.currentDirectory = currentDirectory
@@ -51,5 +54,17 @@ public struct Environment: Sendable {
     self.stdinIsTerminal = stdinIsTerminal
     self.readStandardInput = readStandardInput
     self.readLine = readLine
+    self.sleep = sleep
+  }
+}
+
+extension Environment {
+  /// Whether the platform is Darwin (macOS locations of mn.md §2 and §8).
+  public static var isDarwin: Bool {
+    #if canImport(Darwin)
+      return true
+    #else
+      return false
+    #endif
   }
 }

@@ -31,6 +31,8 @@ public struct CommandSpec: Sendable {
   public var abstract: String
   /// Paragraphs for the man page's DESCRIPTION and long help.
   public var discussion: String
+  /// Other names the verb answers to; parsed like `name`, listed in help and completions.
+  public var aliases: [String]
   public var arguments: [ArgumentSpec]
   public var options: [OptionSpec]
   public var flags: CommandFlags
@@ -43,13 +45,15 @@ public struct CommandSpec: Sendable {
 
   /// Creates a command spec.
   public init(
-    name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
+    name: String, abstract: String, discussion: String = "", aliases: [String] = [],
+    arguments: [ArgumentSpec] = [],
     options: [OptionSpec] = [], flags: CommandFlags = [], exits: [ExitStatus] = [.ok, .usage],
     examples: [Example] = [], subcommands: [CommandSpec] = [], run: Run? = nil
   ) {
     self.name = name
     self.abstract = abstract
     self.discussion = discussion
+    self.aliases = aliases
     self.arguments = arguments
     self.options = options
     self.flags = flags

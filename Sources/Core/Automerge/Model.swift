@@ -57,7 +57,9 @@ public struct ChangeHash: Hashable, Comparable, Sendable, CustomStringConvertibl
     var out: [UInt8] = []
     out.reserveCapacity(32)
     for w in [w0, w1, w2, w3] {
-      for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: w >> UInt64(shift))) }
+      for shift in stride(from: 56, through: 0, by: -8) {
+        out.append(UInt8(truncatingIfNeeded: w >> UInt64(shift)))
+      }
     }
     return out
   }

@@ -15,9 +15,9 @@ public enum AtomicFile {
     "." + name + temporaryMarker + random + temporarySuffix
   }
 
-  /// Whether a file name is one of mn's temporaries.
+  /// Whether a file name is one of mn's temporaries (exactly `TemporaryFileName`'s form).
   public static func isTemporaryName(_ name: String) -> Bool {
-    name.hasPrefix(".") && name.hasSuffix(temporarySuffix) && name.contains(temporaryMarker)
+    TemporaryFileName.target(of: name) != nil
   }
 
   /// Writes `bytes` to `path` atomically.

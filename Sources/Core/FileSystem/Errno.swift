@@ -47,7 +47,7 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A failed file-system operation: what was done, to which path, and the `errno`.
-public struct FileSystemError: Error, Sendable, CustomStringConvertible {
+public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The operation in words: "open", "read", "rename", ...
   public var operation: String
   /// The path the operation was applied to.

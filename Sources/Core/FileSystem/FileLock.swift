@@ -40,6 +40,7 @@ public final class FileLock: @unchecked Sendable {
   ///   - timeout: How long to wait for another holder, in seconds (0: try once).
   ///   - fileSystem: Where the lock file lives.
   ///   - sleep: Sleeps for the given number of seconds (injected so tests need not wait).
+  /// - Returns: The held lock; call `release()` when done.
   /// - Throws: `LockError.held` when the wait ran out, `LockError.fileSystem` otherwise.
   public static func acquire(
     root: String, timeout: Double, fileSystem: any FileSystem, sleep: (Double) -> Void

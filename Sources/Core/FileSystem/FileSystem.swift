@@ -36,6 +36,41 @@ public struct FileInfo: Sendable, Equatable {
   }
 }
 
+/// One entry of a directory listing with its `lstat` information.
+public struct DirectoryEntry: Sendable, Equatable {
+  /// The name, a single path component.
+  public var name: String
+  /// The information; nil when `error` is set.
+  public var info: FileInfo?
+  /// Why `lstat` failed, when it did.
+  public var error: Errno?
+
+  public init(name: String, info: FileInfo?, error: Errno? = nil) {
+    self.name = name
+    self.info = info
+    self.error = error
+  }
+}
+
+extension FileSystem {
+  /// The portable form: `contentsOfDirectory`, then `info` for each entry.
+  public func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry] {
+    let prefix = path.hasSuffix("/") ? path : path + "/"
+    var out: [DirectoryEntry] = []
+    for name in try contentsOfDirectory(path) {
+      do {
+        guard let info = try info(prefix + name) else { continue }
+        out.append(DirectoryEntry(name: name, info: info))
+      } catch let error as FileSystemError {
+        out.append(DirectoryEntry(name: name, info: nil, error: error.errno))
+      } catch {
+        out.append(DirectoryEntry(name: name, info: nil, error: .ioError))
+      }
+    }
+    return out
+  }
+}
+
 /// An open file descriptor handed out by a `FileSystem`.
 public struct FileDescriptor: Sendable, Hashable {
   public var rawValue: Int32
@@ -59,6 +94,11 @@ public protocol FileSystem: Sendable {
   /// The names in a directory, without `.` and `..`, in no particular order. The
   /// corresponding C functions are `opendir` and `readdir`.
   func contentsOfDirectory(_ path: String) throws -> [String]
+  /// The names in a directory, each with its `lstat` information, in no particular order.
+  /// An entry whose `lstat` fails carries the error; one that vanished in between is left
+  /// out. The corresponding C functions are `opendir`, `readdir` and `fstatat`
+  /// (`AT_SYMLINK_NOFOLLOW`, relative to the directory, which saves a path lookup per entry).
+  func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry]
   /// The whole content of a regular file; throws `EFBIG` past `limit` bytes. The
   /// corresponding C functions are `open` and `read`.
   func readFile(_ path: String, limit: Int) throws -> [UInt8]

@@ -85,6 +85,40 @@ public struct LiveFileSystem: FileSystem {
     return names
   }
 
+  public func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry] {
+    guard let dir = opendir(path) else { throw FileSystemError("open directory", path, .current) }
+    defer { closedir(dir) }
+    let fd = dirfd(dir)
+    var entries: [DirectoryEntry] = []
+    var st = stat()
+    errno = 0
+    while let entry = readdir(dir) {
+      let (name, info, error): (String, FileInfo?, Errno?) = withUnsafePointer(
+        to: entry.pointee.d_name
+      ) {
+        $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { cName in
+          let name = String(cString: cName)
+          if name == "." || name == ".." { return (name, nil, nil) }
+          while fstatat(fd, cName, &st, AT_SYMLINK_NOFOLLOW) != 0 {
+            let error = Errno.current
+            if error == .interrupted { continue }
+            return (name, nil, error)
+          }
+          return (name, makeInfo(st), nil)
+        }
+      }
+      if name == "." || name == ".." { continue }
+      if let info {
+        entries.append(DirectoryEntry(name: name, info: info))
+      } else if let error, error != .noSuchFileOrDirectory {
+        entries.append(DirectoryEntry(name: name, info: nil, error: error))
+      }
+      errno = 0
+    }
+    if errno != 0 { throw FileSystemError("read directory", path, .current) }
+    return entries
+  }
+
   public func readFile(_ path: String, limit: Int) throws -> [UInt8] {
     let fd = try openForReading(path)
     defer { try? close(fd, path: path) }
@@ -95,7 +129,8 @@ public struct LiveFileSystem: FileSystem {
     let expected = max(Int(st.st_size), 0)
     if expected > limit { throw FileSystemError("read", path, Errno(rawValue: EFBIG)) }
     out.reserveCapacity(expected + 1)
-    var chunk = [UInt8](repeating: 0, count: max(65536, min(expected + 1, 1 << 24)))
+    // Sized to the file (plus one byte to see the end), so that small files cost little.
+    var chunk = [UInt8](repeating: 0, count: min(max(expected + 1, 4096), 1 << 24))
     while true {
       let n = try chunk.withUnsafeMutableBytes { try read(fd, into: $0, path: path) }
       if n == 0 { break }
@@ -204,6 +239,8 @@ public struct LiveFileSystem: FileSystem {
 
 // File-scope forwarders: inside LiveFileSystem the method names shadow the C functions.
 private func cWrite(_ fd: Int32, _ buf: UnsafeRawPointer, _ n: Int) -> Int { write(fd, buf, n) }
-private func cRead(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int) -> Int { read(fd, buf, n) }
+private func cRead(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int) -> Int {
+  read(fd, buf, n)
+}
 @discardableResult private func cClose(_ fd: Int32) -> Int32 { close(fd) }
 private func cRename(_ a: String, _ b: String) -> Int32 { rename(a, b) }

@@ -10,7 +10,9 @@ public enum JSONWriter {
   }
 
   /// Appends the JSON text of `value` to `out`.
-  public static func write(_ value: JSONValue, into out: inout [UInt8], indent: Int = 0, level: Int = 0) {
+  public static func write(
+    _ value: JSONValue, into out: inout [UInt8], indent: Int = 0, level: Int = 0
+  ) {
     switch value {
     case .null: out.append(contentsOf: "null".utf8)
     case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)

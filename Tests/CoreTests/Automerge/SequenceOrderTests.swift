@@ -2,18 +2,6 @@ import Testing
 
 @testable import Core
 
-/// A seeded generator (SplitMix64), standing in for proptest.
-struct SplitMix64 {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9e37_79b9_7f4a_7c15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-    z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-    return z ^ (z >> 31)
-  }
-  mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}
 
 /// Cross-checks the tree-walk RGA order against Automerge's incremental insertion rule.
 @Suite struct SequenceOrderTests {

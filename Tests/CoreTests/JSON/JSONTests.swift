@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct JSONTests {
   @Test(arguments: [
-    "null", "true", "false", "0", "-12", "18446744073709551615", "3.25", "\"a\\nb\\u00e9\\ud83d\\ude00\"",
+    "null", "true", "false", "0", "-12", "18446744073709551615", "3.25",
+    "\"a\\nb\\u00e9\\ud83d\\ude00\"",
     "[]", "{}", "[1,[2,{\"a\":null}]]", "{\"b\":1,\"a\":[true,false]}",
   ])
   func roundTrip(text: String) throws {
@@ -15,7 +16,9 @@ import Testing
     #expect(value == pretty)
   }
 
-  @Test(arguments: ["", "[", "{\"a\"}", "[1,]", "tru", "\"\\x\"", "1 2", "\"\u{01}\"", "-", "{1:2}"])
+  @Test(arguments: [
+    "", "[", "{\"a\"}", "[1,]", "tru", "\"\\x\"", "1 2", "\"\u{01}\"", "-", "{1:2}",
+  ])
   func rejects(text: String) {
     #expect(throws: JSONParseError.self) { try JSONParser.parse(Array(text.utf8)) }
   }

@@ -1,0 +1,90 @@
+import Core
+
+/// The one place where a command line becomes a run of a verb and an exit status.
+///
+/// Parses the arguments against `CommandTable`, prints help or the version when asked,
+/// applies the table's flags (`.needsStore` resolves the data folder, `.writesStore` holds
+/// the write lock for the whole run), runs the verb, and turns every error into a message on
+/// standard error and a sysexits status (style.md (c)).
+public enum CLI {
+  /// Runs `mn` with `arguments` (without the program name) and returns the exit status.
+  public static func run(_ arguments: [String], _ env: Environment) -> Int32 {
+    let status = runCatching(arguments, env)
+    do {
+      try env.stdout.flush()
+    } catch {
+      try? env.stderr.write("mn: error: \(error)\n")
+      return ExitStatus.ioErr.rawValue
+    }
+    return status.rawValue
+  }
+
+  private static func runCatching(_ arguments: [String], _ env: Environment) -> ExitStatus {
+    var quiet = false
+    do {
+      let outcome = try Parser.parse(
+        arguments, commands: CommandTable.commands, globals: CommandTable.globalOptions)
+      switch outcome {
+      case .version:
+        try env.stdout.write("mn \(CommandTable.version)\n")
+        return .ok
+      case .help(let path):
+        guard
+          let text = HelpRenderer.help(
+            for: path, commands: CommandTable.commands, globals: CommandTable.globalOptions)
+        else {
+          throw UsageError(message: "no such verb '\(path.joined(separator: " "))'", path: [])
+        }
+        try env.stdout.write(text)
+        return .ok
+      case .run(var call):
+        quiet = call.global.quiet
+        return try execute(&call, env)
+      }
+    } catch let error as UsageError {
+      try? env.stderr.write("mn: error: \(error.message)\n")
+      let verb = error.path.isEmpty ? "" : " " + error.path.joined(separator: " ")
+      try? env.stderr.write("see 'mn\(verb) --help'\n")
+      return .usage
+    } catch {
+      let (status, message, details) = ErrorReport.describe(error)
+      try? env.stderr.write("mn: error: \(message)\n")
+      if !quiet || status == .software {
+        for line in details { try? env.stderr.write("\(line)\n") }
+      }
+      return status
+    }
+  }
+
+  private static func execute(_ call: inout Invocation, _ env: Environment) throws -> ExitStatus {
+    guard let run = call.spec.run else {
+      throw CommandError(.software, "'\(call.path.joined(separator: " "))' has nothing to run")
+    }
+    if call.spec.flags.contains(.needsStore) || call.spec.flags.contains(.writesStore) {
+      let found = Discovery.run(
+        DiscoveryInput(
+          flag: call.global.root, variables: env.variables,
+          currentDirectory: env.currentDirectory, isDarwin: Environment.isDarwin),
+        fileSystem: env.fileSystem)
+      if !call.global.quiet {
+        for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
+      }
+      guard let root = found.root else { throw Resolve.notFound(found) }
+      call.root = root
+    }
+    guard call.spec.flags.contains(.writesStore), let root = call.root else {
+      return try run(call, env)
+    }
+    let wait = Double(call.value("wait") ?? "") ?? 10
+    let lock = try FileLock.acquire(
+      root: root, timeout: wait, fileSystem: env.fileSystem, sleep: env.sleep)
+    defer { lock.release() }
+    if let listing = try? FolderScan.scan(root: root, fileSystem: env.fileSystem) {
+      for name in TemporaryCleanup.removeStale(listing, fileSystem: env.fileSystem)
+      where call.global.verbose {
+        try env.stderr.write("mn: removed leftover temporary '\(name)'\n")
+      }
+    }
+    return try run(call, env)
+  }
+}

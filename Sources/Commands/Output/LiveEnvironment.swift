@@ -1,0 +1,106 @@
+import Core
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// An output sink on a file descriptor, buffered; a closed pipe is ignored (style.md (c)).
+public final class FileDescriptorSink: OutputSink, @unchecked Sendable {
+  private let fd: Int32
+  private var buffer: [UInt8] = []
+  private var broken = false
+  private let limit: Int
+
+  /// Creates a sink that flushes whenever `limit` bytes are buffered (0: never buffers).
+  public init(fd: Int32, bufferLimit: Int) {
+    self.fd = fd
+    self.limit = bufferLimit
+  }
+
+  public func write(_ bytes: [UInt8]) throws {
+    buffer.append(contentsOf: bytes)
+    if buffer.count > limit { try flush() }
+  }
+
+  public func flush() throws {
+    defer { buffer.removeAll(keepingCapacity: true) }
+    guard !broken else { return }
+    var offset = 0
+    while offset < buffer.count {
+      let n = buffer.withUnsafeBytes { raw -> Int in
+        guard let base = raw.baseAddress else { return 0 }
+        return sinkWrite(fd, base + offset, raw.count - offset)
+      }
+      if n >= 0 {
+        offset += n
+        continue
+      }
+      let error = Errno.current
+      if error == .interrupted { continue }
+      if error == .brokenPipe {
+        broken = true
+        return
+      }
+      throw FileSystemError("write", fd == 1 ? "standard output" : "standard error", error)
+    }
+  }
+}
+
+private func sinkWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
+
+extension Environment {
+  /// The real process environment: variables, working directory, clock, terminals.
+  public static func live() -> Environment {
+    var variables: [String: String] = [:]
+    var entry = environ
+    while let pointer = entry.pointee {
+      let text = String(cString: pointer)
+      if let eq = text.firstIndex(of: "=") {
+        variables[String(text[..<eq])] = String(text[text.index(after: eq)...])
+      }
+      entry += 1
+    }
+    var cwd = "/"
+    if let pointer = getcwd(nil, 0) {
+      cwd = String(cString: pointer)
+      free(pointer)
+    }
+    return Environment(
+      variables: variables, currentDirectory: cwd,
+      now: {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return (Int64(ts.tv_sec), Int64(ts.tv_nsec))
+      },
+      fileSystem: LiveFileSystem(),
+      stdout: FileDescriptorSink(fd: 1, bufferLimit: 1 << 16),
+      stderr: FileDescriptorSink(fd: 2, bufferLimit: 0),
+      stdoutIsTerminal: isatty(1) == 1, stderrIsTerminal: isatty(2) == 1,
+      stdinIsTerminal: isatty(0) == 1,
+      readStandardInput: {
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+          let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+          if n > 0 {
+            out.append(contentsOf: chunk[0..<n])
+          } else if n == 0 {
+            return out
+          } else if Errno.current != .interrupted {
+            throw FileSystemError("read", "standard input", .current)
+          }
+        }
+      },
+      readLine: { Swift.readLine() },
+      sleep: { seconds in
+        var request = timespec(
+          tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+      })
+  }
+}

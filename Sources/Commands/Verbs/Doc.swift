@@ -1,0 +1,240 @@
+import Core
+
+/// `mn doc …`: plumbing on single Automerge files (mn.md §9).
+enum Doc {
+  static let fileArgument = ArgumentSpec(
+    "FILE", .document, help: "An Automerge file, a document's logical name, or - for standard input.")
+
+  static let spec = CommandSpec(
+    name: "doc",
+    abstract: "Inspect, check and merge single Automerge files.",
+    discussion: """
+      Low-level commands on single Automerge files, the building blocks of the other verbs. \
+      FILE is a path, a logical name inside the data folder (records/2026/09.automerge), \
+      or - for standard input. Every file is fully verified when read: chunk checksums, \
+      change hashes, and the heads of document chunks.
+      """,
+    exits: [.ok, .usage, .dataErr, .noInput],
+    examples: [
+      Example("mn doc info records/2026/09.automerge", "Summarise a document of the data folder."),
+      Example("mn doc changes tags.automerge | wc -l", "Count the changes of the tag list."),
+      Example("mn doc merge -o merged.automerge a.automerge b.automerge", "Merge two copies."),
+    ],
+    subcommands: [info, heads, changes, show, merge, check])
+
+  static let info = CommandSpec(
+    name: "info",
+    abstract: "Print a file's chunks, actors, change and op counts, heads and size.",
+    arguments: [fileArgument],
+    exits: [.ok, .usage, .dataErr, .noInput],
+    examples: [Example("mn doc info --json tags.automerge", "The same as JSON.")],
+    run: runInfo)
+
+  static let heads = CommandSpec(
+    name: "heads",
+    abstract: "Print a file's head hashes, sorted, one a line.",
+    arguments: [fileArgument],
+    exits: [.ok, .usage, .dataErr, .noInput],
+    run: { call, env in
+      let (_, file) = try DocInput.decode(call.arguments[0], call, env)
+      try env.stdout.write(ChangeListing.heads(file.heads))
+      return .ok
+    })
+
+  static let changes = CommandSpec(
+    name: "changes",
+    abstract: "Print one line per change: hash actor seq startOp time deps message.",
+    discussion: """
+      Lines are sorted by actor and seq; deps are sorted and comma-separated, or - when \
+      there are none; the message is a JSON string or null.
+      """,
+    arguments: [fileArgument],
+    exits: [.ok, .usage, .dataErr, .noInput],
+    run: { call, env in
+      let (_, file) = try DocInput.decode(call.arguments[0], call, env)
+      try env.stdout.write(ChangeListing.changes(file.changes))
+      return .ok
+    })
+
+  static let show = CommandSpec(
+    name: "show",
+    abstract: "Print a document's current content as JSON.",
+    discussion: """
+      Maps are objects, lists arrays, text strings, counters numbers, timestamps integer \
+      milliseconds, bytes {"$bytes": "<hex>"}; where a key holds conflicting values, the \
+      winner by Automerge's rule. --typed wraps values whose JSON form loses their type: \
+      {"$counter": n}, {"$timestamp": n}, {"$int": n}, {"$uint": n}, {"$f64": x}, \
+      {"$text": "…"}.
+      """,
+    arguments: [fileArgument],
+    options: [.flag("typed", help: "Wrap values whose JSON form loses their Automerge type.")],
+    exits: [.ok, .usage, .dataErr, .noInput],
+    run: { call, env in
+      let (_, file) = try DocInput.decode(call.arguments[0], call, env)
+      let value = try Materializer.materialize(file.changes, typed: call.flag("typed"))
+      try env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")
+      return .ok
+    })
+
+  static let merge = CommandSpec(
+    name: "merge",
+    abstract: "Write the lossless merge of Automerge files.",
+    discussion: """
+      The output is the first file's bytes followed by the change chunks that only the \
+      other files have, in dependency order, so every Automerge implementation opens it and \
+      no byte of the first file is rewritten. The result is read back and checked to hold \
+      every change of every input before the command succeeds. OUT is written atomically; \
+      - writes to standard output.
+      """,
+    arguments: [ArgumentSpec("FILE", .document, help: "The files to merge; the first one's bytes are kept.", variadic: true)],
+    options: [.option("output", short: "o", .path, valueName: "OUT", help: "Where to write the merge (- for standard output).")],
+    exits: [.ok, .usage, .dataErr, .noInput, .cantCreate, .ioErr],
+    run: runMerge)
+
+  static let check = CommandSpec(
+    name: "check",
+    abstract: "Check that files are valid Automerge files.",
+    discussion: """
+      Exits 0 when every file is valid, else 65, naming each bad file and the reason on \
+      standard error. A file with changes whose dependencies are missing is valid (Automerge \
+      loads it) and is reported as a warning.
+      """,
+    arguments: [ArgumentSpec("FILE", .document, help: "The files to check.", variadic: true)],
+    exits: [.ok, .usage, .dataErr, .noInput],
+    run: runCheck)
+
+  static func runInfo(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
+    let (input, file) = try DocInput.decode(call.arguments[0], call, env)
+    let documentChunks = file.chunks.filter { $0.type == .document }.count
+    if call.global.json {
+      let chunks: [JSONValue] = file.chunks.map { c in
+        .object([
+          ("offset", .int(Int64(c.offset))), ("type", .string(chunkTypeName(c.type))),
+          ("length", .int(Int64(c.length))), ("changes", .int(Int64(c.changes.count))),
+        ])
+      }
+      let value = JSONValue.object([
+        ("path", .string(input.displayName)), ("size", .int(Int64(input.bytes.count))),
+        ("chunks", .array(chunks)),
+        ("actors", .array(file.actors.map { .string($0.description) })),
+        ("changes", .int(Int64(file.changes.count))), ("ops", .int(Int64(file.opCount))),
+        ("heads", .array(file.heads.map { .string($0.description) })),
+        ("orphans", .array(file.orphans.map { .string($0.description) })),
+        ("missingDependencies", .array(file.missingDependencies.map { .string($0.description) })),
+      ])
+      try env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")
+      return .ok
+    }
+    var out = "file:     \(input.displayName)\n"
+    out += "size:     \(input.bytes.count) bytes\n"
+    out += "chunks:   \(file.chunks.count) (\(documentChunks) document, \(file.chunks.count - documentChunks) change)\n"
+    out += "actors:   \(file.actors.count)\n"
+    out += "changes:  \(file.changes.count)\n"
+    out += "ops:      \(file.opCount)\n"
+    out += "heads:    \(file.heads.count)\n"
+    for head in file.heads { out += "  \(head)\n" }
+    if !file.orphans.isEmpty {
+      out += "orphans:  \(file.orphans.count) (changes whose dependencies are missing)\n"
+      for hash in file.missingDependencies { out += "  missing \(hash)\n" }
+    }
+    try env.stdout.write(out)
+    return .ok
+  }
+
+  static func chunkTypeName(_ type: ChunkType) -> String {
+    switch type {
+    case .document: return "document"
+    case .change: return "change"
+    case .compressedChange: return "compressed-change"
+    }
+  }
+
+  static func runMerge(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
+    guard let output = call.value("output") else {
+      throw UsageError(message: "missing option '--output'", path: ["doc", "merge"])
+    }
+    let inputs = try call.arguments.map { try DocInput.read($0, call, env) }
+    let result = try AutomergeMerge.merge(inputs.map(\.bytes))
+    guard try AutomergeMerge.verify(result.bytes, inputs: inputs.map(\.bytes)) else {
+      throw CommandError(.software, "the merge does not hold every input change; nothing written")
+    }
+    if output == "-" {
+      try env.stdout.write(result.bytes)
+    } else {
+      let path = Paths.normalize(output, relativeTo: env.currentDirectory)
+      try AtomicFile.write(result.bytes, to: path, fileSystem: env.fileSystem)
+    }
+    if call.global.verbose {
+      try env.stderr.write(
+        "mn: merged \(inputs.count) files: \(result.changeCount) changes, \(result.added.count) appended\n")
+    }
+    return .ok
+  }
+
+  static func runCheck(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
+    var bad = 0
+    var reports: [JSONValue] = []
+    for argument in call.arguments {
+      let input = try DocInput.read(argument, call, env)
+      do {
+        let file = try AutomergeFile.decode(input.bytes)
+        if !file.orphans.isEmpty && !call.global.quiet {
+          try env.stderr.write(
+            "mn: warning: '\(input.displayName)': \(file.orphans.count) changes have missing dependencies\n")
+        }
+        if call.global.verbose && !call.global.json {
+          try env.stdout.write("\(input.displayName): ok, \(file.changes.count) changes\n")
+        }
+        reports.append(.object([("path", .string(input.displayName)), ("valid", .bool(true)), ("changes", .int(Int64(file.changes.count)))]))
+      } catch {
+        bad += 1
+        try env.stderr.write("mn: error: '\(input.displayName)': \(error)\n")
+        reports.append(.object([("path", .string(input.displayName)), ("valid", .bool(false)), ("error", .string("\(error)"))]))
+      }
+    }
+    if call.global.json { try env.stdout.write(JSONWriter.string(.array(reports), indent: 2) + "\n") }
+    return bad == 0 ? .ok : .dataErr
+  }
+}
+
+/// One input of a `doc` verb: where it came from and its bytes.
+struct DocInput {
+  var displayName: String
+  var bytes: [UInt8]
+
+  /// The largest file `doc` reads.
+  static let limit = 1 << 31
+
+  /// Reads `argument`: `-` is standard input; a path that does not exist is tried as a
+  /// logical name inside the data folder, when one is found.
+  static func read(_ argument: String, _ call: Invocation, _ env: Environment) throws -> DocInput {
+    if argument == "-" { return DocInput(displayName: "-", bytes: try env.readStandardInput()) }
+    let fs = env.fileSystem
+    var path = Paths.normalize(argument, relativeTo: env.currentDirectory)
+    if try fs.info(path) == nil, !argument.hasPrefix("/") {
+      let found = Discovery.run(
+        DiscoveryInput(
+          flag: call.global.root, variables: env.variables,
+          currentDirectory: env.currentDirectory, isDarwin: Environment.isDarwin),
+        fileSystem: fs)
+      if let root = found.root, try fs.info(Paths.join(root, argument)) != nil {
+        path = Paths.normalize(argument, relativeTo: root)
+      }
+    }
+    do {
+      return DocInput(displayName: argument, bytes: try fs.readFile(path, limit: limit))
+    } catch let error as FileSystemError where error.errno == .noSuchFileOrDirectory {
+      throw CommandError(.noInput, "no such file '\(argument)'")
+    }
+  }
+
+  /// Reads and decodes `argument`.
+  static func decode(_ argument: String, _ call: Invocation, _ env: Environment) throws -> (DocInput, AutomergeFile) {
+    let input = try read(argument, call, env)
+    do {
+      return (input, try AutomergeFile.decode(input.bytes))
+    } catch {
+      throw CommandError(.dataErr, "'\(input.displayName)' is not a valid Automerge file: \(error)")
+    }
+  }
+}

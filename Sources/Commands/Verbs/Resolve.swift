@@ -1,0 +1,112 @@
+import Core
+
+/// `mn resolve`: print the data folder that mn would use (mn.md §2).
+enum Resolve {
+  static let spec = CommandSpec(
+    name: "resolve",
+    abstract: "Print the data folder that mn would use.",
+    discussion: """
+      Looks for the Minuta data folder in this order, and the first hit wins: the --root \
+      option, the MINUTA_STORAGE variable, the pointer file storage-path.txt, the iCloud \
+      Drive container, and the local default ~/Documents/Minuta. A pointer whose target does \
+      not exist is reported and discovery goes on. --root and MINUTA_STORAGE are explicit \
+      choices: when they name a folder that does not exist, discovery stops with exit 66.
+      """,
+    options: [
+      .flag("explain", help: "Show every discovery step and why it was or was not chosen."),
+      .flag("icloud", help: "Print the iCloud Drive container path, whether or not it exists."),
+      .flag("local", help: "Print the local default folder path, whether or not it exists."),
+    ],
+    exits: [.ok, .usage, .noInput],
+    examples: [
+      Example("mn resolve", "Print the data folder."),
+      Example("mn resolve --explain", "Show how it was found."),
+      Example(#"mn migrate --to "$(mn resolve --icloud)""#, "Use the iCloud path in a script."),
+    ],
+    run: run)
+
+  static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
+    if call.flag("icloud") || call.flag("local") {
+      guard !(call.flag("icloud") && call.flag("local")) else {
+        throw CommandError(.usage, "--icloud and --local cannot be used together")
+      }
+      guard let home = env.variables["HOME"], !home.isEmpty else {
+        throw CommandError(.noInput, "HOME is not set")
+      }
+      let path =
+        call.flag("icloud") ? WellKnownPaths.icloud(home: home) : WellKnownPaths.local(home: home)
+      try env.stdout.write(path + "\n")
+      return .ok
+    }
+    let found = Discovery.run(
+      DiscoveryInput(
+        flag: call.global.root, variables: env.variables,
+        currentDirectory: env.currentDirectory, isDarwin: Environment.isDarwin),
+      fileSystem: env.fileSystem)
+    if !call.global.quiet {
+      for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
+    }
+    if call.global.json {
+      try env.stdout.write(JSONWriter.string(json(found), indent: 2) + "\n")
+    } else if call.flag("explain") {
+      try env.stdout.write(explain(found))
+    } else if let root = found.root {
+      try env.stdout.write(root + "\n")
+    }
+    guard found.root != nil else { throw notFound(found) }
+    return .ok
+  }
+
+  static func notFound(_ found: Discovery) -> CommandError {
+    if let missing = found.explicitMissing {
+      return CommandError(.noInput, "data folder '\(missing)' does not exist")
+    }
+    return CommandError(
+      .noInput, "no data folder found",
+      details: ["hint: use --root PATH or MINUTA_STORAGE, or see 'mn resolve --explain'"])
+  }
+
+  static func explain(_ found: Discovery) -> String {
+    let labels: [DiscoverySource: String] = [
+      .flag: "--root", .env: "MINUTA_STORAGE", .pointer: "pointer file",
+      .icloud: "iCloud Drive", .local: "local default",
+    ]
+    var out = ""
+    for (i, c) in found.candidates.enumerated() {
+      let label = (labels[c.source] ?? c.source.rawValue).padding(16)
+      out += "\(i + 1). \(label)\(c.path ?? "-")\n     \(c.note)\n"
+    }
+    if let root = found.root, let source = found.source {
+      out += "root: \(root) (\(source.rawValue))\n"
+    } else {
+      out += "root: none\n"
+    }
+    return out
+  }
+
+  static func json(_ found: Discovery) -> JSONValue {
+    .object([
+      ("root", found.root.map(JSONValue.string) ?? .null),
+      ("source", found.source.map { .string($0.rawValue) } ?? .null),
+      (
+        "candidates",
+        .array(
+          found.candidates.map { c in
+            .object([
+              ("source", .string(c.source.rawValue)),
+              ("path", c.path.map(JSONValue.string) ?? .null),
+              ("exists", .bool(c.exists)),
+              ("note", .string(c.note)),
+            ])
+          })
+      ),
+    ])
+  }
+}
+
+extension String {
+  /// The string padded with spaces to at least `width` characters.
+  func padding(_ width: Int) -> String {
+    count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+  }
+}

@@ -1,0 +1,330 @@
+import CArchive
+
+/// Size caps for reading an archive: hostile or damaged archives stop at these.
+public struct ArchiveLimits: Sendable, Equatable {
+  /// The largest single entry, in bytes.
+  public var maxEntrySize: Int
+  /// The most content, all entries together, in bytes.
+  public var maxTotalSize: Int
+  /// The largest archive file read, in bytes.
+  public var maxArchiveSize: Int
+  /// The most entries.
+  public var maxEntries: Int
+
+  public init(
+    maxEntrySize: Int = 256 << 20, maxTotalSize: Int = 2 << 30, maxArchiveSize: Int = 2 << 30,
+    maxEntries: Int = 100_000
+  ) {
+    self.maxEntrySize = maxEntrySize
+    self.maxTotalSize = maxTotalSize
+    self.maxArchiveSize = maxArchiveSize
+    self.maxEntries = maxEntries
+  }
+
+  /// The defaults: 256 MiB an entry, 2 GiB in all, 100 000 entries.
+  public static let standard = ArchiveLimits()
+}
+
+/// One regular file read from an archive.
+public struct ArchiveEntry: Sendable, Equatable {
+  /// The path relative to the archive's top folder (`records/2026/09.automerge`).
+  public var path: String
+  public var bytes: [UInt8]
+  /// Permission bits (0o777 at most).
+  public var permissions: UInt32
+  /// Seconds since the epoch.
+  public var modificationTime: Int64
+
+  public init(
+    path: String, bytes: [UInt8], permissions: UInt32 = 0o644, modificationTime: Int64 = 0
+  ) {
+    self.path = path
+    self.bytes = bytes
+    self.permissions = permissions
+    self.modificationTime = modificationTime
+  }
+}
+
+/// An archive read into memory and checked: its files and, when it has one, its manifest.
+public struct ReadArchive: Sendable, Equatable {
+  /// The name of the single top folder (`Minuta` for archives mn writes).
+  public var topFolder: String
+  /// The regular files, sorted by path (byte order), the manifest left out.
+  public var entries: [ArchiveEntry]
+  /// The manifest, already checked against `entries`; nil when the archive has none.
+  public var manifest: ArchiveManifest?
+
+  /// The entry at `path` (relative to the top folder), or nil.
+  public func entry(_ path: String) -> ArchiveEntry? {
+    entries.first { $0.path == path }
+  }
+
+  /// The kind the manifest gives `path`, or nil without a manifest or listing.
+  public func manifestKind(_ path: String) -> ArchiveManifest.Kind? {
+    manifest?.files.first { $0.path == path }?.kind
+  }
+}
+
+/// Reads tar (plain, gzip, xz, zstd, bzip2) and zip archives through libarchive, refusing
+/// anything that could write outside a destination or that does not add up.
+///
+/// Checks, in entry order: paths must be relative without `..` components; entries must be
+/// regular files or directories (no symbolic or hard links, devices, FIFOs); all entries sit
+/// under one top folder; no path repeats; every entry fits the caps. Then the manifest
+/// `TOP/.mn-manifest.json`, when present, must list exactly the entries with their sizes and
+/// digests (placeholders listed as missing must be absent).
+public enum ArchiveReader {
+  /// Macintosh zip resource-fork folders, skipped.
+  static let ignoredTopFolders: Set<String> = ["__MACOSX"]
+
+  /// Reads the archive file at `path`.
+  ///
+  /// - Throws: `ArchiveError.io` when the file cannot be read, `.archiveTooLarge`, or any
+  ///   error of `read(bytes:limits:)`.
+  public static func read(
+    path: String, fileSystem: FileSystem, limits: ArchiveLimits = .standard
+  ) throws(ArchiveError) -> ReadArchive {
+    let bytes: [UInt8]
+    do {
+      bytes = try fileSystem.readFile(path, limit: limits.maxArchiveSize)
+    } catch let error as FileSystemError {
+      if error.errno.rawValue == fileTooBigErrno {
+        throw .archiveTooLarge(limit: limits.maxArchiveSize)
+      }
+      throw .io(error)
+    } catch {
+      throw .corruptArchive(detail: "\(error)")
+    }
+    return try read(bytes: bytes, limits: limits)
+  }
+
+  /// Reads a finished archive back and checks every entry against its manifest, which
+  /// must be present (`mn export` after writing, `fetch --from ARCHIVE`).
+  ///
+  /// - Returns: the checked archive.
+  /// - Throws: `ArchiveError.missingManifest`, or any error of `read(path:fileSystem:limits:)`.
+  public static func verify(
+    path: String, fileSystem: FileSystem, limits: ArchiveLimits = .standard
+  ) throws(ArchiveError) -> ReadArchive {
+    let archive = try read(path: path, fileSystem: fileSystem, limits: limits)
+    guard archive.manifest != nil else { throw .missingManifest }
+    return archive
+  }
+
+  /// Reads an archive held in memory.
+  ///
+  /// - Returns: the checked entries and manifest.
+  /// - Throws: `ArchiveError`: `.corruptArchive` for an unreadable, truncated or damaged
+  ///   archive; `.absolutePath`, `.parentComponent`, `.invalidPath`, `.symbolicLink`,
+  ///   `.hardLink`, `.specialFile`, `.duplicateEntry`, `.notUnderTopFolder`,
+  ///   `.entryTooLarge` for a refused entry; `.invalidManifest`, `.manifestMismatch` for a
+  ///   manifest that does not match; `.emptyArchive`.
+  public static func read(bytes: [UInt8], limits: ArchiveLimits = .standard) throws(ArchiveError)
+    -> ReadArchive
+  {
+    if bytes.count > limits.maxArchiveSize { throw .archiveTooLarge(limit: limits.maxArchiveSize) }
+    if bytes.isEmpty { throw .corruptArchive(detail: "empty file") }
+    let result: Result<ReadArchive, ArchiveError> = ArchiveLocale.withUTF8 {
+      bytes.withUnsafeBytes { buffer in
+        guard let archive = archive_read_new() else {
+          return .failure(.corruptArchive(detail: "cannot allocate the archive reader"))
+        }
+        defer { archive_read_free(archive) }
+        // Only built-in decoders: support_filter_all would also run external programs.
+        archive_read_support_format_tar(archive)
+        archive_read_support_format_zip(archive)
+        archive_read_support_filter_gzip(archive)
+        archive_read_support_filter_xz(archive)
+        archive_read_support_filter_zstd(archive)
+        archive_read_support_filter_bzip2(archive)
+        do throws(ArchiveError) {
+          return .success(try readEntries(archive, buffer, limits))
+        } catch {
+          return .failure(error)
+        }
+      }
+    }
+    return try result.get()
+  }
+
+  private static func message(_ archive: OpaquePointer, _ fallback: String) -> String {
+    archive_error_string(archive).map { String(cString: $0) } ?? fallback
+  }
+
+  private static func readEntries(
+    _ archive: OpaquePointer, _ buffer: UnsafeRawBufferPointer, _ limits: ArchiveLimits
+  ) throws(ArchiveError) -> ReadArchive {
+    guard archive_read_open_memory(archive, buffer.baseAddress, buffer.count) == ARCHIVE_OK else {
+      throw .corruptArchive(detail: message(archive, "cannot open"))
+    }
+    var topFolder: String?
+    var files: [String: ArchiveEntry] = [:]
+    var directories = Set<String>()
+    var manifestBytes: [UInt8]?
+    var total = 0
+    var count = 0
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      var entryPointer: OpaquePointer?
+      let status = archive_read_next_header(archive, &entryPointer)
+      if status == ARCHIVE_EOF { break }
+      guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry = entryPointer else {
+        throw .corruptArchive(detail: message(archive, "damaged entry header"))
+      }
+      count += 1
+      if count > limits.maxEntries {
+        throw .corruptArchive(detail: "more than \(limits.maxEntries) entries")
+      }
+      let rawPath =
+        archive_entry_pathname_utf8(entry).map { String(cString: $0) }
+        ?? archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+      let components = try checkedComponents(rawPath)
+      if let first = components.first, ignoredTopFolders.contains(first) { continue }
+      if let target = archive_entry_hardlink(entry) {
+        throw .hardLink(path: rawPath, target: String(cString: target))
+      }
+      let type = UInt32(archive_entry_filetype(entry)) & archiveFileTypeMask
+      if type == archiveSymbolicLink {
+        let target = archive_entry_symlink(entry).map { String(cString: $0) } ?? ""
+        throw .symbolicLink(path: rawPath, target: target)
+      }
+      if let symlink = archive_entry_symlink(entry) {
+        throw .symbolicLink(path: rawPath, target: String(cString: symlink))
+      }
+      guard type == archiveRegularFile || type == archiveDirectory else {
+        throw .specialFile(path: rawPath)
+      }
+      guard let top = components.first else {
+        // "./" or "/": the archive's root itself.
+        if type == archiveDirectory { continue }
+        throw .invalidPath(rawPath)
+      }
+      if let known = topFolder, known != top { throw .notUnderTopFolder(rawPath) }
+      topFolder = top
+      let relative = components.dropFirst().joined(separator: "/")
+      if type == archiveDirectory {
+        if relative.isEmpty { continue }
+        if files[relative] != nil { throw .duplicateEntry(relative) }
+        directories.insert(relative)
+        continue
+      }
+      if relative.isEmpty { throw .notUnderTopFolder(rawPath) }
+      if files[relative] != nil || directories.contains(relative)
+        || relative == ArchiveManifest.entryName && manifestBytes != nil
+      {
+        throw .duplicateEntry(relative)
+      }
+      // Every parent of a file is a directory; none may also be a file.
+      var parent = ""
+      for component in components.dropFirst().dropLast() {
+        parent = parent.isEmpty ? component : parent + "/" + component
+        if files[parent] != nil { throw .duplicateEntry(parent) }
+        directories.insert(parent)
+      }
+      if archive_entry_size_is_set(entry) != 0,
+        archive_entry_size(entry) > Int64(limits.maxEntrySize)
+      {
+        throw .entryTooLarge(path: relative, limit: limits.maxEntrySize)
+      }
+      var data: [UInt8] = []
+      if archive_entry_size_is_set(entry) != 0 {
+        data.reserveCapacity(
+          Int(max(0, min(archive_entry_size(entry), Int64(limits.maxEntrySize)))))
+      }
+      while true {
+        let n = chunk.withUnsafeMutableBytes {
+          archive_read_data(archive, $0.baseAddress, $0.count)
+        }
+        if n == 0 { break }
+        guard n > 0 else {
+          throw .corruptArchive(detail: message(archive, "cannot read '\(relative)'"))
+        }
+        if data.count + n > limits.maxEntrySize {
+          throw .entryTooLarge(path: relative, limit: limits.maxEntrySize)
+        }
+        total += n
+        if total > limits.maxTotalSize {
+          throw .entryTooLarge(path: relative, limit: limits.maxTotalSize)
+        }
+        data.append(contentsOf: chunk[0..<n])
+      }
+      if archive_entry_size_is_set(entry) != 0, archive_entry_size(entry) != Int64(data.count) {
+        throw .corruptArchive(detail: "'\(relative)' is shorter than its header says")
+      }
+      if relative == ArchiveManifest.entryName {
+        manifestBytes = data
+        continue
+      }
+      let permissions = UInt32(archive_entry_perm(entry)) & 0o777
+      files[relative] = ArchiveEntry(
+        path: relative, bytes: data, permissions: permissions,
+        modificationTime: Int64(archive_entry_mtime(entry)))
+    }
+    guard let top = topFolder else { throw .emptyArchive }
+    let entries = files.values.sorted {
+      Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8))
+    }
+    var manifest: ArchiveManifest?
+    if let manifestBytes {
+      let parsed = try ArchiveManifest.parse(manifestBytes)
+      try check(parsed, against: files)
+      manifest = parsed
+    }
+    return ReadArchive(topFolder: top, entries: entries, manifest: manifest)
+  }
+
+  /// The path's components with empty and `.` components dropped.
+  ///
+  /// - Throws: `.absolutePath` for a leading `/`, `.parentComponent` for `..`,
+  ///   `.invalidPath` for an empty path or one with a backslash-separated `..`.
+  static func checkedComponents(_ path: String) throws(ArchiveError) -> [String] {
+    if path.isEmpty { throw .invalidPath(path) }
+    if path.hasPrefix("/") { throw .absolutePath(path) }
+    // A Windows drive letter ("C:...") is absolute elsewhere.
+    let scalars = Array(path.unicodeScalars)
+    if scalars.count >= 2, scalars[1] == ":", scalars[0].properties.isAlphabetic, scalars[0].isASCII
+    {
+      throw .absolutePath(path)
+    }
+    let components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    var out: [String] = []
+    for component in components {
+      if component == ".." { throw .parentComponent(path) }
+      // Windows archivers may use backslashes; a "..\" would climb there.
+      if component.split(separator: "\\").contains("..") { throw .parentComponent(path) }
+      if component == "." { continue }
+      out.append(component)
+    }
+    return out
+  }
+
+  /// Checks that the manifest lists exactly the entries, with matching sizes and digests.
+  static func check(_ manifest: ArchiveManifest, against files: [String: ArchiveEntry])
+    throws(ArchiveError)
+  {
+    var listed = Set<String>()
+    for file in manifest.files {
+      listed.insert(file.path)
+      let entry = files[file.path]
+      if file.kind == .placeholder {
+        if entry != nil { throw .manifestMismatch(path: file.path, .placeholderPresent) }
+        continue
+      }
+      guard let entry else { throw .manifestMismatch(path: file.path, .missingEntry) }
+      let size = Int64(entry.bytes.count)
+      if let expected = file.size, expected != size {
+        throw .manifestMismatch(path: file.path, .size(expected: expected, actual: size))
+      }
+      let actual = SHA256Digest.hexHash(entry.bytes)
+      if let expected = file.sha256, expected != actual {
+        throw .manifestMismatch(path: file.path, .sha256(expected: expected, actual: actual))
+      }
+    }
+    let unlisted = files.keys.filter { !listed.contains($0) }
+      .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    if let first = unlisted.first { throw .manifestMismatch(path: first, .unlistedEntry) }
+  }
+}
+
+/// `EFBIG`, which `FileSystem.readFile` reports past its limit.
+let fileTooBigErrno: Int32 = 27

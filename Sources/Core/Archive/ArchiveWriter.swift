@@ -1,0 +1,172 @@
+import CArchive
+
+/// Writes an archive through libarchive, streaming its bytes to a sink (a file descriptor
+/// in practice), entry by entry.
+///
+/// Regular files only, with the mode given, uid/gid 0 and no user or group names. In
+/// reproducible mode the caller passes a fixed modification time and the gzip header's
+/// timestamp is left out, so the same entries give byte-identical output.
+final class ArchiveWriter {
+  /// Receives the archive's bytes; a thrown error stops the writer.
+  typealias Sink = (UnsafeRawBufferPointer) throws -> Void
+
+  /// Carries the sink into libarchive's C callback, and the sink's error back out.
+  final class SinkBox {
+    let sink: Sink
+    var error: Error?
+    init(_ sink: @escaping Sink) { self.sink = sink }
+  }
+
+  private let archive: OpaquePointer
+  private let box: SinkBox
+  /// The output's name, for error messages.
+  private let label: String
+  private var closed = false
+
+  /// Opens a writer.
+  ///
+  /// - Parameters:
+  ///   - format: the archive format and compression.
+  ///   - reproducible: leaves out timestamps that libarchive adds on its own (gzip header).
+  ///   - label: the output's name in errors.
+  ///   - sink: receives the bytes.
+  /// - Throws: `ArchiveError.writeFailed` when libarchive cannot be set up.
+  init(format: ArchiveFormat, reproducible: Bool, label: String, sink: @escaping Sink) throws {
+    guard let archive = archive_write_new() else {
+      throw ArchiveError.writeFailed(path: label, detail: "cannot allocate the archive writer")
+    }
+    self.archive = archive
+    self.box = SinkBox(sink)
+    self.label = label
+    try check(setUp(format: format, reproducible: reproducible))
+    let client = Unmanaged.passUnretained(box).toOpaque()
+    try check(archive_write_open2(archive, client, nil, archiveWriterCallback, nil, nil))
+  }
+
+  deinit {
+    // After a failure the archive is abandoned; nothing more should reach the sink.
+    if !closed {
+      box.error = box.error ?? ArchiveError.writeFailed(path: label, detail: "abandoned")
+    }
+    archive_write_free(archive)
+  }
+
+  private func setUp(format: ArchiveFormat, reproducible: Bool) -> Int32 {
+    var status: Int32
+    switch format {
+    case .zip:
+      status = archive_write_set_format_zip(archive)
+      if status == ARCHIVE_OK {
+        status = archive_write_set_format_option(archive, "zip", "hdrcharset", "UTF-8")
+      }
+      return status
+    case .tar, .tarGz, .tarXz, .tarZst:
+      status = archive_write_set_format_pax_restricted(archive)
+    }
+    guard status == ARCHIVE_OK else { return status }
+    if format != .tar {
+      // No zero padding after a compressed stream: zstd readers take it for a new frame.
+      status = archive_write_set_bytes_in_last_block(archive, 1)
+      guard status == ARCHIVE_OK else { return status }
+    }
+    switch format {
+    case .tar, .zip: status = archive_write_add_filter_none(archive)
+    case .tarGz:
+      status = archive_write_add_filter_gzip(archive)
+      // A NULL value turns the option off: no modification time in the gzip header.
+      if status == ARCHIVE_OK, reproducible {
+        status = archive_write_set_filter_option(archive, "gzip", "timestamp", nil)
+      }
+    case .tarXz: status = archive_write_add_filter_xz(archive)
+    case .tarZst: status = archive_write_add_filter_zstd(archive)
+    }
+    return status
+  }
+
+  /// Throws the sink's error, or libarchive's, when `status` is not OK.
+  private func check(_ status: Int32) throws {
+    if status == ARCHIVE_OK || status == ARCHIVE_WARN { return }
+    if let error = box.error { throw error }
+    let detail = archive_error_string(archive).map { String(cString: $0) } ?? "error \(status)"
+    throw ArchiveError.writeFailed(path: label, detail: detail)
+  }
+
+  /// Writes one regular file whose content `body` produces through `emit`, in pieces.
+  ///
+  /// - Parameters:
+  ///   - path: the entry's full path (`Minuta/records/2026/09.automerge`).
+  ///   - size: the exact number of bytes `body` will emit.
+  ///   - permissions: the mode bits (masked to 0o777).
+  ///   - modificationTime: seconds since the epoch.
+  ///   - body: emits the content.
+  /// - Throws: the sink's error, `body`'s error, or `ArchiveError.writeFailed`.
+  func addFile(
+    path: String, size: Int64, permissions: UInt32, modificationTime: Int64,
+    body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+  ) throws {
+    guard let entry = archive_entry_new() else {
+      throw ArchiveError.writeFailed(path: label, detail: "cannot allocate an entry")
+    }
+    defer { archive_entry_free(entry) }
+    archive_entry_set_pathname_utf8(entry, path)
+    archive_entry_set_filetype(entry, UInt32(archiveRegularFile))
+    archive_entry_set_perm(entry, permissions & 0o777)
+    archive_entry_set_size(entry, size)
+    archive_entry_set_mtime(entry, time_t(modificationTime), 0)
+    archive_entry_set_uid(entry, 0)
+    archive_entry_set_gid(entry, 0)
+    try check(archive_write_header(archive, entry))
+    var written: Int64 = 0
+    try body { chunk in
+      guard let base = chunk.baseAddress, chunk.count > 0 else { return }
+      var offset = 0
+      while offset < chunk.count {
+        let n = archive_write_data(archive, base + offset, chunk.count - offset)
+        if n <= 0 { try check(Int32(truncatingIfNeeded: n < 0 ? Int(n) : Int(ARCHIVE_FATAL))) }
+        offset += n
+      }
+      written += Int64(chunk.count)
+    }
+    if written != size { throw ArchiveError.sourceChanged(path: path) }
+    try check(archive_write_finish_entry(archive))
+  }
+
+  /// Writes one regular file from bytes in memory.
+  func addFile(path: String, bytes: [UInt8], permissions: UInt32, modificationTime: Int64) throws {
+    try addFile(
+      path: path, size: Int64(bytes.count), permissions: permissions,
+      modificationTime: modificationTime
+    ) { emit in try bytes.withUnsafeBytes { try emit($0) } }
+  }
+
+  /// Writes the archive's trailer and flushes everything to the sink.
+  func finish() throws {
+    let status = archive_write_close(archive)
+    closed = true
+    if let error = box.error { throw error }
+    try check(status)
+  }
+}
+
+/// `AE_IFREG`, `AE_IFDIR`, `AE_IFLNK` (the macros do not import into Swift).
+let archiveRegularFile: UInt32 = 0o100000
+let archiveDirectory: UInt32 = 0o040000
+let archiveSymbolicLink: UInt32 = 0o120000
+let archiveFileTypeMask: UInt32 = 0o170000
+
+/// libarchive's write callback: hands the bytes to the writer's sink.
+private func archiveWriterCallback(
+  _ archive: OpaquePointer?, _ client: UnsafeMutableRawPointer?, _ buffer: UnsafeRawPointer?,
+  _ length: Int
+) -> la_ssize_t {
+  guard let client else { return -1 }
+  let box = Unmanaged<ArchiveWriter.SinkBox>.fromOpaque(client).takeUnretainedValue()
+  if box.error != nil { return -1 }
+  do {
+    try box.sink(UnsafeRawBufferPointer(start: buffer, count: buffer == nil ? 0 : length))
+    return la_ssize_t(length)
+  } catch {
+    box.error = error
+    return -1
+  }
+}

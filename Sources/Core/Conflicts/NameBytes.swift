@@ -1,0 +1,179 @@
+/// Small helpers over the UTF-8 bytes of a file name, shared by the conflict-copy patterns.
+///
+/// The patterns work on bytes, not on `Character`s: file names arrive as bytes from the
+/// disk, byte comparison is fast (a scan of 10,000 names must cost next to nothing), and
+/// the markers every service writes are ASCII (the few localized Dropbox wordings are
+/// compared as exact UTF-8 bytes). Nothing here traps on any input.
+enum NameBytes {
+  static let space: UInt8 = 0x20
+  static let dot: UInt8 = 0x2E
+  static let dash: UInt8 = 0x2D
+  static let openParen: UInt8 = 0x28
+  static let closeParen: UInt8 = 0x29
+  static let openBracket: UInt8 = 0x5B
+  static let closeBracket: UInt8 = 0x5D
+
+  static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+  static func isUpper(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
+  static func isLower(_ b: UInt8) -> Bool { b >= 0x61 && b <= 0x7A }
+  static func isAlnum(_ b: UInt8) -> Bool { isDigit(b) || isUpper(b) || isLower(b) }
+  static func lower(_ b: UInt8) -> UInt8 { isUpper(b) ? b + 0x20 : b }
+
+  /// The text of `bytes` as a String (invalid UTF-8 repaired, which only matters for display).
+  static func string(_ bytes: some Collection<UInt8>) -> String {
+    String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// The decimal value of `bytes[range]` when every byte is a digit (at most 9 of them).
+  static func number(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
+    guard !range.isEmpty, range.count <= 9, range.lowerBound >= 0, range.upperBound <= bytes.count
+    else { return nil }
+    var value = 0
+    for i in range {
+      guard isDigit(bytes[i]) else { return nil }
+      value = value * 10 + Int(bytes[i] - 0x30)
+    }
+    return value
+  }
+
+  /// A counter as services write it: digits, no leading zero, at most 4 digits.
+  static func counter(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
+    guard range.count <= 4, range.lowerBound >= 0, range.lowerBound < bytes.count,
+      bytes[range.lowerBound] != 0x30
+    else {
+      return nil
+    }
+    return number(bytes, range)
+  }
+
+  /// The bytes of a literal, without allocating (a static string lives for the whole run).
+  @inline(__always)
+  static func bytes(_ literal: StaticString) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+  }
+
+  /// Whether `bytes` ends with the literal `suffix`.
+  static func hasSuffix(_ bytes: [UInt8], _ suffix: StaticString) -> Bool {
+    hasSuffix(bytes, Self.bytes(suffix))
+  }
+
+  /// Whether `bytes[at...]` starts with the literal `prefix`.
+  static func matches(_ bytes: [UInt8], at: Int, _ prefix: StaticString, ignoringCase: Bool = false)
+    -> Bool
+  {
+    matches(bytes, at: at, Self.bytes(prefix), ignoringCase: ignoringCase)
+  }
+
+  /// The last index where the literal `needle` starts in `bytes`.
+  static func lastIndex(of needle: StaticString, in bytes: [UInt8]) -> Int? {
+    lastIndex(of: Self.bytes(needle), in: bytes)
+  }
+
+  /// Whether `bytes` ends with `suffix`.
+  static func hasSuffix(_ bytes: [UInt8], _ suffix: [UInt8]) -> Bool {
+    suffix.withUnsafeBufferPointer { hasSuffix(bytes, $0) }
+  }
+
+  static func hasSuffix(_ bytes: [UInt8], _ suffix: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard suffix.count <= bytes.count else { return false }
+    let start = bytes.count - suffix.count
+    for k in 0..<suffix.count where bytes[start + k] != suffix[k] { return false }
+    return true
+  }
+
+  /// Whether `bytes[at...]` starts with `prefix`.
+  static func matches(_ bytes: [UInt8], at: Int, _ prefix: [UInt8], ignoringCase: Bool = false)
+    -> Bool
+  {
+    prefix.withUnsafeBufferPointer { matches(bytes, at: at, $0, ignoringCase: ignoringCase) }
+  }
+
+  static func matches(
+    _ bytes: [UInt8], at: Int, _ prefix: UnsafeBufferPointer<UInt8>, ignoringCase: Bool = false
+  ) -> Bool {
+    guard at >= 0, at <= bytes.count, prefix.count <= bytes.count - at else { return false }
+    for k in 0..<prefix.count {
+      let a = bytes[at + k]
+      let b = prefix[k]
+      if ignoringCase ? lower(a) != lower(b) : a != b { return false }
+    }
+    return true
+  }
+
+  /// The last index where `needle` starts in `bytes`.
+  static func lastIndex(of needle: UnsafeBufferPointer<UInt8>, in bytes: [UInt8]) -> Int? {
+    guard !needle.isEmpty, needle.count <= bytes.count, let first = needle.first else { return nil }
+    var i = bytes.count - needle.count
+    while i >= 0 {
+      if bytes[i] == first && matches(bytes, at: i, needle) { return i }
+      i -= 1
+    }
+    return nil
+  }
+
+  /// The index of the `(` that opens the group closed by the final `)` of `bytes`, nesting
+  /// respected; nil when `bytes` does not end with `)` or the parentheses do not balance.
+  static func openingOfFinalGroup(_ bytes: [UInt8], open: UInt8, close: UInt8) -> Int? {
+    guard let last = bytes.last, last == close else { return nil }
+    var depth = 0
+    var i = bytes.count - 1
+    while i >= 0 {
+      if bytes[i] == close {
+        depth += 1
+      } else if bytes[i] == open {
+        depth -= 1
+        if depth == 0 { return i }
+      }
+      i -= 1
+    }
+    return nil
+  }
+
+  /// `YYYY-MM-DD` at `bytes[at..<at+10]` as an ISO date string, when the fields are in range.
+  static func dashedDate(_ bytes: [UInt8], at: Int) -> String? {
+    guard at >= 0, at + 10 <= bytes.count, bytes[at + 4] == dash, bytes[at + 7] == dash,
+      let y = number(bytes, at..<at + 4), let m = number(bytes, at + 5..<at + 7),
+      let d = number(bytes, at + 8..<at + 10)
+    else { return nil }
+    return isoDate(y, m, d)
+  }
+
+  /// `YYYYMMDD` at `bytes[at..<at+8]` as an ISO date string.
+  static func compactDate(_ bytes: [UInt8], at: Int) -> String? {
+    guard let y = number(bytes, at..<at + 4), let m = number(bytes, at + 4..<at + 6),
+      let d = number(bytes, at + 6..<at + 8)
+    else { return nil }
+    return isoDate(y, m, d)
+  }
+
+  /// `HHMMSS` at `bytes[at..<at+6]` as `HH:MM:SS`.
+  static func compactTime(_ bytes: [UInt8], at: Int) -> String? {
+    guard let h = number(bytes, at..<at + 2), let m = number(bytes, at + 2..<at + 4),
+      let s = number(bytes, at + 4..<at + 6)
+    else { return nil }
+    return isoTime(h, m, s)
+  }
+
+  static func isoDate(_ y: Int, _ m: Int, _ d: Int) -> String? {
+    guard (1...12).contains(m), (1...31).contains(d) else { return nil }
+    return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2)
+  }
+
+  static func isoTime(_ h: Int, _ m: Int, _ s: Int) -> String? {
+    guard (0...23).contains(h), (0...59).contains(m), (0...60).contains(s) else { return nil }
+    return pad(h, 2) + ":" + pad(m, 2) + ":" + pad(s, 2)
+  }
+
+  static func pad(_ value: Int, _ width: Int) -> String {
+    let text = String(value)
+    return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+  }
+
+  /// `bytes` without leading and trailing ASCII spaces.
+  static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+    var s = bytes
+    while let f = s.first, f == space { s = s.dropFirst() }
+    while let l = s.last, l == space { s = s.dropLast() }
+    return s
+  }
+}

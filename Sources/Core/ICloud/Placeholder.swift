@@ -1,0 +1,118 @@
+/// The kinds of placeholder (a file that is present in name only, not downloaded).
+///
+/// The raw value is the spelling used in `ls --json` (`"placeholder": {"kind": …}`).
+public enum PlaceholderKind: String, Sendable, Hashable, CaseIterable {
+  /// `dir/.NAME.icloud`, a binary property list (iCloud Drive on iOS, older macOS).
+  case icloud
+  /// `dir/NAME.nextcloud`, a Nextcloud virtual file.
+  case nextcloud
+  /// `dir/NAME.owncloud`, an ownCloud virtual file.
+  case owncloud
+  /// `dir/NAME` itself, marked `SF_DATALESS` (macOS File Provider; Darwin only).
+  case dataless
+}
+
+/// A placeholder found on disk, standing for a file that is not downloaded.
+public struct Placeholder: Sendable, Hashable {
+  /// The kind.
+  public var kind: PlaceholderKind
+  /// Absolute path of the placeholder file (for `dataless`, of the file itself).
+  public var path: String
+  /// The name of the file it stands for (`09.automerge`), a single path component.
+  public var realName: String
+  /// The size the placeholder declares for the real file, when it declares one.
+  public var declaredSize: Int64?
+  /// Why the stub's content could not be used (then `realName` comes from the file name).
+  public var stubProblem: String?
+
+  /// Creates a placeholder value.
+  public init(
+    kind: PlaceholderKind, path: String, realName: String, declaredSize: Int64? = nil,
+    stubProblem: String? = nil
+  ) {
+    self.kind = kind
+    self.path = path
+    self.realName = realName
+    self.declaredSize = declaredSize
+    self.stubProblem = stubProblem
+  }
+
+  /// What a file name says about being a placeholder: its kind and the real name.
+  ///
+  /// `.NAME.icloud` (also `..NAME.icloud` and `.NAME-tef.icloud`, seen in the wild) is an
+  /// iCloud stub for `NAME`; `NAME.nextcloud` and `NAME.owncloud` are virtual files. The
+  /// real name of an iCloud stub should come from its property list when that is readable
+  /// (`ICloudStub`); this is the fallback. Dataless files cannot be told by name.
+  ///
+  /// - Parameter fileName: a single path component.
+  /// - Returns: nil when the name is not a placeholder's, or the real name would be empty.
+  public static func parseFileName(_ fileName: String) -> (kind: PlaceholderKind, realName: String)?
+  {
+    // Every placeholder suffix ends in "d": most names fail here without allocating.
+    guard fileName.utf8.last == 0x64 else { return nil }
+    let bytes = Array(fileName.utf8)
+    func stripped(_ suffix: String) -> [UInt8]? {
+      let s = Array(suffix.utf8)
+      guard NameBytes.hasSuffix(bytes, s) else { return nil }
+      return Array(bytes[..<(bytes.count - s.count)])
+    }
+    if var inner = stripped(".icloud"), inner.first == NameBytes.dot {
+      inner.removeFirst()
+      if inner.first == NameBytes.dot { inner.removeFirst() }
+      if NameBytes.hasSuffix(inner, "-tef") { inner.removeLast(4) }
+      let name = NameBytes.string(inner)
+      return isValidComponent(name) ? (.icloud, name) : nil
+    }
+    for (suffix, kind) in [(".nextcloud", PlaceholderKind.nextcloud), (".owncloud", .owncloud)] {
+      if let inner = stripped(suffix) {
+        let name = NameBytes.string(inner)
+        return isValidComponent(name) ? (kind, name) : nil
+      }
+    }
+    return nil
+  }
+
+  /// Builds the placeholder for a file whose name is a placeholder's, reading an iCloud
+  /// stub's property list for the real name and size.
+  ///
+  /// An unreadable or malformed stub still counts: its name then comes from the file name,
+  /// its size is unknown, and `stubProblem` says what was wrong. A name in the property list
+  /// that is not a single path component (`../x`, `a/b`, empty) is ignored the same way.
+  ///
+  /// - Parameters:
+  ///   - path: absolute path of the placeholder file.
+  ///   - fileName: its last component.
+  ///   - fileSystem: used to read the stub.
+  /// - Returns: nil when the name is not a placeholder's.
+  public static func read(path: String, fileName: String, fileSystem: any FileSystem)
+    -> Placeholder?
+  {
+    guard let (kind, fallbackName) = parseFileName(fileName) else { return nil }
+    var placeholder = Placeholder(kind: kind, path: path, realName: fallbackName)
+    guard kind == .icloud else { return placeholder }
+    do {
+      let stub = try ICloudStub.decode(try fileSystem.readFile(path, limit: ICloudStub.maxSize))
+      placeholder.declaredSize = stub.size
+      if let name = stub.name {
+        if isValidComponent(name) {
+          placeholder.realName = name
+        } else {
+          placeholder.stubProblem = "invalid name in stub"
+        }
+      }
+    } catch let error as BinaryPlistError {
+      placeholder.stubProblem = error.description
+    } catch let error as FileSystemError {
+      placeholder.stubProblem = error.errno.description
+    } catch {
+      placeholder.stubProblem = "\(error)"
+    }
+    return placeholder
+  }
+
+  /// Whether `name` can be a file name: not empty, not `.` or `..`, no `/` and no NUL.
+  public static func isValidComponent(_ name: String) -> Bool {
+    guard !name.isEmpty, name != ".", name != "..", name.utf8.count <= 1024 else { return false }
+    return !name.utf8.contains(0x2F) && !name.utf8.contains(0)
+  }
+}

@@ -1,0 +1,33 @@
+/// The codec, packaged as the closures that the archive and folder layers take.
+///
+/// The archive layer does not depend on the codec's types; these adapters connect them.
+public enum DocumentTools {
+  /// The manifest facts of a document: its change count and sorted heads (hex).
+  public static let inspect: DocumentInspector = { bytes in
+    let file = try AutomergeFile.decode(bytes)
+    return (file.changes.count, file.heads.map(\.description))
+  }
+
+  /// The lossless merge of `incoming` into `existing` (mn.md §6): `existing`'s bytes followed
+  /// by the change chunks only `incoming` has; `existing` unchanged when it has them all.
+  ///
+  /// - Throws: `AutomergeDecodeError` when either input does not decode,
+  ///   `AutomergeMergeError` when the union is not a valid document, and
+  ///   `DocumentToolsError.verificationFailed` when the result does not read back as the union.
+  public static func merge(existing: [UInt8], incoming: [UInt8]) throws -> [UInt8] {
+    let result = try AutomergeMerge.merge([existing, incoming])
+    guard try AutomergeMerge.verify(result.bytes, inputs: [existing, incoming]) else {
+      throw DocumentToolsError.verificationFailed
+    }
+    return result.bytes
+  }
+}
+
+/// A merge whose result did not read back as the union of its inputs (a bug; nothing written).
+public enum DocumentToolsError: Error, Sendable, CustomStringConvertible {
+  case verificationFailed
+
+  public var description: String {
+    "the merged document does not hold every input change (nothing was written)"
+  }
+}

@@ -1,0 +1,35 @@
+/// The fixed names of a data folder (mn.md §1) and how paths in it are built.
+public enum FolderLayout {
+  /// The small synced text file that records the folder's format; kept as is.
+  public static let versionFileName = ".minuta-version"
+  /// The lock file that writers `flock` (mn.md §6); never synced, never exported.
+  public static let lockFileName = ".minuta.writelock.nosync"
+  /// The directory of monthly records.
+  public static let recordsDirectory = "records"
+  /// The suffix of local-only files (iCloud never uploads them); never listed or exported.
+  public static let noSyncSuffix = ".nosync"
+
+  /// Whether a file name ends in `.nosync` (local-only by convention).
+  public static func isNoSync(_ fileName: String) -> Bool {
+    let suffix = NameBytes.bytes(".nosync")
+    let utf8 = fileName.utf8
+    guard utf8.count >= suffix.count else { return false }
+    return utf8.suffix(suffix.count).elementsEqual(suffix)
+  }
+
+  /// The absolute path of the lock file of the data folder at `root`.
+  public static func lockPath(root: String) -> String {
+    path(root: root, logicalName: lockFileName)
+  }
+
+  /// The absolute path of `logicalName` (relative to `root`; `""` is the root itself).
+  public static func path(root: String, logicalName: String) -> String {
+    if logicalName.isEmpty { return root }
+    return root.hasSuffix("/") ? root + logicalName : root + "/" + logicalName
+  }
+
+  /// The logical path of `name` inside the directory `directory` (`""` is the root).
+  public static func join(_ directory: String, _ name: String) -> String {
+    directory.isEmpty ? name : directory + "/" + name
+  }
+}

@@ -1,0 +1,250 @@
+/// The scan of a data folder: every document with its state, placeholders and conflict
+/// copies, the other files, mn's stale temporaries, and what is out of place.
+///
+/// The whole tree is walked (for `other` files), at most `maxDepth` directories deep.
+/// Symbolic links are reported and never followed; `.nosync` files and directories are
+/// skipped (local-only by convention) except mn's temporaries, which are listed. A file is
+/// examined with `lstat` only; the one file ever read is an iCloud stub (a few hundred
+/// bytes), so a scan never triggers a download. On macOS the caller first calls
+/// `DatalessFiles.disableMaterializationForProcess()`.
+///
+/// Unicode: names are kept exactly as the directory returns them (bytes), and sorted by
+/// those bytes. Documents and their copies are recognised on the bytes of ASCII names, so
+/// NFC/NFD cannot make a document twice. Two names in one directory that are canonically
+/// equivalent but differ in bytes (possible on Linux, impossible on macOS) are both listed
+/// and reported as `StorageError.equivalentNames`.
+public enum FolderScan {
+  /// The deepest directory walked (the root is depth 0).
+  public static let maxDepth = 32
+
+  /// Scans the data folder at `root`.
+  ///
+  /// - Parameters:
+  ///   - root: absolute path of the data folder (a symbolic link to it is followed).
+  ///   - fileSystem: every disk access goes through it.
+  /// - Returns: the listing, every array sorted by logical name.
+  /// - Throws: `StorageError.noSuchFolder`, `.notADirectory`, `.cannotReadEntry` or
+  ///   `.cannotReadDirectory` when the root itself cannot be listed. Anything below the root
+  ///   that cannot be read is a problem in the listing instead.
+  public static func scan(root: String, fileSystem: any FileSystem) throws(StorageError)
+    -> FolderListing
+  {
+    let rootInfo: FileInfo?
+    do {
+      rootInfo = try fileSystem.infoFollowingLinks(root)
+    } catch let error as FileSystemError {
+      throw .cannotReadEntry(root, error.errno)
+    } catch {
+      throw .cannotReadEntry(root, .ioError)
+    }
+    guard let rootInfo else { throw .noSuchFolder(root) }
+    guard rootInfo.kind == .directory else { throw .notADirectory(root) }
+    var walker = Walker(root: root, fileSystem: fileSystem)
+    try walker.walk()
+    return walker.listing()
+  }
+}
+
+/// The mutable state of one scan.
+private struct Walker {
+  let root: String
+  let fileSystem: any FileSystem
+  /// The root's components, as given and with links resolved, for telling where links go.
+  let rootForms: [[Substring]]
+
+  var documents: [DocumentName: DocumentParts] = [:]
+  var others: [OtherFile] = []
+  var temporaries: [TemporaryFile] = []
+  var problems: [StorageError] = []
+
+  /// What belongs to one document, gathered while walking.
+  struct DocumentParts {
+    var file: FileInfo?
+    var placeholders: [(Placeholder, FileInfo)] = []
+    var copies: [ConflictCopy] = []
+  }
+
+  init(root: String, fileSystem: any FileSystem) {
+    self.root = root
+    self.fileSystem = fileSystem
+    var forms = [PathComponents.normalizedAbsolute(root)]
+    if let real = try? fileSystem.realPath(root) {
+      let realForm = PathComponents.normalizedAbsolute(real)
+      if realForm != forms[0] { forms.append(realForm) }
+    }
+    rootForms = forms
+  }
+
+  mutating func walk() throws(StorageError) {
+    var pending: [(directory: String, depth: Int)] = [("", 0)]
+    while let (directory, depth) = pending.popLast() {
+      let entries: [DirectoryEntry]
+      do {
+        entries = try fileSystem.contentsOfDirectoryWithInfo(
+          FolderLayout.path(root: root, logicalName: directory))
+      } catch {
+        let errno = (error as? FileSystemError)?.errno ?? .ioError
+        if directory.isEmpty { throw .cannotReadDirectory(root, errno) }
+        problems.append(.cannotReadDirectory(directory, errno))
+        continue
+      }
+      checkEquivalentNames(entries, in: directory)
+      for entry in entries {
+        if let sub = visit(entry, in: directory) {
+          if depth + 1 > FolderScan.maxDepth {
+            problems.append(.tooDeep(sub))
+          } else {
+            pending.append((sub, depth + 1))
+          }
+        }
+      }
+    }
+  }
+
+  /// Classifies one entry; returns its logical path when it is a directory to walk.
+  mutating func visit(_ entry: DirectoryEntry, in directory: String) -> String? {
+    let name = entry.name
+    let logical = FolderLayout.join(directory, name)
+    let path = FolderLayout.path(root: root, logicalName: logical)
+    let isTemporary = TemporaryFileName.target(of: name) != nil
+    if !isTemporary && FolderLayout.isNoSync(name) { return nil }
+    guard let info = entry.info else {
+      problems.append(.cannotReadEntry(logical, entry.error ?? .ioError))
+      return nil
+    }
+    switch info.kind {
+    case .directory:
+      if isTemporary { return nil }
+      if DocumentName(logicalName: logical) != nil {
+        problems.append(.documentIsDirectory(logical))
+      }
+      return logical
+    case .symlink:
+      let target = (try? fileSystem.readLink(path)) ?? ""
+      problems.append(
+        .symbolicLink(logical, target: target, outsideRoot: pointsOutside(target, from: directory)))
+      return nil
+    case .other:
+      problems.append(.unsupportedFileType(logical))
+      return nil
+    case .regular:
+      if let target = TemporaryFileName.target(of: name) {
+        temporaries.append(
+          TemporaryFile(
+            logicalName: logical, path: path,
+            targetLogicalName: FolderLayout.join(directory, target),
+            size: info.size, modificationSeconds: info.modificationSeconds))
+      } else {
+        file(name, logical: logical, path: path, info: info, in: directory)
+      }
+      return nil
+    }
+  }
+
+  /// Sorts a regular file into a document, a copy of one, or an other file.
+  mutating func file(
+    _ name: String, logical: String, path: String, info: FileInfo, in directory: String
+  ) {
+    var placeholder: Placeholder?
+    if DatalessFiles.isDataless(info) {
+      placeholder = Placeholder(kind: .dataless, path: path, realName: name)
+    } else if Placeholder.parseFileName(name) != nil {
+      placeholder = Placeholder.read(path: path, fileName: name, fileSystem: fileSystem)
+    }
+    let realName = placeholder?.realName ?? name
+    // A placeholder for a local-only file is as local-only as the file.
+    if placeholder != nil && FolderLayout.isNoSync(realName) { return }
+    if let document = DocumentName(directory: directory, fileName: realName) {
+      if let placeholder {
+        documents[document, default: DocumentParts()].placeholders.append((placeholder, info))
+      } else {
+        documents[document, default: DocumentParts()].file = info
+      }
+      return
+    }
+    if let copyName = ConflictCopy.parse(fileName: realName),
+      let document = DocumentName(directory: directory, fileName: copyName.canonicalName)
+    {
+      let copy = ConflictCopy(
+        path: path, logicalName: FolderLayout.join(directory, realName), name: copyName,
+        size: placeholder == nil ? info.size : placeholder?.declaredSize,
+        modificationSeconds: info.modificationSeconds, placeholder: placeholder)
+      documents[document, default: DocumentParts()].copies.append(copy)
+      return
+    }
+    others.append(
+      OtherFile(
+        logicalName: FolderLayout.join(directory, realName), path: path,
+        size: placeholder == nil ? info.size : placeholder?.declaredSize,
+        modificationSeconds: info.modificationSeconds, placeholder: placeholder))
+  }
+
+  /// Whether a link's target leaves the data folder (lexically; links are never followed).
+  func pointsOutside(_ target: String, from directory: String) -> Bool {
+    if target.isEmpty { return true }
+    if target.hasPrefix("/") {
+      let components = PathComponents.normalizedAbsolute(target)
+      return !rootForms.contains { PathComponents.remainder(components, after: $0) != nil }
+    }
+    return PathComponents.normalizedRelative(FolderLayout.join(directory, target)) == nil
+  }
+
+  /// Reports names that are canonically equivalent but not byte-identical.
+  mutating func checkEquivalentNames(_ entries: [DirectoryEntry], in directory: String) {
+    var seen: [String: String] = [:]
+    for name in entries.lazy.map(\.name) where name.utf8.contains(where: { $0 >= 0x80 }) {
+      if let other = seen[name] {
+        let pair = [other, name].sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        problems.append(
+          .equivalentNames(
+            FolderLayout.join(directory, pair[0]), FolderLayout.join(directory, pair[1])))
+      } else {
+        seen[name] = name
+      }
+    }
+  }
+
+  func listing() -> FolderListing {
+    var entries: [DocumentEntry] = []
+    entries.reserveCapacity(documents.count)
+    for (name, parts) in documents {
+      let placeholders = parts.placeholders.sorted {
+        $0.0.path.utf8.lexicographicallyPrecedes($1.0.path.utf8)
+      }
+      let copies = parts.copies.sorted {
+        $0.logicalName.utf8.lexicographicallyPrecedes($1.logicalName.utf8)
+      }
+      var entry = DocumentEntry(
+        name: name, state: .local, path: name.path(root: root), size: nil, modificationSeconds: nil,
+        placeholders: placeholders.map(\.0), copies: copies)
+      if let file = parts.file {
+        entry.state =
+          !copies.isEmpty ? .conflicted : placeholders.isEmpty ? .local : .stalePlaceholder
+        entry.size = file.size
+        entry.modificationSeconds = file.modificationSeconds
+        entry.modificationNanoseconds = file.modificationNanoseconds
+      } else if let (placeholder, info) = placeholders.first {
+        entry.state = .placeholder
+        entry.path = placeholder.path
+        entry.size = placeholder.declaredSize
+        entry.modificationSeconds = info.modificationSeconds
+        entry.modificationNanoseconds = info.modificationNanoseconds
+      } else {
+        entry.state = .copiesOnly
+      }
+      entries.append(entry)
+    }
+    entries.sort { $0.name < $1.name }
+    let byName = { (a: String, b: String) in a.utf8.lexicographicallyPrecedes(b.utf8) }
+    let byKeys = { (a: (String, String), b: (String, String)) in
+      a.0 == b.0 ? byName(a.1, b.1) : byName(a.0, b.0)
+    }
+    return FolderListing(
+      root: root, documents: entries,
+      others: others.sorted { byKeys(($0.logicalName, $0.path), ($1.logicalName, $1.path)) },
+      temporaries: temporaries.sorted { byName($0.logicalName, $1.logicalName) },
+      problems: problems.sorted {
+        byKeys(($0.subject, $0.description), ($1.subject, $1.description))
+      })
+  }
+}

@@ -1,0 +1,85 @@
+import Core
+import Foundation
+import Testing
+
+@testable import Commands
+
+/// The verbs of this branch, run in-process with a test Environment.
+@Suite struct VerbTests {
+  struct Run {
+    var status: Commands.ExitStatus
+    var stdout: String
+    var stderr: String
+  }
+
+  static func run(_ arguments: [String], directory: String = "/") throws -> Run {
+    let outcome = try Parser.parse(
+      arguments, commands: CommandTable.commands, globals: CommandTable.globalOptions)
+    guard case .run(let call) = outcome, let run = call.spec.run else {
+      throw UsageError(message: "not a run: \(outcome)", path: [])
+    }
+    let out = BufferSink()
+    let err = BufferSink()
+    let env = Environment(
+      variables: [:], currentDirectory: directory, now: { (0, 0) }, fileSystem: LiveFileSystem(),
+      stdout: out, stderr: err)
+    let status = try run(call, env)
+    return Run(status: status, stdout: out.text, stderr: err.text)
+  }
+
+  @Test func helpVerbPrintsTheHelp() throws {
+    let globals = CommandTable.globalOptions
+    // `mn help VERB` is a help outcome of the parser; Help.run serves the same text.
+    let call = Invocation(path: ["help"], spec: Help.spec, arguments: ["completion"])
+    let out = BufferSink()
+    let env = Environment(
+      variables: [:], currentDirectory: "/", now: { (0, 0) }, fileSystem: LiveFileSystem(),
+      stdout: out, stderr: BufferSink())
+    #expect(try Help.run(call, env) == Commands.ExitStatus.ok)
+    #expect(
+      out.text
+        == HelpRenderer.help(for: ["completion"], commands: CommandTable.commands, globals: globals)
+    )
+  }
+
+  @Test(arguments: Shell.allCases)
+  func completionPrintsTheScript(_ shell: Shell) throws {
+    let result = try Self.run(["completion", shell.rawValue])
+    #expect(result.status == Commands.ExitStatus.ok)
+    #expect(
+      result.stdout
+        == CompletionRenderer.script(
+          for: shell, commands: CommandTable.commands, globals: CommandTable.globalOptions))
+    #expect(result.stderr.isEmpty)
+  }
+
+  @Test func completeAnswersVerbsAndOptions() throws {
+    #expect(try Self.run(["__complete", "verb", "comp"]).stdout == "completion\n")
+    #expect(try Self.run(["__complete", "verb", "__"]).stdout == "")
+    #expect(
+      try Self.run(["__complete", "option", "completion", "--", "--no-c"]).stdout == "--no-color\n")
+    #expect(try Self.run(["__complete", "document", "--", "x"]).status == Commands.ExitStatus.ok)
+  }
+
+  @Test func generateDocsWritesEveryFile() throws {
+    let directory = try TestSupport.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let man = directory.appendingPathComponent("man")
+    try FileManager.default.createDirectory(at: man, withIntermediateDirectories: true)
+    try "stale".write(
+      to: man.appendingPathComponent("mn-gone.1"), atomically: true, encoding: .utf8)
+    try "keep".write(to: man.appendingPathComponent("README"), atomically: true, encoding: .utf8)
+    let result = try Self.run(
+      ["__generate-docs", directory.lastPathComponent],
+      directory: directory.deletingLastPathComponent().path)
+    #expect(result.status == Commands.ExitStatus.ok)
+    for (path, text) in DocsGenerator.files() {
+      let written = try String(contentsOf: directory.appendingPathComponent(path), encoding: .utf8)
+      #expect(written == text, "\(path)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: man.appendingPathComponent("mn-gone.1").path))
+    #expect(FileManager.default.fileExists(atPath: man.appendingPathComponent("README").path))
+    let names = try FileManager.default.contentsOfDirectory(atPath: man.path)
+    #expect(!names.contains { $0.hasSuffix(".nosync") })
+  }
+}

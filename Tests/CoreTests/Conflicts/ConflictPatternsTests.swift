@@ -1,0 +1,165 @@
+import Testing
+
+@testable import Core
+
+/// Every example of every row, as a flat list of (row index, example) for `arguments:`.
+private let allExamples: [(Int, ConflictPattern.Example)] = ConflictPatterns.all.enumerated()
+  .flatMap { i, row in
+    row.examples.map { (i, $0) }
+  }
+
+private let allCounterexamples: [String] = ConflictPatterns.all.flatMap(\.counterexamples)
+
+@Suite struct ConflictPatternsTests {
+  @Test(arguments: allExamples)
+  func rowExampleParses(_ row: Int, _ example: ConflictPattern.Example) throws {
+    let pattern = ConflictPatterns.all[row]
+    let parsed = try #require(ConflictCopy.parse(fileName: example.fileName), "\(example.fileName)")
+    #expect(parsed.canonicalName == example.canonicalName)
+    #expect(parsed.markers.count == 1, "\(parsed.markers)")
+    #expect(
+      parsed.service == pattern.service,
+      "\(example.fileName) matched \(parsed.service), row is \(pattern.form)")
+    #expect(parsed.device == example.device)
+    #expect(parsed.date == example.date)
+    #expect(parsed.fileName == example.fileName)
+  }
+
+  @Test(arguments: allCounterexamples)
+  func rowCounterexampleDoesNotMatch(_ name: String) {
+    #expect(
+      ConflictCopy.parse(fileName: name) == nil,
+      "\(String(describing: ConflictCopy.parse(fileName: name)))")
+  }
+
+  @Test(arguments: [
+    "09 draft.automerge", "2026 report.automerge", "tags.automerge", "09.automerge", "hello",
+    "random words",
+    "notes.txt", "", ".", "..", ".minuta-version", "records", "09", "(1)", " 2", " (1).automerge",
+    "-DESKTOP-AB12CDE",
+    ".sync-conflict-20260906-154512-ABCDEFG.automerge", "2026-09.automerge", "09.automerge.icloud",
+    ".09.automerge.icloud", "09.automerge.nextcloud", "README.md", "09 (draft).automerge",
+    "09 [draft].automerge",
+  ])
+  func ordinaryNamesAreNotCopies(_ name: String) {
+    #expect(
+      ConflictCopy.parse(fileName: name) == nil,
+      "\(String(describing: ConflictCopy.parse(fileName: name)))")
+  }
+
+  @Test func everyServiceHasARowAndEveryRowHasExamples() {
+    for service in ConflictService.allCases {
+      #expect(ConflictPatterns.all.contains { $0.service == service }, "\(service)")
+    }
+    for row in ConflictPatterns.all {
+      #expect(!row.examples.isEmpty, "\(row.form)")
+      #expect(!row.counterexamples.isEmpty, "\(row.form)")
+    }
+  }
+
+  @Test func stackedSyncthingCopies() throws {
+    let name =
+      "09.sync-conflict-20260906-154512-AAAAAAA.sync-conflict-20260907-101010-BBBBBBB.automerge"
+    let parsed = try #require(ConflictCopy.parse(fileName: name))
+    #expect(parsed.canonicalName == "09.automerge")
+    #expect(parsed.markers.map(\.device) == ["BBBBBBB", "AAAAAAA"])
+    #expect(parsed.markers.map(\.date) == ["2026-09-07T10:10:10", "2026-09-06T15:45:12"])
+    #expect(parsed.device == "BBBBBBB")
+    #expect(parsed.date == "2026-09-07T10:10:10")
+  }
+
+  @Test func stackedAcrossServices() throws {
+    let a = try #require(
+      ConflictCopy.parse(fileName: "09 (Ada's conflicted copy 2026-09-06) 2.automerge"))
+    #expect(a.canonicalName == "09.automerge")
+    #expect(a.markers.map(\.service) == [.icloud, .dropbox])
+    #expect(a.service == .icloud)
+    #expect(a.device == "Ada")  // the outermost marker that names one
+    #expect(a.date == "2026-09-06")
+
+    let b = try #require(ConflictCopy.parse(fileName: "tags 2.automerge.conflict1"))
+    #expect(b.canonicalName == "tags.automerge")
+    #expect(b.markers.map(\.service) == [.rclone, .icloud])
+
+    let c = try #require(
+      ConflictCopy.parse(fileName: "09 (1).sync-conflict-20260906-154512.automerge (Conflict ab12)")
+    )
+    #expect(c.canonicalName == "09.automerge")
+    #expect(c.markers.map(\.service) == [.googleDrive, .syncthing, .googleDrive])
+
+    let d = try #require(ConflictCopy.parse(fileName: "09 2 3.automerge"))
+    #expect(d.canonicalName == "09.automerge")
+    #expect(d.markers.count == 2)
+  }
+
+  @Test func dropboxCounterSuffixBelongsToDropbox() throws {
+    let parsed = try #require(ConflictCopy.parse(fileName: "09 (Case Conflict) (1).automerge"))
+    #expect(parsed.markers.map(\.service) == [.dropbox])
+  }
+
+  @Test func namesWithoutExtension() throws {
+    let parsed = try #require(ConflictCopy.parse(fileName: "notes 2"))
+    #expect(parsed.canonicalName == "notes")
+    #expect(ConflictCopy.parse(fileName: "notes") == nil)
+  }
+
+  @Test func decomposedNamesKeepTheirBytes() throws {
+    // "Zoë" decomposed (e + U+0308), as macOS may spell a Dropbox user.
+    let nfd = "09 (Zoe\u{308}'s conflicted copy 2026-09-06).automerge"
+    let parsed = try #require(ConflictCopy.parse(fileName: nfd))
+    #expect(parsed.canonicalName == "09.automerge")
+    #expect(parsed.device == "Zo\u{EB}")  // String == is canonical equivalence
+    #expect(Array(parsed.device?.utf8 ?? "".utf8) == Array("Zoe\u{308}".utf8))  // bytes kept
+    let nfdStem = try #require(ConflictCopy.parse(fileName: "cafe\u{301} 2.txt"))
+    #expect(nfdStem.canonicalName == "caf\u{E9}.txt")
+  }
+
+  @Test func hostileNamesDoNotCrash() {
+    var generator = NameGenerator(seed: 0x6d6e)
+    let alphabet = Array(" ().-_[]#'’0123456789ABCDEFGconflictedcopySFsync@é".unicodeScalars)
+    for _ in 0..<3000 {
+      var name = ""
+      for _ in 0..<Int(generator.next() % 60) {
+        name.unicodeScalars.append(alphabet[Int(generator.next() % UInt64(alphabet.count))])
+      }
+      if let parsed = ConflictCopy.parse(fileName: name) {
+        #expect(!parsed.canonicalName.isEmpty)
+        #expect(parsed.canonicalName.utf8.count < name.utf8.count)
+      }
+    }
+    #expect(ConflictCopy.parse(fileName: String(repeating: "(", count: 5000) + ")") == nil)
+    _ = ConflictCopy.parse(fileName: String(repeating: "a-", count: 127) + "PC.automerge")
+    _ = ConflictCopy.parse(fileName: "x" + String(repeating: " (1)", count: 60))
+  }
+
+  @Test func manyNamesParseQuickly() {
+    let names = (0..<10_000).map { i in
+      switch i % 4 {
+      case 0: return "\(i % 12 + 10).automerge"
+      case 1: return "\(i % 12 + 10) 2.automerge"
+      case 2: return "\(i % 12 + 10).sync-conflict-20260906-154512-ABCDEFG.automerge"
+      default: return "notes_\(i).txt"
+      }
+    }
+    let clock = ContinuousClock()
+    var matched = 0
+    let elapsed = clock.measure {
+      for name in names where ConflictCopy.parse(fileName: name) != nil { matched += 1 }
+    }
+    #expect(matched == 5000)
+    #expect(elapsed < .seconds(2), "\(elapsed)")
+  }
+}
+
+/// A small seeded generator (SplitMix64), so failures reproduce.
+private struct NameGenerator: RandomNumberGenerator {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+/// What one run of the built `mn` did.
+struct RunResult {
+  var status: Int32
+  var stdout: String
+  var stderr: String
+  var stdoutBytes: Data
+}
+
+/// A fresh temporary directory that serves as HOME (and XDG dirs) for one test, removed after.
+///
+/// Every end-to-end test runs the real binary inside one of these, never with the real HOME.
+final class Sandbox {
+  let root: URL
+  var home: String { root.path }
+  var extraEnvironment: [String: String] = [:]
+
+  init() throws {
+    root = FileManager.default.temporaryDirectory
+      .appendingPathComponent("mn-e2e-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+  }
+
+  deinit {
+    // Restore write permission where a test removed it, then clean up.
+    _ = try? Process.run(URL(fileURLWithPath: "/bin/chmod"), arguments: ["-R", "u+rwx", root.path])
+      .waitUntilExit()
+    try? FileManager.default.removeItem(at: root)
+  }
+
+  /// The built `mn` binary, next to the test bundle.
+  static var binary: URL {
+    let candidates = [
+      Bundle.main.bundleURL.appendingPathComponent("mn"),
+      Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("mn"),
+      URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".build/debug/mn"),
+    ]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+      ?? candidates[2]
+  }
+
+  /// The package's root folder (for `examples/` and `Tests/CoreTests/Fixtures`).
+  static var packageRoot: URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+  }
+
+  /// The absolute path of `rel` inside the sandbox.
+  func path(_ rel: String) -> String { root.appendingPathComponent(rel).path }
+
+  func mkdir(_ rel: String) throws {
+    try FileManager.default.createDirectory(atPath: path(rel), withIntermediateDirectories: true)
+  }
+
+  func write(_ rel: String, _ data: Data) throws {
+    let url = root.appendingPathComponent(rel)
+    try FileManager.default.createDirectory(
+      at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try data.write(to: url)
+  }
+
+  func write(_ rel: String, _ text: String) throws { try write(rel, Data(text.utf8)) }
+
+  func read(_ rel: String) throws -> Data { try Data(contentsOf: root.appendingPathComponent(rel)) }
+
+  func exists(_ rel: String) -> Bool { FileManager.default.fileExists(atPath: path(rel)) }
+
+  /// Copies a folder of the package (e.g. `examples/sample`) to `rel` in the sandbox.
+  func copyFromPackage(_ source: String, to rel: String) throws {
+    let destination = root.appendingPathComponent(rel)
+    try FileManager.default.createDirectory(
+      at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      at: Sandbox.packageRoot.appendingPathComponent(source), to: destination)
+  }
+
+  /// Runs the built `mn` with `arguments` in `directory` (default: the sandbox).
+  @discardableResult
+  func run(
+    _ arguments: [String], in directory: String? = nil, stdin: Data? = nil,
+    environment: [String: String] = [:]
+  ) throws -> RunResult {
+    let process = Process()
+    process.executableURL = Sandbox.binary
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory ?? home)
+    var env = [
+      "HOME": home, "XDG_CONFIG_HOME": path(".config"), "XDG_STATE_HOME": path(".local/state"),
+      "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+      "LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1",
+    ]
+    env.merge(extraEnvironment) { $1 }
+    env.merge(environment) { $1 }
+    process.environment = env
+    let out = Pipe()
+    let err = Pipe()
+    let input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(stdin) }
+    try input.fileHandleForWriting.close()
+    // Read both pipes concurrently so a large output cannot block the child.
+    let errBox = DataBox()
+    let group = DispatchGroup()
+    group.enter()
+    let errHandle = err.fileHandleForReading
+    DispatchQueue.global().async {
+      errBox.data = errHandle.readDataToEndOfFile()
+      group.leave()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    let errData = errBox.data
+    process.waitUntilExit()
+    return RunResult(
+      status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+      stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
+  }
+}
+
+/// Carries the bytes read on another thread back to the caller (after `DispatchGroup.wait`).
+private final class DataBox: @unchecked Sendable {
+  var data = Data()
+}

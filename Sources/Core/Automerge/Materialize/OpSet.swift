@@ -278,15 +278,17 @@ public struct OpSet: Sendable {
     for c in changes.indices {
       let opCount = changes[c].ops.count
       let startOp = changes[c].startOp
+      guard !changes[c].actors.isEmpty else { throw .missingAuthor(change: changes[c].hash) }
       if changes[c].actors != previousActors {
-        guard !changes[c].actors.isEmpty else { throw .missingAuthor(change: changes[c].hash) }
         previousActors = changes[c].actors
         previousRanks = previousActors.map { rankOf[$0] ?? 0 }
       }
       rankStart.append(rankTable.count)
       rankTable.append(contentsOf: previousRanks)
       let count = UInt64(opCount)
-      guard count == 0 || startOp + count - 1 <= UInt64(UInt32.max) else {
+      // Overflow-safe form of `startOp + count - 1 <= UInt32.max`.
+      guard count == 0 || (startOp <= UInt64(UInt32.max) && count - 1 <= UInt64(UInt32.max) - startOp)
+      else {
         throw .counterTooLarge(change: changes[c].hash)
       }
       guard total + opCount < Int(Int32.max) else { throw .tooManyOps(total + opCount) }

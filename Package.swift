@@ -38,7 +38,10 @@ let package = Package(
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
     .target(name: "Commands", dependencies: ["Core"]),
     .executableTarget(name: "mn", dependencies: ["Commands"]),
-    .testTarget(name: "CoreTests", dependencies: ["Core"], exclude: ["Fixtures"]),
+    // Links libarchive to compare LibArchive's entries with the header's functions.
+    .testTarget(
+      name: "CoreTests", dependencies: ["Core"], exclude: ["Fixtures"],
+      linkerSettings: [.linkedLibrary("archive")]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands"], exclude: ["Snapshots"]),
     .testTarget(name: "EndToEndTests", dependencies: ["mn"]),
     .testTarget(name: "ConformanceTests", dependencies: ["Core"]),

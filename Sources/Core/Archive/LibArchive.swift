@@ -79,6 +79,15 @@ final class LibArchive: Sendable {
     dlerror().map { String(cString: $0) }
   }
 
+  // The callback types of archive.h, spelled out: C declares them as function types (not
+  // pointers), which Swift imports as Swift closures; in a C function type a closure
+  // parameter becomes an Objective-C block, not the function pointer libarchive expects.
+  typealias OpenCallback = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
+  typealias WriteCallback =
+    @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> la_ssize_t
+  typealias CloseCallback = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
+  typealias FreeCallback = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
+
   // archive_entry.h
   let entryFiletype: @convention(c) (OpaquePointer?) -> mode_t
   let entryFree: @convention(c) (OpaquePointer?) -> Void
@@ -129,8 +138,8 @@ final class LibArchive: Sendable {
   let writeNew: @convention(c) () -> OpaquePointer?
   let writeOpen2:
     @convention(c) (
-      OpaquePointer?, UnsafeMutableRawPointer?, archive_open_callback?, archive_write_callback?,
-      archive_close_callback?, archive_free_callback?
+      OpaquePointer?, UnsafeMutableRawPointer?, OpenCallback?, WriteCallback?, CloseCallback?,
+      FreeCallback?
     ) -> Int32
   let writeSetBytesInLastBlock: @convention(c) (OpaquePointer?, Int32) -> Int32
   let writeSetFilterOption:

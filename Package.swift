@@ -15,9 +15,9 @@ let package = Package(
     .systemLibrary(
       name: "CZlib", pkgConfig: "zlib",
       providers: [.apt(["zlib1g-dev"])]),
-    .systemLibrary(
-      name: "CCrypto", pkgConfig: "libcrypto",
-      providers: [.apt(["libssl-dev"])]),
+    // Header only (libssl-dev): libcrypto is opened with dlopen at the first hash, so that
+    // start-up does not pay for loading it (Core/Crypto/LibCrypto.swift).
+    .systemLibrary(name: "CCrypto"),
     .target(
       name: "Core",
       dependencies: ["CArchive", "CZlib", .target(name: "CCrypto", condition: linuxOnly)],

@@ -253,6 +253,7 @@ public enum ConflictMerge {
       prepared = try prepare(entry, root: root, fileSystem: fileSystem)
     }
     var document = prepared.document
+    document.completed = true
     guard document.refusal == nil, let merged = prepared.merged else { return document }
     let path = document.canonicalPath
     if prepared.canonicalInfo == nil || !merged.added.isEmpty {

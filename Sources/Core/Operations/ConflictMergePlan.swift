@@ -63,12 +63,15 @@ public struct ConflictMergeDocument: Sendable {
   public var refusal: ConflictMergeRefusal?
   /// Report only: whether the canonical file was written (created or appended to).
   public var written: Bool
+  /// Report only: whether the run got to this document (false for a document refused in
+  /// the plan, and for those after an interruption).
+  public var completed: Bool
 
   /// Creates an entry.
   public init(
     entry: DocumentEntry, canonicalPath: String, canonicalChanges: Int? = nil,
     mergedChanges: Int? = nil, copies: [ConflictMergeCopy] = [],
-    refusal: ConflictMergeRefusal? = nil, written: Bool = false
+    refusal: ConflictMergeRefusal? = nil, written: Bool = false, completed: Bool = false
   ) {
     self.entry = entry
     self.canonicalPath = canonicalPath
@@ -77,6 +80,7 @@ public struct ConflictMergeDocument: Sendable {
     self.copies = copies
     self.refusal = refusal
     self.written = written
+    self.completed = completed
   }
 
   /// The logical name (`records/2026/09.automerge`).

@@ -36,12 +36,13 @@ public enum ConflictMerge {
   public static func plan(
     listing: FolderListing, documents: [DocumentEntry]? = nil, fileSystem: any FileSystem
   ) throws -> ConflictMergePlan {
-    let selected = (documents ?? listing.documents).filter(\.hasCopies)
-    return ConflictMergePlan(
-      root: listing.root,
-      documents: try selected.map {
-        try prepare($0, root: listing.root, fileSystem: fileSystem).document
-      })
+    var plan = ConflictMergePlan(root: listing.root, documents: [])
+    for entry in (documents ?? listing.documents) where entry.hasCopies {
+      let prepared = try prepare(entry, root: listing.root, fileSystem: fileSystem)
+      plan.documents.append(prepared.document)
+      plan.decoded.merge(prepared.loaded) { new, _ in new }
+    }
+    return plan
   }
 
   /// Merges the planned documents, then removes the copies that the merged files hold.
@@ -95,8 +96,8 @@ public enum ConflictMerge {
       progress(
         .started(index: index, total: plan.documents.count, logicalName: planned.logicalName))
       report.documents[index] = try mergeDocument(
-        planned.entry, root: plan.root, removable: removable, fileSystem: fileSystem,
-        random: random)
+        planned.entry, root: plan.root, removable: removable, cache: plan.decoded,
+        fileSystem: fileSystem, random: random)
       progress(.finished(report.documents[index]))
     }
     return report
@@ -113,7 +114,7 @@ public enum ConflictMerge {
   }
 
   /// One input file, read and decoded.
-  struct Loaded {
+  struct Loaded: Sendable {
     var bytes: [UInt8]
     var file: AutomergeFile
     var info: FileInfo?
@@ -131,10 +132,13 @@ public enum ConflictMerge {
     var union = Set<ChangeHash>()
     /// The mode of a new canonical file: the first readable copy's.
     var permissions: UInt32 = 0o644
+    /// Every input read, by path.
+    var loaded: [String: Loaded] = [:]
   }
 
-  /// Reads and decodes one file; a failure is the reason to keep it.
-  static func load(_ path: String, _ fileSystem: any FileSystem) -> Result<
+  /// Reads and decodes one file; a failure is the reason to keep it. A file whose bytes
+  /// are those of its entry in `cache` is not decoded again.
+  static func load(_ path: String, _ fileSystem: any FileSystem, cache: [String: Loaded]) -> Result<
     Loaded, ConflictCopyProblem
   > {
     let info: FileInfo?
@@ -147,6 +151,9 @@ public enum ConflictMerge {
     } catch {
       return .failure(.cannotRead(FileSystemError("read", path, .ioError)))
     }
+    if let cached = cache[path], cached.bytes == bytes {
+      return .success(Loaded(bytes: bytes, file: cached.file, info: info))
+    }
     do {
       return .success(Loaded(bytes: bytes, file: try AutomergeFile.decode(bytes), info: info))
     } catch let error as AutomergeDecodeError {
@@ -157,9 +164,9 @@ public enum ConflictMerge {
   }
 
   /// Reads a document's canonical file and copies and merges them in memory.
-  static func prepare(_ entry: DocumentEntry, root: String, fileSystem: any FileSystem) throws
-    -> Prepared
-  {
+  static func prepare(
+    _ entry: DocumentEntry, root: String, cache: [String: Loaded] = [:], fileSystem: any FileSystem
+  ) throws -> Prepared {
     var prepared = Prepared(
       document: ConflictMergeDocument(entry: entry, canonicalPath: entry.name.path(root: root)))
     var inputs: [[UInt8]] = []
@@ -168,8 +175,9 @@ public enum ConflictMerge {
     if entry.state == .placeholder {
       prepared.document.refusal = .notDownloaded
     } else if entry.state != .copiesOnly {
-      switch load(prepared.document.canonicalPath, fileSystem) {
+      switch load(prepared.document.canonicalPath, fileSystem, cache: cache) {
       case .success(let loaded):
+        prepared.loaded[prepared.document.canonicalPath] = loaded
         canonical = loaded.file
         prepared.canonicalInfo = loaded.info
         prepared.document.canonicalChanges = loaded.file.changes.count
@@ -190,8 +198,9 @@ public enum ConflictMerge {
       if copy.placeholder != nil {
         item.problem = .notDownloaded
       } else {
-        switch load(copy.path, fileSystem) {
+        switch load(copy.path, fileSystem, cache: cache) {
         case .success(let loaded):
+          prepared.loaded[copy.path] = loaded
           item.changes = loaded.file.changes.count
           item.adds = loaded.file.changes.count(where: { canonical?.index[$0.hash] == nil })
           if decoded.isEmpty, let info = loaded.info { prepared.permissions = info.permissions }
@@ -234,11 +243,11 @@ public enum ConflictMerge {
 
   /// Merges one document: write, read back and check, then remove its copies.
   static func mergeDocument(
-    _ entry: DocumentEntry, root: String, removable: Set<String>, fileSystem: any FileSystem,
-    random: () -> String
+    _ entry: DocumentEntry, root: String, removable: Set<String>, cache: [String: Loaded],
+    fileSystem: any FileSystem, random: () -> String
   ) throws -> ConflictMergeDocument {
     var entry = entry
-    var prepared = try prepare(entry, root: root, fileSystem: fileSystem)
+    var prepared = try prepare(entry, root: root, cache: cache, fileSystem: fileSystem)
     // A sync client may replace the canonical file between the read and the write: merge
     // again from what is there now, rather than rename over it.
     for attempt in 1... {
@@ -250,7 +259,7 @@ public enum ConflictMerge {
         break
       }
       entry.state = current == nil ? .copiesOnly : .conflicted
-      prepared = try prepare(entry, root: root, fileSystem: fileSystem)
+      prepared = try prepare(entry, root: root, cache: cache, fileSystem: fileSystem)
     }
     var document = prepared.document
     document.completed = true
@@ -263,10 +272,15 @@ public enum ConflictMerge {
       document.written = true
     }
     let written: AutomergeFile
-    do {
-      written = try AutomergeFile.decode(try fileSystem.readFile(path, limit: maxFileSize))
-    } catch is AutomergeDecodeError {
-      throw ConflictMergeError.verificationFailed(path: path)
+    if !document.written, let canonical = prepared.loaded[path] {
+      // Not rewritten: the file just read (and found to hold everything) is the one on disk.
+      written = canonical.file
+    } else {
+      do {
+        written = try AutomergeFile.decode(try fileSystem.readFile(path, limit: maxFileSize))
+      } catch is AutomergeDecodeError {
+        throw ConflictMergeError.verificationFailed(path: path)
+      }
     }
     let held = Set(written.changes.map(\.hash))
     guard prepared.union.isSubset(of: held) else {

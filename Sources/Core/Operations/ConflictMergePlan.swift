@@ -8,6 +8,9 @@ public struct ConflictMergePlan: Sendable {
   public var root: String
   /// The documents with conflict copies, in listing order.
   public var documents: [ConflictMergeDocument]
+  /// The inputs as `plan` read and decoded them, by path: `execute` decodes again only the
+  /// files whose bytes changed since.
+  var decoded: [String: ConflictMerge.Loaded] = [:]
 
   /// Creates a plan.
   public init(root: String, documents: [ConflictMergeDocument]) {

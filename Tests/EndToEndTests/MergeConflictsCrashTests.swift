@@ -178,4 +178,75 @@ import Testing
     )
     #expect(killedMidway > 0, "no kill landed during a run (run takes \(duration) s); seed \(seed)")
   }
+
+  /// Starts `mn merge-conflicts` with SIGINT unblocked and at its default action: a
+  /// child started from a test thread would inherit that thread's blocked signals.
+  func spawnWithSIGINT(_ f: ConflictFolder, backup: Bool) throws -> pid_t {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    sigaddset(&defaults, SIGINT)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for fd: Int32 in [0, 1, 2] {
+      posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+    }
+    let arguments =
+      [Sandbox.binary.path, "--root", f.box.path("data"), "merge-conflicts", "-q"]
+      + (backup ? [] : ["--no-backup"])
+    let environment = [
+      "HOME=\(f.box.home)", "MN_BACKUP_DIR=\(f.box.path("backups"))", "LC_ALL=C", "TZ=UTC",
+      "PATH=/usr/bin:/bin",
+    ]
+    let argv = arguments.map { strdup($0) } + [nil]
+    let envp = environment.map { strdup($0) } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    var pid = pid_t()
+    let result = posix_spawn(&pid, Sandbox.binary.path, &actions, &attributes, argv, envp)
+    #expect(result == 0)
+    return pid
+  }
+
+  /// SIGINT mid-run: the verb stops between documents with 130 (or, before its handler is
+  /// installed, dies of the signal), nothing is lost, and a rerun finishes.
+  @Test func sigintStopsBetweenDocumentsWith130() throws {
+    var interrupted = 0
+    for tenth in 1...12 {
+      let f = try ConflictFolder()
+      try fill(f)
+      let original = try changes(f, includingBackups: false)
+      let pid = try spawnWithSIGINT(f, backup: tenth % 2 == 0)
+      usleep(useconds_t(tenth) * 25_000)
+      kill(pid, SIGINT)
+      var raw: Int32 = 0
+      while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+      let signalled = raw & 0x7f
+      let status = (raw >> 8) & 0xff
+      #expect(
+        (signalled == 0 && (status == 0 || status == 130)) || signalled == SIGINT,
+        "delay \(tenth * 25) ms: status \(status), signal \(signalled)")
+      if signalled == 0 && status == 130 { interrupted += 1 }
+      let left = try changes(f, includingBackups: true)
+      for (doc, hashes) in original {
+        #expect(
+          hashes.isSubset(of: left[doc] ?? []),
+          "\(doc) lost changes after SIGINT at \(tenth * 25) ms")
+      }
+      #expect(
+        !f.snapshot("data").keys.contains { $0.contains(".mn-") },
+        "SIGINT between steps leaves no temporary")
+      let rerun = try f.box.run(["--root", f.box.path("data"), "merge-conflicts"])
+      #expect(rerun.status == 0, "\(rerun.stderr)")
+      #expect(try changes(f, includingBackups: false) == original)
+    }
+    #expect(interrupted > 0, "no SIGINT landed while the verb was running")
+  }
 }

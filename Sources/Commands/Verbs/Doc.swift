@@ -71,7 +71,7 @@ enum Doc {
     exits: [.ok, .usage, .dataErr, .noInput],
     run: { call, env in
       let (_, file) = try DocInput.decode(call.arguments[0], call, env)
-      let value = try Materializer.materialize(file.changes, typed: call.flag("typed"))
+      let value = try Materializer.materialize(file, typed: call.flag("typed"))
       try env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")
       return .ok
     })

@@ -8,6 +8,8 @@ function __fish_mn_verb
             echo 'resolve'
         case '|ls'
             echo 'ls'
+        case '|merge-conflicts'
+            echo 'merge-conflicts'
         case '|export'
             echo 'export'
         case '|restore'
@@ -38,6 +40,8 @@ end
 # The value kind of option $argv[2] of the verb path $argv[1]; fails for flags.
 function __fish_mn_value_kind
     switch "$argv[1]|$argv[2]"
+        case 'merge-conflicts|--wait'
+            echo 'seconds'
         case 'export|-o' 'export|--output'
             echo 'path'
         case 'export|--format'
@@ -146,6 +150,8 @@ complete -c mn -n '__fish_mn_verbs_at \'\'' -a 'resolve' -d 'Print the data fold
 complete -c mn -n '__fish_mn_help_at \'\'' -a 'resolve' -d 'Print the data folder that mn would use.'
 complete -c mn -n '__fish_mn_verbs_at \'\'' -a 'ls' -d 'List the documents of the data folder and their state.'
 complete -c mn -n '__fish_mn_help_at \'\'' -a 'ls' -d 'List the documents of the data folder and their state.'
+complete -c mn -n '__fish_mn_verbs_at \'\'' -a 'merge-conflicts' -d 'Merge conflict copies into their documents and remove the copies.'
+complete -c mn -n '__fish_mn_help_at \'\'' -a 'merge-conflicts' -d 'Merge conflict copies into their documents and remove the copies.'
 complete -c mn -n '__fish_mn_verbs_at \'\'' -a 'export' -d 'Write the data folder to a verified archive.'
 complete -c mn -n '__fish_mn_help_at \'\'' -a 'export' -d 'Write the data folder to a verified archive.'
 complete -c mn -n '__fish_mn_verbs_at \'\'' -a 'restore' -d 'Restore an archive into a data folder, merging documents.'
@@ -185,6 +191,11 @@ complete -c mn -n '__fish_mn_in \'ls\'' -l 'all' -d 'Also list files that are no
 complete -c mn -n '__fish_mn_in \'ls\'' -s 'l' -l 'long' -d 'Add state, size, time and copy count columns.'
 complete -c mn -n '__fish_mn_in \'ls\'' -s '0' -l 'null' -d 'End every name with NUL instead of a newline.'
 complete -c mn -n '__fish_mn_argument \'ls\' 0 +' -x -a '(__fish_mn_documents)'
+complete -c mn -n '__fish_mn_in \'merge-conflicts\'' -s 'n' -l 'dry-run' -d 'Print what would be merged and removed; change nothing.'
+complete -c mn -n '__fish_mn_in \'merge-conflicts\'' -l 'keep-copies' -d 'Merge, but keep the copies (and make no backup).'
+complete -c mn -n '__fish_mn_in \'merge-conflicts\'' -l 'no-backup' -d 'Remove copies without a backup archive first (risky).'
+complete -c mn -n '__fish_mn_in \'merge-conflicts\'' -l 'wait' -x -d 'Wait this long for another writer\'s lock before giving up with 75 (default 10).'
+complete -c mn -n '__fish_mn_argument \'merge-conflicts\' 0 +' -x -a '(__fish_mn_documents)'
 complete -c mn -n '__fish_mn_in \'export\'' -s 'o' -l 'output' -r -F -d 'Write the archive here (- for standard output).'
 complete -c mn -n '__fish_mn_in \'export\'' -l 'format' -x -a 'tar tar.gz tar.xz tar.zst zip' -d 'The archive format (default: from the output\'s extension, else tar.gz). One of: tar, tar.gz, tar.xz, tar.zst, zip.'
 complete -c mn -n '__fish_mn_in \'export\'' -l 'allow-placeholders' -d 'List files not downloaded as missing instead of failing.'

@@ -26,7 +26,7 @@ let package = Package(
     .executableTarget(name: "mn", dependencies: ["Commands"]),
     .testTarget(name: "CoreTests", dependencies: ["Core"], exclude: ["Fixtures"]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands"], exclude: ["Snapshots"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["mn"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["mn", "Core"]),
     .testTarget(name: "ConformanceTests", dependencies: ["Core"]),
   ],
   swiftLanguageModes: [.v6]

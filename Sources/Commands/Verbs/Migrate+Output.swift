@@ -66,9 +66,12 @@ extension Migrate {
         flag: nil, variables: env.variables, currentDirectory: env.currentDirectory,
         isDarwin: Environment.isDarwin),
       fileSystem: env.fileSystem)
-    if let root = found.root, root != plan.destination {
+    if found.root != plan.destination {
+      let what =
+        found.root.map { "find '\($0)' first, not the destination" }
+        ?? "do not find the destination"
       try env.stderr.write(
-        "mn: note: mn and Minuta find '\(root)' first, not the destination\n"
+        "mn: note: mn and Minuta \(what)\n"
           + "hint: point them at it with MINUTA_STORAGE or the pointer file storage-path.txt\n")
     }
   }

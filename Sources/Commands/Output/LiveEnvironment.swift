@@ -53,16 +53,18 @@ public final class FileDescriptorSink: OutputSink, @unchecked Sendable {
 private func sinkWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
 
 extension Environment {
+  /// The environment variables mn reads (mn.md §2, §8, §11).
+  static let variableNames = [
+    "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "MINUTA_STORAGE", "MN_BACKUP_DIR", "NO_COLOR",
+    "TMPDIR", "PATH",
+  ]
+
   /// The real process environment: variables, working directory, clock, terminals.
   public static func live() -> Environment {
+    // Only the variables mn reads: copying the whole environment costs start-up time.
     var variables: [String: String] = [:]
-    var entry = environ
-    while let pointer = entry.pointee {
-      let text = String(cString: pointer)
-      if let eq = text.firstIndex(of: "=") {
-        variables[String(text[..<eq])] = String(text[text.index(after: eq)...])
-      }
-      entry += 1
+    for name in Environment.variableNames {
+      if let value = getenv(name) { variables[name] = String(cString: value) }
     }
     var cwd = "/"
     if let pointer = getcwd(nil, 0) {

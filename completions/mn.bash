@@ -4,7 +4,7 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'resolve ls migrate doc help completion' ;;
+    '') echo 'resolve ls merge-conflicts migrate doc help completion' ;;
     'doc') echo 'info heads changes show merge check' ;;
   esac
 }
@@ -14,6 +14,7 @@ _mn_verb() {
   case "$1|$2" in
     '|resolve') echo 'resolve' ;;
     '|ls') echo 'ls' ;;
+    '|merge-conflicts') echo 'merge-conflicts' ;;
     '|migrate') echo 'migrate' ;;
     '|doc') echo 'doc' ;;
     'doc|info') echo 'info' ;;
@@ -33,6 +34,7 @@ _mn_options() {
   case "$1" in
     'resolve') echo '--explain --icloud --local --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'ls') echo '--placeholders --conflicts --all -l --long -0 --null --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'merge-conflicts') echo '-n --dry-run --keep-copies --no-backup --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'migrate') echo '--from --to --dry-run -y --yes --keep-source --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc show') echo '--typed --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc merge') echo '-o --output --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
@@ -43,6 +45,7 @@ _mn_options() {
 # The value kind of option $2 of the verb path $1; fails for flags and unknown options.
 _mn_value_kind() {
   case "$1|$2" in
+    'merge-conflicts|--wait') echo 'seconds' ;;
     'migrate|--from') echo 'directory' ;;
     'migrate|--to') echo 'directory' ;;
     'migrate|--wait') echo 'seconds' ;;
@@ -56,6 +59,7 @@ _mn_value_kind() {
 _mn_argument_kind() {
   case "$1|$2" in
     'ls|'*) echo 'document' ;;
+    'merge-conflicts|'*) echo 'document' ;;
     'doc info|0') echo 'document' ;;
     'doc heads|0') echo 'document' ;;
     'doc changes|0') echo 'document' ;;

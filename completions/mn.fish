@@ -8,6 +8,8 @@ function __fish_mn_verb
             echo 'resolve'
         case '|ls'
             echo 'ls'
+        case '|merge-conflicts'
+            echo 'merge-conflicts'
         case '|migrate'
             echo 'migrate'
         case '|doc'
@@ -36,6 +38,8 @@ end
 # The value kind of option $argv[2] of the verb path $argv[1]; fails for flags.
 function __fish_mn_value_kind
     switch "$argv[1]|$argv[2]"
+        case 'merge-conflicts|--wait'
+            echo 'seconds'
         case 'migrate|--from'
             echo 'directory'
         case 'migrate|--to'
@@ -142,6 +146,8 @@ complete -c mn -n '__fish_mn_verbs_at \'\'' -a 'resolve' -d 'Print the data fold
 complete -c mn -n '__fish_mn_help_at \'\'' -a 'resolve' -d 'Print the data folder that mn would use.'
 complete -c mn -n '__fish_mn_verbs_at \'\'' -a 'ls' -d 'List the documents of the data folder and their state.'
 complete -c mn -n '__fish_mn_help_at \'\'' -a 'ls' -d 'List the documents of the data folder and their state.'
+complete -c mn -n '__fish_mn_verbs_at \'\'' -a 'merge-conflicts' -d 'Merge conflict copies into their documents and remove the copies.'
+complete -c mn -n '__fish_mn_help_at \'\'' -a 'merge-conflicts' -d 'Merge conflict copies into their documents and remove the copies.'
 complete -c mn -n '__fish_mn_verbs_at \'\'' -a 'migrate' -d 'Move the data into another folder, merging what both hold.'
 complete -c mn -n '__fish_mn_help_at \'\'' -a 'migrate' -d 'Move the data into another folder, merging what both hold.'
 complete -c mn -n '__fish_mn_verbs_at \'\'' -a 'doc' -d 'Inspect, check and merge single Automerge files.'
@@ -179,6 +185,11 @@ complete -c mn -n '__fish_mn_in \'ls\'' -l 'all' -d 'Also list files that are no
 complete -c mn -n '__fish_mn_in \'ls\'' -s 'l' -l 'long' -d 'Add state, size, time and copy count columns.'
 complete -c mn -n '__fish_mn_in \'ls\'' -s '0' -l 'null' -d 'End every name with NUL instead of a newline.'
 complete -c mn -n '__fish_mn_argument \'ls\' 0 +' -x -a '(__fish_mn_documents)'
+complete -c mn -n '__fish_mn_in \'merge-conflicts\'' -s 'n' -l 'dry-run' -d 'Print what would be merged and removed; change nothing.'
+complete -c mn -n '__fish_mn_in \'merge-conflicts\'' -l 'keep-copies' -d 'Merge, but keep the copies (and make no backup).'
+complete -c mn -n '__fish_mn_in \'merge-conflicts\'' -l 'no-backup' -d 'Remove copies without a backup archive first (risky).'
+complete -c mn -n '__fish_mn_in \'merge-conflicts\'' -l 'wait' -x -d 'Wait this long for another writer\'s lock before giving up with 75 (default 10).'
+complete -c mn -n '__fish_mn_argument \'merge-conflicts\' 0 +' -x -a '(__fish_mn_documents)'
 complete -c mn -n '__fish_mn_in \'migrate\'' -l 'from' -x -a '(__fish_complete_directories (commandline -ct) "")' -d 'The folder to migrate from (default: the local folder).'
 complete -c mn -n '__fish_mn_in \'migrate\'' -l 'to' -x -a '(__fish_complete_directories (commandline -ct) "")' -d 'The folder to migrate into (default: the iCloud Drive container).'
 complete -c mn -n '__fish_mn_in \'migrate\'' -l 'dry-run' -d 'Print the plan and check it; change nothing.'

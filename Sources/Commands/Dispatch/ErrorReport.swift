@@ -20,6 +20,8 @@ enum ErrorReport {
       return (.dataErr, "invalid Automerge data: \(e)", [])
     case let e as AutomergeMergeError:
       return (.dataErr, e.description, [])
+    case let e as ConflictMergeError:
+      return (.software, e.description, ["this is a bug in mn or a failing disk; please report it"])
     case let e as MaterializeError:
       return (.dataErr, "cannot materialize the document: \(e)", [])
     case let e as StorageError:

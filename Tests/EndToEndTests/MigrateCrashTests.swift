@@ -14,8 +14,9 @@ import Testing
 @Suite struct MigrateCrashTests {
   static let iterations = 30
 
-  /// The fixture scene plus four months of 2025: odd months only local (moves), even months
-  /// on both sides (merges). Returns the expected change hashes of every document.
+  /// The fixture scene plus four months of 2025 (odd months only local: moves; even months
+  /// on both sides: merges) and a conflict copy in the source. Returns the expected change
+  /// hashes of every document.
   static func scene() throws -> (MigrateSandbox, [String: Set<String>]) {
     let scene = try MigrateSandbox()
     let box = scene.box
@@ -34,6 +35,10 @@ import Testing
       }
       expected[name] = expected[fixture]
     }
+    // A conflict copy, merged first.
+    try box.write(
+      MigrateSandbox.local + "/records/2026/09 2.automerge",
+      box.read(MigrateSandbox.icloud + "/records/2026/09.automerge"))
     return (scene, expected)
   }
 

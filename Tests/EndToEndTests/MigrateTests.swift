@@ -216,4 +216,31 @@ struct MigrateSandbox {
       try String(decoding: scene.box.read(MigrateSandbox.pointer), as: UTF8.self) == scene.box.path(
         MigrateSandbox.icloud) + "\n")
   }
+
+  @Test func conflictCopiesOnBothSidesAreMergedFirst() throws {
+    let scene = try MigrateSandbox()
+    let box = scene.box
+    try box.write(
+      MigrateSandbox.local + "/records/2026/09 2.automerge",
+      box.read(MigrateSandbox.icloud + "/records/2026/09.automerge"))
+    try box.write(
+      MigrateSandbox.icloud + "/tags 2.automerge",
+      box.read(MigrateSandbox.local + "/tags.automerge"))
+    let r = try box.run(["migrate", "--yes"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(
+      r.stdout.contains(
+        "copies  records/2026/09.automerge  (1 conflict copy in the source, merged first)\n"))
+    #expect(
+      r.stdout.contains(
+        "copies  tags.automerge  (1 conflict copy in the destination, merged first)\n"))
+    for name in MigrateSandbox.documents {
+      let path = box.path(MigrateSandbox.icloud + "/" + name)
+      #expect(
+        try box.run(["doc", "changes", path]).stdout == scene.expected(name, "changes"), "\(name)")
+    }
+    #expect(!box.exists(MigrateSandbox.icloud + "/tags 2.automerge"))
+    #expect(!box.exists(MigrateSandbox.local))
+    #expect(try box.run(["ls", "--conflicts"]).stdout.isEmpty)
+  }
 }

@@ -78,12 +78,10 @@ enum ErrorReport {
           "hint: nothing was changed; restore or repair them first"
         ]
       )
-    case .conflictCopies(let paths):
+    case .conflictsRefused(let documents):
       return (
         .dataErr, e.description,
-        listed(paths.map { "conflict copy: \($0)" }) + [
-          "hint: run 'mn merge-conflicts' in both folders, then rerun"
-        ]
+        listed(documents) + ["hint: nothing was changed; see 'mn merge-conflicts --dry-run'"]
       )
     case .destinationNotWritable(_, let error):
       return (.cantCreate, e.description, ["nothing was moved (\(error))"])

@@ -11,6 +11,13 @@ extension Migrate {
     }
     var out = "source:      \(plan.source)\ndestination: \(plan.destination)"
     out += plan.destinationExists ? "\n" : " (will be created)\n"
+    for conflicts in plan.conflicts {
+      let side = conflicts.root == plan.source ? "source" : "destination"
+      for document in conflicts.documents {
+        let copies = count(document.copies.count, "conflict copy")
+        out += "copies  \(document.logicalName)  (\(copies) in the \(side), merged first)\n"
+      }
+    }
     for document in plan.documents {
       var detail = ""
       switch document.action {
@@ -133,6 +140,9 @@ extension Migrate {
     return .object(members)
   }
 
-  /// "1 change", "3 changes".
-  static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+  /// "1 change", "3 changes"; "y" becomes "ies".
+  static func count(_ n: Int, _ noun: String) -> String {
+    if n == 1 { return "1 \(noun)" }
+    return noun.hasSuffix("y") ? "\(n) \(noun.dropLast())ies" : "\(n) \(noun)s"
+  }
 }

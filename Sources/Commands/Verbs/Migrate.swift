@@ -15,10 +15,11 @@ enum Migrate {
       destination and otherwise left alone; nothing mn does not understand is removed.
 
       First the plan is printed and checked: nothing starts while a file on either side is \
-      not downloaded (69), a document does not parse (65), conflict copies wait to be \
-      merged, or another writer holds either folder's lock (75). Then both folders are \
-      saved to one verified backup archive, whose path is printed, and each document is \
-      written atomically, read back and verified before its source is removed. Finally the \
+      not downloaded (69), a document or conflict copy does not parse (65), or another \
+      writer holds either folder's lock (75). Then both folders are saved to one verified \
+      backup archive, whose path is printed; conflict copies on either side are merged \
+      into their documents, as 'mn merge-conflicts' does; and each document is written \
+      atomically, read back and verified before its source is removed. Finally the \
       emptied source folders are removed, and the pointer file storage-path.txt, if it \
       named the source, names the destination.
 
@@ -37,7 +38,7 @@ enum Migrate {
         help: "The folder to migrate into (default: the iCloud Drive container)."),
       .flag("dry-run", help: "Print the plan and check it; change nothing."),
       .flag("yes", short: "y", help: "Do not ask for confirmation."),
-      .flag("keep-source", help: "Copy instead of move: leave the source as it is."),
+      .flag("keep-source", help: "Copy instead of move: remove nothing from the source."),
       CommonOptions.wait,
     ],
     exits: [
@@ -152,6 +153,11 @@ enum Migrate {
         now: env.nowSeconds, fileSystem: fs, inspect: DocumentTools.inspect)
       backup = result.path
       try note(env, call, "backup: \(result.path)")
+    }
+    if !plan.conflicts.isEmpty {
+      plan = try Migration.mergeConflicts(
+        plan, keepSource: keepSource, backupPath: backup, fileSystem: fs)
+      if let blocker = plan.blocker { throw blocker }
     }
     let progress = Progress(
       env, call, label: "migrate", total: plan.documents.count + plan.files.count)

@@ -92,8 +92,9 @@ public enum Migration {
 
   /// Scans both folders and plans the migration.
   ///
-  /// Every document of the source is read and decoded, and so is every document and
-  /// conflict copy of the destination, so that `blocker` can say "every document parses".
+  /// Every document and conflict copy of both folders is read and decoded, so that
+  /// `blocker` can say "every document parses"; the conflict merges to do first are
+  /// planned by `ConflictMerge.plan`.
   ///
   /// - Parameters:
   ///   - source: the source root; when it does not exist, the plan is empty.
@@ -102,7 +103,7 @@ public enum Migration {
   /// - Returns: the plan; check `blocker` before executing it.
   /// - Throws: `StorageError` when a root cannot be listed.
   public static func plan(source: String, destination: String, fileSystem: any FileSystem)
-    throws(StorageError) -> MigrationPlan
+    throws -> MigrationPlan
   {
     let fs = fileSystem
     let sourceExists = (try? fs.infoFollowingLinks(source))??.kind == .directory
@@ -122,14 +123,18 @@ public enum Migration {
     }
 
     var destinationHashes: [DocumentName: Set<ChangeHash>] = [:]
+    try checkConflicts(sourceListing, into: &plan, fileSystem: fs)
+    if let destinationListing {
+      try checkConflicts(destinationListing, into: &plan, fileSystem: fs)
+    }
     for entry in destinationListing?.documents ?? [] {
-      check(entry, into: &plan, fileSystem: fs)
+      check(entry, into: &plan)
       if entry.isDownloaded, let file = decode(entry.path, into: &plan, fileSystem: fs) {
         destinationHashes[entry.name] = Set(file.changes.map(\.hash))
       }
     }
     for entry in sourceListing.documents {
-      check(entry, into: &plan, fileSystem: fs)
+      check(entry, into: &plan)
       guard entry.isDownloaded, let file = decode(entry.path, into: &plan, fileSystem: fs) else {
         continue
       }
@@ -175,21 +180,74 @@ public enum Migration {
     return plan
   }
 
-  /// Records a document's placeholders and conflict copies, and checks that its copies parse.
-  static func check(
-    _ entry: DocumentEntry, into plan: inout MigrationPlan, fileSystem: any FileSystem
-  ) {
+  /// Records a document's placeholder.
+  static func check(_ entry: DocumentEntry, into plan: inout MigrationPlan) {
     if entry.isNotDownloaded, let placeholder = entry.placeholder {
       plan.placeholders.append(placeholder.path)
     }
-    for copy in entry.copies {
-      if let placeholder = copy.placeholder {
-        plan.placeholders.append(placeholder.path)
-      } else {
-        plan.conflictCopies.append(copy.path)
-        _ = decode(copy.path, into: &plan, fileSystem: fileSystem)
+  }
+
+  /// Plans the merge of a folder's conflict copies (`ConflictMerge`), and records its
+  /// copies, the ones that are not downloaded or do not parse, and refused documents.
+  static func checkConflicts(
+    _ listing: FolderListing, into plan: inout MigrationPlan, fileSystem: any FileSystem
+  )
+    throws
+  {
+    let conflicts = try ConflictMerge.plan(listing: listing, fileSystem: fileSystem)
+    guard !conflicts.documents.isEmpty else { return }
+    plan.conflicts.append(conflicts)
+    for document in conflicts.documents {
+      for copy in document.copies {
+        plan.conflictCopies.append(copy.copy.path)
+        switch copy.problem {
+        case .notDownloaded?:
+          plan.placeholders.append(copy.copy.placeholder?.path ?? copy.copy.path)
+        case let problem?:
+          plan.unreadable.append(.init(path: copy.copy.path, reason: problem.description))
+        case nil: break
+        }
+      }
+      switch document.refusal {
+      case .collision?, .noReadableCopy?, .changedDuringRun?:
+        plan.refusedConflicts.append(
+          "'\(document.canonicalPath)': \(document.refusal?.description ?? "")")
+      case .notDownloaded?, .canonicalNotAutomerge?, .canonicalCannotRead?, nil:
+        break  // in `placeholders` or `unreadable` already
       }
     }
+  }
+
+  /// Merges the conflict copies of both folders into their documents (mn.md §7, step 2),
+  /// as `mn merge-conflicts` does, then plans again. Call it holding both locks, after the
+  /// backup of both folders (which holds every copy).
+  ///
+  /// - Parameters:
+  ///   - plan: a plan whose `blocker` is nil.
+  ///   - keepSource: the source's copies are merged into their documents but kept.
+  ///   - backupPath: the backup already made, given to `ConflictMerge` as its own.
+  ///   - fileSystem: where to read and write.
+  /// - Returns: the plan made after the merges.
+  /// - Throws: `MigrationError.stepFailed` when a merge fails (every change is still in
+  ///   some file); `StorageError` when a folder cannot be scanned again.
+  public static func mergeConflicts(
+    _ plan: MigrationPlan, keepSource: Bool, backupPath: String?, fileSystem: any FileSystem
+  ) throws -> MigrationPlan {
+    guard !plan.conflicts.isEmpty else { return plan }
+    for conflicts in plan.conflicts {
+      do {
+        _ = try ConflictMerge.execute(
+          conflicts, keepCopies: keepSource && conflicts.root == plan.source,
+          fileSystem: fileSystem,
+          backup: { _ in backupPath })
+      } catch {
+        throw MigrationError.stepFailed(
+          name: "conflict copies in '\(conflicts.root)'", done: 0, total: plan.documents.count,
+          underlying: error)
+      }
+    }
+    return try Migration.plan(
+      source: plan.source, destination: plan.destination, fileSystem: fileSystem)
   }
 
   /// Reads and decodes one file; a failure goes to `plan.unreadable`.

@@ -16,8 +16,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
   case placeholders([String])
   /// Documents or conflict copies that cannot be read or do not parse.
   case unreadable([MigrationPlan.Unreadable])
-  /// Conflict copies on either side, to be merged into their documents first.
-  case conflictCopies([String])
+  /// Documents whose conflict copies cannot be merged (`path: reason`).
+  case conflictsRefused([String])
   /// The destination cannot be created or written: nothing was moved.
   case destinationNotWritable(String, FileSystemError)
   /// A step failed part-way: `done` of `total` documents were finished before it.
@@ -43,8 +43,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
       return "\(paths.count) \(paths.count == 1 ? "file is" : "files are") not downloaded"
     case .unreadable(let files):
       return "\(files.count) \(files.count == 1 ? "document is" : "documents are") unreadable"
-    case .conflictCopies(let paths):
-      return "\(paths.count) conflict \(paths.count == 1 ? "copy" : "copies") must be merged first"
+    case .conflictsRefused(let documents):
+      let what = documents.count == 1 ? "document's copies" : "documents' copies"
+      return "\(documents.count) \(what) cannot be merged"
     case .destinationNotWritable(let path, let error):
       return "cannot write to the destination '\(path)': \(error.errno)"
     case .stepFailed(let name, _, _, let underlying):

@@ -93,8 +93,12 @@ public struct MigrationPlan: Sendable {
   public var placeholders: [String]
   /// Documents and conflict copies on either side that do not read or parse.
   public var unreadable: [Unreadable]
-  /// Conflict copies on either side (absolute paths).
+  /// Conflict copies on either side (absolute paths), merged into their documents first.
   public var conflictCopies: [String]
+  /// The conflict merges to do first: one plan per side that has copies (mn.md §7, step 2).
+  public var conflicts: [ConflictMergePlan] = []
+  /// Documents whose copies cannot be merged (`path: reason`), which stops the migration.
+  public var refusedConflicts: [String] = []
   public var warnings: [MigrationWarning]
   /// The scans the plan was made from (for the backup).
   public var sourceListing: FolderListing
@@ -127,11 +131,12 @@ public struct MigrationPlan: Sendable {
   }
 
   /// The first reason the migration cannot start, in the order of mn.md §7: placeholders
-  /// (69), unreadable documents (65), conflict copies; nil when it can start.
+  /// (69), unreadable documents or copies (65), copies that cannot be merged (65); nil
+  /// when it can start.
   public var blocker: MigrationError? {
     if !placeholders.isEmpty { return .placeholders(placeholders) }
     if !unreadable.isEmpty { return .unreadable(unreadable) }
-    if !conflictCopies.isEmpty { return .conflictCopies(conflictCopies) }
+    if !refusedConflicts.isEmpty { return .conflictsRefused(refusedConflicts) }
     return nil
   }
 
@@ -143,9 +148,10 @@ public struct MigrationPlan: Sendable {
   /// Whether executing the plan would change anything on disk.
   ///
   /// - Parameter keepSource: whether the source files are kept (then `same` does nothing).
-  /// - Returns: false when every document is `same` and kept, and no file is copied.
+  /// - Returns: false when every document is `same` and kept, no file is copied and no
+  ///   conflict copy merged.
   public func hasWork(keepSource: Bool) -> Bool {
     documents.contains { $0.action != .same || !keepSource }
-      || files.contains { $0.action == .copy }
+      || files.contains { $0.action == .copy } || !conflictCopies.isEmpty
   }
 }

@@ -120,24 +120,50 @@ final class MigrationScene {
     #expect(plan.warnings == [.versionDiffers])
   }
 
-  @Test func placeholdersUnreadableDocumentsAndCopiesBlock() throws {
+  @Test func placeholdersAndUnreadableDocumentsAndCopiesBlock() throws {
     let scene = try MigrationScene()
     try scene.scratch.write(
       "icloud/records/2026/.10.automerge.icloud", try StubBytes.stub(name: "10.automerge", size: 9))
     try scene.scratch.write("local/records/2026/11.automerge", Array("not automerge".utf8))
-    try scene.scratch.write(
-      "local/records/2026/09 2.automerge",
-      Array(
-        try Data(contentsOf: MigrationScene.fixtures.appendingPathComponent("local/tags.automerge"))
-      ))
+    try scene.scratch.write("local/records/2026/09 2.automerge", Array("not automerge".utf8))
     let plan = try scene.plan()
     #expect(plan.placeholders == [scene.destination + "/records/2026/.10.automerge.icloud"])
-    #expect(plan.unreadable.map(\.path) == [scene.source + "/records/2026/11.automerge"])
+    #expect(
+      Set(plan.unreadable.map(\.path)) == [
+        scene.source + "/records/2026/11.automerge", scene.source + "/records/2026/09 2.automerge",
+      ])
     #expect(plan.conflictCopies == [scene.source + "/records/2026/09 2.automerge"])
     guard case .placeholders? = plan.blocker else {
       Issue.record("expected placeholders first, got \(String(describing: plan.blocker))")
       return
     }
+  }
+
+  @Test func conflictCopiesOnBothSidesAreMergedFirst() throws {
+    let scene = try MigrationScene()
+    let fixtures = MigrationScene.fixtures
+    try scene.scratch.write(
+      "local/records/2026/09 2.automerge",
+      Array(
+        try Data(contentsOf: fixtures.appendingPathComponent("icloud/records/2026/09.automerge"))))
+    try scene.scratch.write(
+      "icloud/tags.sync-conflict-20260906-154512-ABCDEFG.automerge",
+      Array(try Data(contentsOf: fixtures.appendingPathComponent("local/tags.automerge"))))
+    let plan = try scene.plan()
+    #expect(plan.blocker == nil)
+    #expect(plan.conflicts.map(\.root) == [scene.source, scene.destination])
+    #expect(plan.conflictCopies.count == 2)
+    let merged = try Migration.mergeConflicts(
+      plan, keepSource: false, backupPath: "/backup", fileSystem: LiveFileSystem())
+    #expect(merged.conflictCopies.isEmpty && merged.conflicts.isEmpty)
+    #expect(merged.documents.map(\.action) == [.same, .move, .merge, .merge])
+    #expect(merged.documents.map(\.newChanges) == [0, 10, 4, 0])
+    _ = try Migration.execute(
+      merged, keepSource: false, pointerFile: nil, previous: nil, fileSystem: LiveFileSystem())
+    try scene.expectMigrated()
+    #expect(
+      scene.listing("icloud").filter { $0.contains("sync-conflict") || $0.contains(" 2.") }.isEmpty)
+    #expect(!FileManager.default.fileExists(atPath: scene.source))
   }
 
   @Test(arguments: [("a", "a"), ("a", "a/b"), ("a/b", "a"), ("a/", "a/./")])

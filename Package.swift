@@ -21,7 +21,10 @@ let package = Package(
     .target(
       name: "Core",
       dependencies: ["CArchive", "CZlib", .target(name: "CCrypto", condition: linuxOnly)],
-      exclude: ["Archive/README.md"]),
+      exclude: ["Archive/README.md", "Automerge/README.md"],
+      // The codec decodes and verifies hundreds of thousands of changes; unoptimised it is
+      // 10-20x slower, which makes the conformance suite take many minutes in debug builds.
+      swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
     .target(name: "Commands", dependencies: ["Core"]),
     .executableTarget(name: "mn", dependencies: ["Commands"]),
     .testTarget(name: "CoreTests", dependencies: ["Core"], exclude: ["Fixtures"]),

@@ -4,7 +4,7 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'resolve ls merge-conflicts migrate doc help completion' ;;
+    '') echo 'resolve ls merge-conflicts migrate export restore doc help completion' ;;
     'doc') echo 'info heads changes show merge check' ;;
   esac
 }
@@ -16,6 +16,8 @@ _mn_verb() {
     '|ls') echo 'ls' ;;
     '|merge-conflicts') echo 'merge-conflicts' ;;
     '|migrate') echo 'migrate' ;;
+    '|export') echo 'export' ;;
+    '|restore') echo 'restore' ;;
     '|doc') echo 'doc' ;;
     'doc|info') echo 'info' ;;
     'doc|heads') echo 'heads' ;;
@@ -36,6 +38,8 @@ _mn_options() {
     'ls') echo '--placeholders --conflicts --all -l --long -0 --null --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'merge-conflicts') echo '-n --dry-run --keep-copies --no-backup --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'migrate') echo '--from --to --dry-run -y --yes --keep-source --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'export') echo '-o --output --format --allow-placeholders --reproducible --no-verify --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'restore') echo '--to --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc show') echo '--typed --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc merge') echo '-o --output --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     *) echo '--root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
@@ -49,6 +53,10 @@ _mn_value_kind() {
     'migrate|--from') echo 'directory' ;;
     'migrate|--to') echo 'directory' ;;
     'migrate|--wait') echo 'seconds' ;;
+    'export|-o'|'export|--output') echo 'path' ;;
+    'export|--format') echo 'choice:tar tar.gz tar.xz tar.zst zip' ;;
+    'restore|--to') echo 'directory' ;;
+    'restore|--wait') echo 'seconds' ;;
     'doc merge|-o'|'doc merge|--output') echo 'path' ;;
     *'|--root') echo 'directory' ;;
     *) return 1 ;;
@@ -60,6 +68,7 @@ _mn_argument_kind() {
   case "$1|$2" in
     'ls|'*) echo 'document' ;;
     'merge-conflicts|'*) echo 'document' ;;
+    'restore|0') echo 'path' ;;
     'doc info|0') echo 'document' ;;
     'doc heads|0') echo 'document' ;;
     'doc changes|0') echo 'document' ;;

@@ -115,6 +115,8 @@ public enum Exporter {
   ///   - fileSystem: where to read and write.
   ///   - inspect: reads a document's change count and heads; nil leaves them out.
   ///   - random: the `XXXXXX` of the temporary name.
+  ///   - progress: called with each file's relative path before it is archived (a progress
+  ///     bar); nil by default.
   /// - Returns: the summary.
   /// - Throws: `ArchiveError`: `.placeholdersPresent`, `.invalidExportPath`,
   ///   `.cannotCreateOutput`, `.io`, `.sourceChanged`, `.unreadableDocument`,
@@ -122,7 +124,7 @@ public enum Exporter {
   public static func export(
     root: String, files: [ExportFile], output: ExportOutput, options: ExportOptions, now: Int64,
     fileSystem: FileSystem, inspect: DocumentInspector?,
-    random: () -> String = AtomicFile.randomSuffix
+    random: () -> String = AtomicFile.randomSuffix, progress: ((String) -> Void)? = nil
   ) throws(ArchiveError) -> ExportSummary {
     let sorted = try checkedFiles(files)
     let placeholders = sorted.filter { $0.kind == .placeholder }.map(\.relativePath)
@@ -145,7 +147,7 @@ public enum Exporter {
       }
       var summary = try write(
         root: root, files: sorted, sink: sink, label: label, options: options, now: now,
-        fileSystem: fileSystem, inspect: inspect)
+        fileSystem: fileSystem, inspect: inspect, progress: progress)
       if let collected {
         try verify(collected, manifest: summary.manifest, limits: options.limits)
         summary.verified = true
@@ -169,7 +171,7 @@ public enum Exporter {
         let sink = ArchiveSink(fileSystem: fileSystem, fd: fd, label: temporary, observe: nil)
         var summary = try write(
           root: root, files: sorted, sink: sink, label: path, options: options, now: now,
-          fileSystem: fileSystem, inspect: inspect)
+          fileSystem: fileSystem, inspect: inspect, progress: progress)
         summary.path = path
         do {
           try fileSystem.sync(fd, path: temporary)
@@ -243,18 +245,20 @@ public enum Exporter {
   /// Streams the entries and the manifest through a writer into `sink`.
   private static func write(
     root: String, files: [ExportFile], sink: ArchiveSink, label: String, options: ExportOptions,
-    now: Int64, fileSystem: FileSystem, inspect: DocumentInspector?
+    now: Int64, fileSystem: FileSystem, inspect: DocumentInspector?,
+    progress: ((String) -> Void)?
   ) throws(ArchiveError) -> ExportSummary {
     try ArchiveLocale.withUTF8 { () throws(ArchiveError) -> ExportSummary in
       try writeEntries(
         root: root, files: files, sink: sink, label: label, options: options, now: now,
-        fileSystem: fileSystem, inspect: inspect)
+        fileSystem: fileSystem, inspect: inspect, progress: progress)
     }
   }
 
   private static func writeEntries(
     root: String, files: [ExportFile], sink: ArchiveSink, label: String, options: ExportOptions,
-    now: Int64, fileSystem: FileSystem, inspect: DocumentInspector?
+    now: Int64, fileSystem: FileSystem, inspect: DocumentInspector?,
+    progress: ((String) -> Void)?
   ) throws(ArchiveError) -> ExportSummary {
     let stamp = options.reproducible ? reproducibleTime : now
     var listed: [ArchiveManifest.File] = []
@@ -264,6 +268,7 @@ public enum Exporter {
         format: options.format, reproducible: options.reproducible, label: label,
         sink: sink.write)
       for file in files {
+        progress?(file.relativePath)
         let name = options.topFolder + "/" + file.relativePath
         if file.kind == .placeholder {
           listed.append(ArchiveManifest.File(path: file.relativePath, kind: .placeholder))

@@ -285,8 +285,26 @@ struct Reconstruction {
       pos += Int(len)
     }
     guard pos == valRaw.count else { throw ColumnDecoder.fail(S.valRaw, ck, "extra bytes in value column") }
+    try checkMarkOrder()
     guard insert.count == n || data[S.insert] == nil else {
       throw ColumnDecoder.fail(S.insert, ck, "invalid load length len=\(insert.count), expected=\(n)")
+    }
+  }
+
+  /// Rust 3.x rejects a document in which a mark's end op comes before its begin op (§8.6):
+  /// the end of the mark begun by op `c@a` is op `(c+1)@a`, and the document stores a
+  /// sequence's ops in sequence order.
+  func checkMarkOrder() throws {
+    var begins: [UInt64: Int] = [:]
+    var ends: [(id: UInt64, index: Int)] = []
+    for i in 0..<action.count where action[i] == 7 {
+      let id = Reconstruction.pack(idCtr[i], idActor[i])
+      if i < markName.count && markName[i] >= 0 { begins[id] = i } else { ends.append((id, i)) }
+    }
+    for e in ends where e.id >> 32 > 1 {
+      if let b = begins[e.id - (1 << 32)], b > e.index {
+        throw fail("mark end \(e.id >> 32)@\(actors[Int(e.id & 0xffff_ffff)]) occurs before its mark begin")
+      }
     }
   }
 

@@ -96,6 +96,8 @@ import Testing
     huge.changes[0].startOp = UInt64(UInt32.max)
     huge.changes[0].ops.append(huge.changes[0].ops[0])
     #expect(error(huge) == .counterTooLarge(change: TestDoc.fakeHash(1)))
+    huge.changes[0].startOp = UInt64.max
+    #expect(error(huge) == .counterTooLarge(change: TestDoc.fakeHash(1)))
     var twice = doc
     twice.add(A.a, startOp: 1, [.put("j", .int(1))])
     #expect(error(twice) == .duplicateOpId(id(1, A.a)))

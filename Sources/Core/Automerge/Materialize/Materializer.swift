@@ -39,6 +39,30 @@ public enum Materializer {
   ) throws(MaterializeError) -> JSONValue {
     try OpSet(changes: changes).json(typed: typed, maxDepth: maxDepth)
   }
+
+  /// The current content of a decoded file: its changes without the orphans (which
+  /// `AutomergeFile` lists last, and Automerge keeps but does not apply).
+  ///
+  /// - Parameters:
+  ///   - file: a decoded file.
+  ///   - typed: wrap the values whose JSON form loses their type (mn.md §10).
+  ///   - maxDepth: the deepest object nesting accepted.
+  /// - Throws: `MaterializeError`, as `materialize(_:typed:maxDepth:)`.
+  public static func materialize(
+    _ file: AutomergeFile, typed: Bool, maxDepth: Int = defaultMaxDepth
+  ) throws(MaterializeError) -> JSONValue {
+    try opSet(of: file).json(typed: typed, maxDepth: maxDepth)
+  }
+
+  /// The op set of a decoded file's applied (non-orphan) changes.
+  public static func opSet(of file: AutomergeFile) throws(MaterializeError) -> OpSet {
+    let applied = file.changes.count - file.orphans.count
+    if applied == file.changes.count {
+      return try OpSet(causallyComplete: file.changes)
+    }
+    return try OpSet(
+      causallyComplete: Array(file.changes.prefix(max(applied, 0))), unapplied: file.orphans.count)
+  }
 }
 
 extension OpSet {
@@ -108,18 +132,6 @@ extension OpSet {
     }
   }
 
-  /// The index of the object made by op `g` (objects are numbered in op order, so the
-  /// make ops are sorted and a binary search finds it).
-  func objectIndex(makeOp g: Int) -> Int? {
-    var lo = 1
-    var hi = objectMakeOp.count
-    while lo < hi {
-      let mid = (lo + hi) / 2
-      if Int(objectMakeOp[mid]) < g { lo = mid + 1 } else { hi = mid }
-    }
-    return lo < objectMakeOp.count && Int(objectMakeOp[lo]) == g ? lo : nil
-  }
-
   /// The text of a text object: its present elements' strings, U+FFFC for any other value
   /// (Automerge's `text()`, §8.7); marks are never present.
   func text(of object: Int, _ sequences: SequenceOrder, _ elementWinner: [Int32], typed: Bool)
@@ -130,7 +142,8 @@ extension OpSet {
       let g = Int(elementWinner[Int(e)])
       if g < 0 { continue }
       if flags[g] & OpSet.actionMask == Action.set.rawValue, case .string(let s) = value(g) {
-        bytes.append(contentsOf: s.utf8)
+        let appended: Void? = s.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if appended == nil { bytes.append(contentsOf: s.utf8) }
       } else {
         bytes.append(contentsOf: [0xef, 0xbf, 0xbc])
       }
@@ -152,7 +165,7 @@ extension OpSet {
     case .int(let v): return wrap("$int", .int(v))
     case .uint(let v): return wrap("$uint", .uint(v))
     case .f64(let d): return wrap("$f64", d.isFinite ? .double(d) : .null)
-    case .counter(let v): return wrap("$counter", .int(v &+ incSum[g]))
+    case .counter(let v): return wrap("$counter", .int(v &+ (incrementSum[Int32(g)] ?? 0)))
     case .timestamp(let v): return wrap("$timestamp", .int(v))
     case .unknown(let code, let b):
       return .object([

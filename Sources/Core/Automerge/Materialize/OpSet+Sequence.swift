@@ -30,13 +30,15 @@ extension OpSet {
     }
     for k in 0..<nodeCount { childStart[k + 1] += childStart[k] }
     var children = [Int32](repeating: 0, count: insertCount)
-    var fill = childStart
+    // Fill each bucket using its start as a cursor; afterwards childStart[k] holds the
+    // end of bucket k, which is the start of bucket k + 1, so shift it back by one.
     for g in 0..<opCount where flags[g] & OpSet.insertFlag != 0 {
       let parent = keyElement[g] >= 0 ? Int(keyElement[g]) : opCount + Int(objectOf[g])
-      children[Int(fill[parent])] = Int32(g)
-      fill[parent] += 1
+      children[Int(childStart[parent])] = Int32(g)
+      childStart[parent] += 1
     }
-    fill = []
+    for k in stride(from: nodeCount, to: 0, by: -1) { childStart[k] = childStart[k - 1] }
+    childStart[0] = 0
     ids.withUnsafeBufferPointer { ids in
       children.withUnsafeMutableBufferPointer { children in
         for k in 0..<nodeCount where childStart[k + 1] - childStart[k] > 1 {
@@ -102,13 +104,15 @@ extension OpSet {
     var key: String
 
     static func == (a: MapSlot, b: MapSlot) -> Bool {
-      a.object == b.object && a.key.utf8.elementsEqual(b.key.utf8)
+      a.object == b.object && OpSet.sameBytes(a.key, b.key)
     }
 
     func hash(into hasher: inout Hasher) {
       hasher.combine(object)
-      var key = key
-      key.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+      let done: Void? = key.utf8.withContiguousStorageIfAvailable {
+        hasher.combine(bytes: UnsafeRawBufferPointer($0))
+      }
+      if done == nil { Array(key.utf8).withUnsafeBytes { hasher.combine(bytes: $0) } }
     }
   }
 
@@ -119,7 +123,7 @@ extension OpSet {
   func mapWinners() -> [[(key: String, op: Int32)]] {
     var winners: [MapSlot: Int32] = [:]
     for g in 0..<ids.count where objectKinds[Int(objectOf[g])] == .map && isVisible(g) {
-      guard case .map(let key) = op(g).key else { continue }
+      guard case .map(let key) = key(g) else { continue }
       let slot = MapSlot(object: objectOf[g], key: key)
       if let current = winners[slot], ids[Int(current)] > ids[g] { continue }
       winners[slot] = Int32(g)
@@ -127,7 +131,7 @@ extension OpSet {
     var entries = [[(key: String, op: Int32)]](repeating: [], count: objectKinds.count)
     for (slot, op) in winners { entries[Int(slot.object)].append((slot.key, op)) }
     for object in entries.indices where entries[object].count > 1 {
-      entries[object].sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+      entries[object].sort { OpSet.bytesPrecede($0.key, $1.key) }
     }
     return entries
   }

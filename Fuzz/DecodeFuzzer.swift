@@ -1,0 +1,36 @@
+// libFuzzer entry point for the Automerge decoder, materializer and merger (`make fuzz`).
+// Built by scripts/fuzz.sh together with Sources/Core (as module Core); not part of the package.
+
+/// Rewrites the checksum of every type 0 and 1 chunk so that mutations reach the parsers
+/// behind the checksum check instead of all failing there.
+func fixChecksums(_ bytes: inout [UInt8]) {
+  var offset = 0
+  while offset + 10 <= bytes.count, bytes[offset..<offset + 4] == [0x85, 0x6f, 0x4a, 0x83] {
+    var length = 0
+    var shift = 0
+    var i = offset + 9
+    while i < bytes.count, shift < 35 {
+      length |= Int(bytes[i] & 0x7f) << shift
+      shift += 7
+      i += 1
+      if bytes[i - 1] & 0x80 == 0 { break }
+    }
+    let end = i + length
+    guard end <= bytes.count else { return }
+    if bytes[offset + 8] <= 1 {
+      let hash = SHA256.hash(bytes, (offset + 8)..<end).bytes
+      for k in 0..<4 { bytes[offset + 4 + k] = hash[k] }
+    }
+    offset = end
+  }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+  var bytes = Array(UnsafeBufferPointer(start: data, count: size))
+  fixChecksums(&bytes)
+  guard let file = try? AutomergeFile.decode(bytes) else { return 0 }
+  _ = try? Materializer.materialize(file.changes, typed: true)
+  _ = try? AutomergeMerge.merge([bytes, bytes])
+  return 0
+}

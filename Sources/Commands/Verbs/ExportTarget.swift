@@ -1,0 +1,82 @@
+import Core
+
+/// Where `mn export` writes and in which format, decided from `-o`, `--format` and the clock.
+struct ExportTarget {
+  var output: ExportOutput
+  var format: ArchiveFormat
+  /// The output as the user named it (or the default name), for messages.
+  var display: String
+
+  /// The target of `call`: `-o -` is standard output (never a terminal), `-o FILE` a file
+  /// whose extension must agree with `--format`, and no `-o` a new
+  /// `minuta-YYYYMMDD-HHMMSS.EXT` (UTC) in the current directory.
+  static func resolve(_ call: Invocation, _ env: Environment) throws -> ExportTarget {
+    var named: ArchiveFormat?
+    if let word = call.value("format") {
+      guard let format = ArchiveFormat(name: word) else {
+        throw UsageError(
+          message: "unknown archive format '\(word)' (choose tar, tar.gz, tar.xz, tar.zst or zip)",
+          path: call.path)
+      }
+      named = format
+    }
+    switch call.value("output") {
+    case "-":
+      guard !env.stdoutIsTerminal else {
+        throw CommandError(
+          .usage, "refusing to write an archive to a terminal",
+          details: ["hint: redirect standard output, or write a file with -o FILE"])
+      }
+      guard !call.global.json else {
+        throw UsageError(
+          message: "--json cannot be used with -o - (standard output carries the archive)",
+          path: call.path)
+      }
+      return ExportTarget(
+        output: .descriptor(FileDescriptor(rawValue: 1), label: "standard output"),
+        format: named ?? .tarGz, display: "standard output")
+    case let file?:
+      let implied = ArchiveFormat(fileName: Paths.split(file).name)
+      guard let format = named ?? implied else {
+        throw UsageError(
+          message: "cannot tell the archive format from '\(file)': name it .tar.gz, .tar.xz, "
+            + ".tar.zst, .tar or .zip, or use --format", path: call.path)
+      }
+      if let implied, implied != format {
+        throw UsageError(
+          message: "--format \(format.rawValue) does not match the extension of '\(file)'",
+          path: call.path)
+      }
+      return ExportTarget(
+        output: .file(Paths.normalize(file, relativeTo: env.currentDirectory)), format: format,
+        display: file)
+    case nil:
+      let format = named ?? .tarGz
+      let stem = "minuta-" + UTCDateTime(secondsSinceEpoch: env.nowSeconds).compact
+      var name = "\(stem).\(format.fileExtension)"
+      var attempt = 2
+      // Never replace an earlier export made within the same second.
+      while try env.fileSystem.info(Paths.join(env.currentDirectory, name)) != nil {
+        name = "\(stem)-\(attempt).\(format.fileExtension)"
+        attempt += 1
+      }
+      return ExportTarget(
+        output: .file(Paths.join(env.currentDirectory, name)), format: format, display: name)
+    }
+  }
+
+  /// Refuses an output inside the data folder: it would be synced to every device, exported
+  /// again next time, and could replace a document.
+  static func refuseInside(root: String, output: String, _ fileSystem: any FileSystem) throws {
+    let directory = Paths.split(output).directory
+    let resolved = (
+      (try? fileSystem.realPath(directory)) ?? directory, (try? fileSystem.realPath(root)) ?? root
+    )
+    for (d, r) in [(directory, root), resolved] where d == r || d.hasPrefix(r == "/" ? r : r + "/")
+    {
+      throw CommandError(
+        .cantCreate, "refusing to write the archive inside the data folder '\(root)'",
+        details: ["hint: write it elsewhere with -o FILE"])
+    }
+  }
+}

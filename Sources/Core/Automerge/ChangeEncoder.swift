@@ -17,6 +17,7 @@ struct ChangeEncoder {
   private var expand = BooleanEncoder()
   private var markName = RLEEncoder<String>()
   private var body = ByteWriter()
+  private var data = ByteWriter()
 
   init() {}
 
@@ -63,14 +64,19 @@ struct ChangeEncoder {
       expand.append(op.expand)
       if let name = op.markName { markName.append(name) } else { markName.appendNull() }
     }
+    data.bytes.removeAll(keepingCapacity: true)
     let hasExpand = expand.anyTrue
-    let expandBytes = expand.take()
-    let (meta, raw) = value.take()
-    let columns: [(UInt32, [UInt8])] = [
-      (1, objActor.take()), (2, objCtr.take()), (17, keyActor.take()), (19, keyCtr.take()),
-      (21, keyStr.take()), (52, insert.take()), (66, action.take()), (86, meta), (87, raw),
-      (112, predNum.take()), (113, predActor.take()), (115, predCtr.take()),
-      (148, hasExpand ? expandBytes : []), (165, markName.take()),
+    let lengths: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (
+      objActor.flush(into: &data), objCtr.flush(into: &data), keyActor.flush(into: &data),
+      keyCtr.flush(into: &data), keyStr.flush(into: &data), insert.flush(into: &data),
+      action.flush(into: &data), value.flushMeta(into: &data), value.flushRaw(into: &data),
+      predNum.flush(into: &data), predActor.flush(into: &data), predCtr.flush(into: &data),
+      expand.flush(into: &data, keep: hasExpand), markName.flush(into: &data)
+    )
+    let columns: [(UInt32, Int)] = [
+      (1, lengths.0), (2, lengths.1), (17, lengths.2), (19, lengths.3), (21, lengths.4), (52, lengths.5),
+      (66, lengths.6), (86, lengths.7), (87, lengths.8), (112, lengths.9), (113, lengths.10),
+      (115, lengths.11), (148, lengths.12), (165, lengths.13),
     ]
 
     body.bytes.removeAll(keepingCapacity: true)
@@ -84,13 +90,13 @@ struct ChangeEncoder {
     body.uleb(UInt64(max(0, actors.count - 1)))
     for a in actors.dropFirst() { body.byteString(a.bytes) }
     var present = 0
-    for (_, data) in columns where !data.isEmpty { present += 1 }
+    for (_, n) in columns where n > 0 { present += 1 }
     body.uleb(UInt64(present))
-    for (spec, data) in columns where !data.isEmpty {
+    for (spec, n) in columns where n > 0 {
       body.uleb(UInt64(spec))
-      body.uleb(UInt64(data.count))
+      body.uleb(UInt64(n))
     }
-    for (_, data) in columns where !data.isEmpty { body.append(data) }
+    body.bytes.append(contentsOf: data.bytes)
     body.append(extra)
     return ChangeEncoder.wrap(type: 1, body: body.bytes)
   }

@@ -7,6 +7,8 @@ enum DocumentChunk {
     var changes: [Change]
     /// The stored heads, sorted.
     var heads: [ChangeHash]
+    /// The number of ops of each change (`changes[i].ops` may be empty, see `keepOps`).
+    var opCounts: [Int32]
   }
 
   /// Decodes a document body and regenerates its changes.
@@ -17,7 +19,8 @@ enum DocumentChunk {
   /// - Throws: `AutomergeDecodeError` for malformed bytes, and `headsMismatch` when the
   ///   regenerated heads differ from the stored ones.
   static func decode(
-    _ buf: UnsafeBufferPointer<UInt8>, body: Range<Int>, chunkOffset: Int, verifyHeads: Bool = true
+    _ buf: UnsafeBufferPointer<UInt8>, body: Range<Int>, chunkOffset: Int, verifyHeads: Bool = true,
+    keepOps: Bool = true
   ) throws -> Decoded {
     var r = ByteReader(buf, from: body.lowerBound, to: body.upperBound)
     let actorCount = try r.length("actors count", limit: r.remaining)
@@ -63,7 +66,7 @@ enum DocumentChunk {
       actors: actors, chunkOffset: chunkOffset, limit: ChangeChunk.rowLimit(forBytes: total + body.count))
     try builder.decodeChangeColumns(changeData)
     try builder.decodeOpColumns(opData)
-    let changes = try builder.reconstruct()
+    let (changes, opCounts) = try builder.reconstruct(keepOps: keepOps)
 
     // §7.5 step 7: the regenerated heads must equal the stored heads, as sets.
     var isDep = [Bool](repeating: false, count: changes.count)
@@ -73,7 +76,7 @@ enum DocumentChunk {
     regenerated.sort()
     let stored = Array(Set(heads)).sorted()
     guard regenerated == stored || !verifyHeads else { throw AutomergeDecodeError.headsMismatch(offset: chunkOffset) }
-    return Decoded(changes: changes, heads: stored)
+    return Decoded(changes: changes, heads: stored, opCounts: opCounts)
   }
 }
 
@@ -354,7 +357,7 @@ struct Reconstruction {
   }
 
   /// Runs §7.5 steps 1 to 6 and returns the regenerated changes in row order.
-  mutating func reconstruct() throws -> [Change] {
+  mutating func reconstruct(keepOps: Bool) throws -> (changes: [Change], opCounts: [Int32]) {
     let n = opCount
     let rows = rowActor.count
 
@@ -496,6 +499,8 @@ struct Reconstruction {
     var encoder = ChangeEncoder()
     var changes: [Change] = []
     changes.reserveCapacity(rows)
+    var opCounts: [Int32] = []
+    opCounts.reserveCapacity(rows)
     var hashes: [ChangeHash] = []
     hashes.reserveCapacity(rows)
     var local = [Int32](repeating: -1, count: actors.count)
@@ -637,9 +642,10 @@ struct Reconstruction {
       changes.append(
         Change(
           hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message,
-          deps: deps, ops: ops, extra: extra, chunk: chunkBytes))
+          deps: deps, ops: keepOps ? ops : [], extra: extra, chunk: chunkBytes))
+      opCounts.append(Int32(truncatingIfNeeded: count))
     }
-    return changes
+    return (changes, opCounts)
   }
 
   /// The extra bytes of change row `r` (a bytes value, code 7).

@@ -124,6 +124,14 @@ struct RLEEncoder<V: RLEValue> {
 
   /// Finishes the column and returns its bytes; the encoder is empty afterwards.
   mutating func take() -> [UInt8] {
+    var w = ByteWriter()
+    _ = flush(into: &w)
+    return w.bytes
+  }
+
+  /// Finishes the column, appends its bytes to `w` and returns their count; the encoder
+  /// is empty afterwards and keeps its buffers.
+  mutating func flush(into w: inout ByteWriter) -> Int {
     switch state {
     case .empty: break
     case .nulls:
@@ -133,13 +141,14 @@ struct RLEEncoder<V: RLEValue> {
       }
     default: flushValue()
     }
-    let bytes = out.bytes
+    let n = out.bytes.count
+    w.bytes.append(contentsOf: out.bytes)
     out.bytes.removeAll(keepingCapacity: true)
     state = .empty
     count = 0
     value = nil
     leading = true
-    return bytes
+    return n
   }
 }
 
@@ -160,6 +169,11 @@ struct DeltaEncoder {
   mutating func take() -> [UInt8] {
     previous = 0
     return rle.take()
+  }
+
+  mutating func flush(into w: inout ByteWriter) -> Int {
+    previous = 0
+    return rle.flush(into: &w)
   }
 }
 
@@ -187,14 +201,23 @@ struct BooleanEncoder {
   }
 
   mutating func take() -> [UInt8] {
+    var w = ByteWriter()
+    _ = flush(into: &w)
+    return w.bytes
+  }
+
+  /// Finishes the column into `w` (unless `keep` is false: then nothing is written) and
+  /// returns the byte count written.
+  mutating func flush(into w: inout ByteWriter, keep: Bool = true) -> Int {
     if rows > 0 { out.uleb(count) }
-    let bytes = out.bytes
+    let n = keep ? out.bytes.count : 0
+    if keep { w.bytes.append(contentsOf: out.bytes) }
     out.bytes.removeAll(keepingCapacity: true)
     current = false
     count = 0
     rows = 0
     anyTrue = false
-    return bytes
+    return n
   }
 }
 
@@ -247,5 +270,16 @@ struct ValueEncoder {
     let r = raw.bytes
     raw.bytes.removeAll(keepingCapacity: true)
     return (meta.take(), r)
+  }
+
+  /// Appends the metadata column to `w`, returning its length.
+  mutating func flushMeta(into w: inout ByteWriter) -> Int { meta.flush(into: &w) }
+
+  /// Appends the raw column to `w`, returning its length; the encoder is empty afterwards.
+  mutating func flushRaw(into w: inout ByteWriter) -> Int {
+    let n = raw.bytes.count
+    w.bytes.append(contentsOf: raw.bytes)
+    raw.bytes.removeAll(keepingCapacity: true)
+    return n
   }
 }

@@ -4,7 +4,7 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'resolve ls merge-conflicts export restore doc help completion' ;;
+    '') echo 'resolve ls merge-conflicts migrate export restore doc help completion' ;;
     'doc') echo 'info heads changes show merge check' ;;
   esac
 }
@@ -15,6 +15,7 @@ _mn_verb() {
     '|resolve') echo 'resolve' ;;
     '|ls') echo 'ls' ;;
     '|merge-conflicts') echo 'merge-conflicts' ;;
+    '|migrate') echo 'migrate' ;;
     '|export') echo 'export' ;;
     '|restore') echo 'restore' ;;
     '|doc') echo 'doc' ;;
@@ -36,6 +37,7 @@ _mn_options() {
     'resolve') echo '--explain --icloud --local --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'ls') echo '--placeholders --conflicts --all -l --long -0 --null --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'merge-conflicts') echo '-n --dry-run --keep-copies --no-backup --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'migrate') echo '--from --to --dry-run -y --yes --keep-source --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'export') echo '-o --output --format --allow-placeholders --reproducible --no-verify --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'restore') echo '--to --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc show') echo '--typed --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
@@ -48,6 +50,9 @@ _mn_options() {
 _mn_value_kind() {
   case "$1|$2" in
     'merge-conflicts|--wait') echo 'seconds' ;;
+    'migrate|--from') echo 'directory' ;;
+    'migrate|--to') echo 'directory' ;;
+    'migrate|--wait') echo 'seconds' ;;
     'export|-o'|'export|--output') echo 'path' ;;
     'export|--format') echo 'choice:tar tar.gz tar.xz tar.zst zip' ;;
     'restore|--to') echo 'directory' ;;

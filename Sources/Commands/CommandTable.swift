@@ -4,7 +4,7 @@
 public enum CommandTable {
   /// The verbs, in the order help lists them.
   public static let commands: [CommandSpec] = [
-    Resolve.spec, Ls.spec, Doc.spec,
+    Resolve.spec, Ls.spec, Fetch.spec, Doctor.spec, Doc.spec,
     Help.spec, Completion.spec, Complete.spec, GenerateDocs.spec,
   ]
 

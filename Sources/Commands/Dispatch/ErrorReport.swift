@@ -28,6 +28,13 @@ enum ErrorReport {
       case .noSuchFolder: return (.noInput, e.description, [])
       default: return (.dataErr, e.description, [])
       }
+    case let e as FetchError:
+      switch e {
+      case .sourceNotFound, .sourceNotUsable: return (.noInput, e.description, [])
+      case .sourceIsDataFolder: return (.usage, e.description, [])
+      }
+    case let e as ProcessError:
+      return (.unavailable, e.description, [])
     case let e as ArchiveError:
       let status: ExitStatus
       switch e.exitCategory {

@@ -54,4 +54,10 @@ extension Environment {
 
   /// Seconds since the epoch, for manifests and backup names.
   var nowSeconds: Int64 { now().seconds }
+
+  /// Seconds since the epoch with the fraction, for timeouts.
+  var nowDouble: Double {
+    let (seconds, nanoseconds) = now()
+    return Double(seconds) + Double(nanoseconds) / 1e9
+  }
 }

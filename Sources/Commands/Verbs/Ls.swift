@@ -61,18 +61,7 @@ enum Ls {
     if !call.global.quiet {
       for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
     }
-    var documents = listing.documents
-    if !call.arguments.isEmpty {
-      let logical = try call.arguments.map {
-        try FolderPaths.logicalPath(
-          for: $0, root: root, currentDirectory: env.currentDirectory, fileSystem: env.fileSystem)
-      }
-      let (selected, unmatched) = listing.select(logical)
-      if let first = unmatched.first {
-        throw CommandError(.noInput, "no such document '\(first)'")
-      }
-      documents = selected
-    }
+    var documents = try select(call.arguments, in: listing, env)
     if call.flag("placeholders") { documents = documents.filter { $0.state == .placeholder || $0.state == .stalePlaceholder } }
     if call.flag("conflicts") { documents = documents.filter(\.hasCopies) }
     var rows = documents.map { d in
@@ -97,6 +86,25 @@ enum Ls {
       for row in rows { try env.stdout.write(row.name + "\n") }
     }
     return .ok
+  }
+
+  /// The documents that `PATH…` arguments name (all of them when there are none).
+  ///
+  /// - Throws: `StorageError.outsideRoot` (64) for a path outside the root, and a
+  ///   `CommandError` (66) naming the first argument that selects no document.
+  static func select(_ arguments: [String], in listing: FolderListing, _ env: Environment) throws
+    -> [DocumentEntry]
+  {
+    let logical = try arguments.map {
+      try FolderPaths.logicalPath(
+        for: $0, root: listing.root, currentDirectory: env.currentDirectory,
+        fileSystem: env.fileSystem)
+    }
+    let (selected, unmatched) = listing.select(logical)
+    if let index = logical.firstIndex(where: { unmatched.contains($0) }) {
+      throw CommandError(.noInput, "no such document '\(arguments[index])'")
+    }
+    return selected
   }
 
   static func long(_ row: Row) -> String {

@@ -4,7 +4,7 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'resolve ls doc help completion' ;;
+    '') echo 'resolve ls fetch doctor doc help completion' ;;
     'doc') echo 'info heads changes show merge check' ;;
   esac
 }
@@ -14,6 +14,8 @@ _mn_verb() {
   case "$1|$2" in
     '|resolve') echo 'resolve' ;;
     '|ls') echo 'ls' ;;
+    '|fetch') echo 'fetch' ;;
+    '|doctor') echo 'doctor' ;;
     '|doc') echo 'doc' ;;
     'doc|info') echo 'info' ;;
     'doc|heads') echo 'heads' ;;
@@ -32,6 +34,7 @@ _mn_options() {
   case "$1" in
     'resolve') echo '--explain --icloud --local --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'ls') echo '--placeholders --conflicts --all -l --long -0 --null --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'fetch') echo '--from --exec --timeout --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc show') echo '--typed --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc merge') echo '-o --output --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     *) echo '--root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
@@ -41,6 +44,10 @@ _mn_options() {
 # The value kind of option $2 of the verb path $1; fails for flags and unknown options.
 _mn_value_kind() {
   case "$1|$2" in
+    'fetch|--from') echo 'path' ;;
+    'fetch|--exec') echo 'command' ;;
+    'fetch|--timeout') echo 'seconds' ;;
+    'fetch|--wait') echo 'seconds' ;;
     'doc merge|-o'|'doc merge|--output') echo 'path' ;;
     *'|--root') echo 'directory' ;;
     *) return 1 ;;
@@ -51,6 +58,7 @@ _mn_value_kind() {
 _mn_argument_kind() {
   case "$1|$2" in
     'ls|'*) echo 'document' ;;
+    'fetch|'*) echo 'document' ;;
     'doc info|0') echo 'document' ;;
     'doc heads|0') echo 'document' ;;
     'doc changes|0') echo 'document' ;;

@@ -47,7 +47,8 @@ final class Progress {
 extension Environment {
   /// The backup directory of mn.md §8 (`MN_BACKUP_DIR`, else the state directory).
   func backupDirectory() throws -> String {
-    guard let dir = WellKnownPaths.backupDirectory(variables: variables, isDarwin: Environment.isDarwin)
+    guard
+      let dir = WellKnownPaths.backupDirectory(variables: variables, isDarwin: Environment.isDarwin)
     else { throw CommandError(.cantCreate, "no backup directory: set MN_BACKUP_DIR or HOME") }
     return Paths.normalize(dir, relativeTo: currentDirectory)
   }

@@ -44,7 +44,8 @@ enum Doctor {
     let parts = DocumentState.allCases.compactMap { state in
       report.documents[state].map { "\($0) \(state.rawValue)" }
     }
-    return "\(report.documentCount)" + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")")
+    return "\(report.documentCount)"
+      + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")")
   }
 
   static func text(_ report: DoctorReport) -> String {
@@ -53,7 +54,8 @@ enum Doctor {
     out += "documents:   \(summary(report))\n"
     out += "lock:        \(report.lock)\n"
     for finding in report.findings {
-      let subject = finding.subject.isEmpty ? "" : "\(finding.subject): "
+      let named = finding.subject.isEmpty || finding.message.contains("'\(finding.subject)'")
+      let subject = named ? "" : "\(finding.subject): "
       out += "\n\(finding.kind.rawValue): \(subject)\(finding.message)\n  fix: \(finding.fix)\n"
     }
     let count = report.findings.count
@@ -71,7 +73,9 @@ enum Doctor {
     case .held: lock = [("state", .string("held"))]
     case .unknown(let why): lock = [("state", .string("unknown")), ("detail", .string(why))]
     }
-    let counts = DocumentState.allCases.map { ($0.rawValue, JSONValue.int(Int64(report.documents[$0] ?? 0))) }
+    let counts = DocumentState.allCases.map {
+      ($0.rawValue, JSONValue.int(Int64(report.documents[$0] ?? 0)))
+    }
     return .object([
       ("root", .string(report.root)), ("source", .string(report.source.rawValue)),
       ("healthy", .bool(report.isHealthy)),

@@ -4,7 +4,7 @@ import Core
 enum Fetch {
   static let spec = CommandSpec(
     name: "fetch",
-    abstract: "Download the documents that are only placeholders, and verify them.",
+    abstract: "Download placeholders as real files, and verify them.",
     discussion: """
       Makes every placeholder (or those of the named documents and their conflict copies) a \
       real file, checks that it reads as Automerge, and only then removes the stub \
@@ -42,8 +42,10 @@ enum Fetch {
     examples: [
       Example("mn fetch", "Wait until the sync client has downloaded every placeholder."),
       Example("mn fetch --from /mnt/laptop/Minuta", "Copy what is missing from another device."),
-      Example("mn fetch --from minuta-20260906-154512.tar.gz", "Take what is missing from an export."),
-      Example("mn fetch --exec 'rclone copyto remote:Minuta/{rel} {}'", "Download each file with rclone."),
+      Example(
+        "mn fetch --from minuta-20260906-154512.tar.gz", "Take what is missing from an export."),
+      Example(
+        "mn fetch --exec 'rclone copyto remote:Minuta/{rel} {}'", "Download each file with rclone."),
     ],
     run: run)
 
@@ -81,23 +83,29 @@ enum Fetch {
       plan, source: source, options: FetchOptions(timeout: timeout), context: context)
     progress.finish()
     if call.global.json {
-      try env.stdout.write(JSONWriter.string(json(report, root: root, source: source), indent: 2) + "\n")
+      try env.stdout.write(
+        JSONWriter.string(json(report, root: root, source: source), indent: 2) + "\n")
     } else if !call.global.quiet {
       if plan.items.isEmpty { try env.stdout.write("nothing to fetch\n") }
-      for file in report.fetched { try env.stdout.write("\(file.action.rawValue) \(file.logicalName)\n") }
+      for file in report.fetched {
+        try env.stdout.write("\(file.action.rawValue) \(file.logicalName)\n")
+      }
     }
     return try diagnose(report, call, env, timeout: timeout)
   }
 
   /// Prints warnings and errors on standard error; returns the exit status.
-  static func diagnose(_ report: FetchReport, _ call: Invocation, _ env: Environment, timeout: Double)
+  static func diagnose(
+    _ report: FetchReport, _ call: Invocation, _ env: Environment, timeout: Double
+  )
     throws -> ExitStatus
   {
     let quiet = call.global.quiet
     for file in report.fetched where !quiet {
       if !file.sizeMatches, let declared = file.declaredSize, let size = file.fetchedSize {
         try env.stderr.write(
-          "mn: warning: '\(file.logicalName)' has \(size) bytes, the placeholder declared \(declared)\n")
+          "mn: warning: '\(file.logicalName)' has \(size) bytes, the placeholder declared \(declared)\n"
+        )
       }
       for (stub, reason) in file.keptPlaceholders.sorted(by: { $0.key < $1.key }) {
         try env.stderr.write("mn: warning: cannot remove placeholder '\(stub)': \(reason)\n")
@@ -114,7 +122,8 @@ enum Fetch {
       let count = report.missing.count
       var message = "\(count) \(count == 1 ? "file is" : "files are") still not downloaded"
       if reasons == [FetchMissing.Reason.notDownloaded.description] {
-        message += " after \(timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout))s"
+        message +=
+          " after \(timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout))s"
       } else if reasons.count == 1, let reason = reasons.first {
         message += " (\(reason))"
       }
@@ -130,9 +139,12 @@ enum Fetch {
     let sourceValue: JSONValue
     switch source {
     case .sync: sourceValue = .object([("kind", .string("sync"))])
-    case .directory(let p): sourceValue = .object([("kind", .string("directory")), ("path", .string(p))])
-    case .archive(let p): sourceValue = .object([("kind", .string("archive")), ("path", .string(p))])
-    case .command(let c): sourceValue = .object([("kind", .string("command")), ("command", .string(c))])
+    case .directory(let p):
+      sourceValue = .object([("kind", .string("directory")), ("path", .string(p))])
+    case .archive(let p):
+      sourceValue = .object([("kind", .string("archive")), ("path", .string(p))])
+    case .command(let c):
+      sourceValue = .object([("kind", .string("command")), ("command", .string(c))])
     }
     let fetched: [JSONValue] = report.fetched.map { f in
       var members: [(String, JSONValue)] = [

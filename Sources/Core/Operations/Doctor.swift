@@ -25,7 +25,8 @@ public enum Doctor {
     var report = DoctorReport(root: root, source: source)
     report.lock = lockState(root: root, fileSystem: fileSystem)
     for warning in warnings {
-      report.add(.discovery, "", warning, fix: "fix or remove the pointer file (see mn resolve --explain)")
+      report.add(
+        .discovery, "", warning, fix: "fix or remove the pointer file (see mn resolve --explain)")
     }
     for document in listing.documents {
       report.documents[document.state, default: 0] += 1
@@ -69,7 +70,8 @@ public enum Doctor {
     if let placeholder = document.placeholder {
       if document.isDownloaded {
         report.add(
-          .stalePlaceholder, name, "a \(placeholder.kind.rawValue) placeholder is left beside the file",
+          .stalePlaceholder, name,
+          "a \(placeholder.kind.rawValue) placeholder is left beside the file",
           fix: "mn fetch \(word)")
       } else {
         report.add(
@@ -79,7 +81,8 @@ public enum Doctor {
     }
     if document.state == .copiesOnly {
       report.add(
-        .conflict, name, "no file, only \(count(document.copies.count, "conflict copy", "conflict copies"))",
+        .conflict, name,
+        "no file, only \(count(document.copies.count, "conflict copy", "conflict copies"))",
         fix: "mn merge-conflicts \(word)")
     } else if document.hasCopies {
       report.add(
@@ -95,7 +98,8 @@ public enum Doctor {
           .placeholder, copy.logicalName, "conflict copy of '\(name)', not downloaded",
           fix: "mn fetch \(ShellQuote.word(copy.logicalName))")
       } else {
-        check(copy.path, name: copy.logicalName, isCopy: true, into: &report, fileSystem: fileSystem)
+        check(
+          copy.path, name: copy.logicalName, isCopy: true, into: &report, fileSystem: fileSystem)
       }
     }
   }

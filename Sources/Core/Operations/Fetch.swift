@@ -52,10 +52,13 @@ public enum Fetch {
           present.insert(copy.logicalName)
           continue
         }
-        copies[copy.logicalName, default: FetchItem(
-          logicalName: copy.logicalName,
-          path: FolderLayout.path(root: root, logicalName: copy.logicalName), placeholders: [],
-          isCopy: true, fileExists: false)].placeholders.append(placeholder)
+        copies[
+          copy.logicalName,
+          default: FetchItem(
+            logicalName: copy.logicalName,
+            path: FolderLayout.path(root: root, logicalName: copy.logicalName), placeholders: [],
+            isCopy: true, fileExists: false)
+        ].placeholders.append(placeholder)
       }
       for var item in copies.values {
         item.fileExists = present.contains(item.logicalName)
@@ -437,7 +440,8 @@ struct FetchRun {
           do {
             try request(item.path)
           } catch {
-            report.warnings.append("cannot ask the system to download '\(item.logicalName)': \(error)")
+            report.warnings.append(
+              "cannot ask the system to download '\(item.logicalName)': \(error)")
           }
         }
       }
@@ -471,7 +475,6 @@ struct FetchRun {
     return expanded ? out : out + " " + ShellQuote.quote(item.path)
   }
 
-
   /// Checks fetched bytes, writes or merges them, verifies the file and removes the stubs.
   mutating func deliver(_ item: FetchItem, _ bytes: [UInt8], _ origin: String) {
     let incoming: AutomergeFile
@@ -486,7 +489,9 @@ struct FetchRun {
       let present = try fileSystem.info(item.path)
       if let present, !DatalessFiles.isDataless(present) {
         guard present.kind == .regular else {
-          return settle(failed: item, .inTheWay(present.kind == .directory ? "a directory" : "a link or special file"))
+          return settle(
+            failed: item,
+            .inTheWay(present.kind == .directory ? "a directory" : "a link or special file"))
         }
         let existing = try fileSystem.readFile(item.path, limit: Fetch.maxDocumentSize)
         let existingFile: AutomergeFile
@@ -505,7 +510,8 @@ struct FetchRun {
         if merged == existing {
           action = .unchanged
         } else {
-          try AtomicFile.write(merged, to: item.path, fileSystem: fileSystem, random: context.random)
+          try AtomicFile.write(
+            merged, to: item.path, fileSystem: fileSystem, random: context.random)
           action = .merged
         }
       } else {
@@ -519,7 +525,6 @@ struct FetchRun {
     }
     finish(item, action: action, fetchedSize: Int64(bytes.count), expected: expected)
   }
-
 
   /// Polls until every item's file is present and decodes, or the deadline passes.
   mutating func wait(for items: [FetchItem], failures: [String: FetchMissing.Reason]) {
@@ -589,7 +594,6 @@ struct FetchRun {
     }
   }
 
-
   /// Reads the file back, checks that it decodes and holds `expected`, then removes stubs.
   mutating func finish(
     _ item: FetchItem, action: FetchedFile.Action, fetchedSize: Int64?, expected: Set<ChangeHash>
@@ -627,12 +631,14 @@ struct FetchRun {
   }
 
   mutating func settle(failed item: FetchItem, _ reason: FetchFailure.Reason) {
-    report.failed.append(FetchFailure(logicalName: item.logicalName, path: item.path, reason: reason))
+    report.failed.append(
+      FetchFailure(logicalName: item.logicalName, path: item.path, reason: reason))
     advance(item)
   }
 
   mutating func settle(missing item: FetchItem, _ reason: FetchMissing.Reason) {
-    report.missing.append(FetchMissing(logicalName: item.logicalName, path: item.path, reason: reason))
+    report.missing.append(
+      FetchMissing(logicalName: item.logicalName, path: item.path, reason: reason))
     advance(item)
   }
 

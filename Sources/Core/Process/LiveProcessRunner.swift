@@ -10,15 +10,20 @@
 ///
 /// The child gets standard input from `/dev/null`, its standard output joined to standard
 /// error, no blocked signals, and the default disposition of `SIGPIPE` and `SIGINT` (mn
-/// ignores `SIGPIPE`, and an ignored signal or a signal mask would survive `exec`). It stays in mn's process group, so a
-/// Ctrl-C at the terminal stops it too. mn opens its own files with `O_CLOEXEC`, so the
-/// child inherits no descriptor but 0, 1 and 2 (the write lock in particular stays mn's).
+/// ignores `SIGPIPE`, and an ignored signal or a signal mask would survive `exec`). mn opens
+/// its own files with `O_CLOEXEC`, so the child inherits no descriptor but 0, 1 and 2 (the
+/// write lock in particular stays mn's).
+///
+/// The child stays in mn's process group, so a Ctrl-C at the terminal stops it too and it can
+/// prompt on the terminal (ssh does). The price: `terminate` signals the shell only. `sh -c`
+/// runs a single command in place of itself, so that command is stopped; the children of a
+/// compound command (`a; b`) outlive it.
 public struct LiveProcessRunner: ProcessRunner {
   public init() {}
 
-  public func start(shellCommand command: String, environment: [String: String]) throws(
-    ProcessError
-  ) -> ChildProcess {
+  public func start(shellCommand command: String, environment: [String: String])
+    throws(ProcessError) -> ChildProcess
+  {
     #if canImport(Darwin)
       var actions: posix_spawn_file_actions_t? = nil
       var attributes: posix_spawnattr_t? = nil

@@ -109,9 +109,11 @@ public enum ShellQuote {
   /// `text` as it would be typed: as is when it holds only letters, digits and `/._-+=:,@%`,
   /// else quoted (for the commands that messages suggest).
   public static func word(_ text: String) -> String {
-    let plain = !text.isEmpty && text.utf8.allSatisfy { byte in
-      NameBytes.isAlnum(byte) || "/._-+=:,@%".utf8.contains(byte)
-    }
+    let plain =
+      !text.isEmpty
+      && text.utf8.allSatisfy { byte in
+        NameBytes.isAlnum(byte) || "/._-+=:,@%".utf8.contains(byte)
+      }
     return plain ? text : quote(text)
   }
 }

@@ -32,7 +32,8 @@ import Testing
     let report = try Doctor.examine(root: s.path, source: .flag, fileSystem: fs)
     #expect(report.findings == [])
     #expect(report.isHealthy && report.lock == .free)
-    #expect(report.documents == [.local: 2] && report.documentCount == 2 && report.filesDecoded == 2)
+    #expect(
+      report.documents == [.local: 2] && report.documentCount == 2 && report.filesDecoded == 2)
     let after = try snapshot(s.path)
     #expect(Set(after.keys) == Set(before.keys), "no lock file or anything else is created")
   }
@@ -78,8 +79,10 @@ import Testing
         "scan-problem records/2026/07.automerge | move the directory out of the data folder",
       ])
     let messages = Dictionary(
-      report.findings.map { ($0.kind.rawValue + " " + $0.subject, $0.message) }) { a, _ in a }
-    #expect(messages["placeholder records/2026/01.automerge"] == "not downloaded (nextcloud placeholder)")
+      report.findings.map { ($0.kind.rawValue + " " + $0.subject, $0.message) }
+    ) { a, _ in a }
+    #expect(
+      messages["placeholder records/2026/01.automerge"] == "not downloaded (nextcloud placeholder)")
     #expect(messages["conflict records/2026/04.automerge"] == "no file, only 1 conflict copy")
     #expect(
       messages["orphan-changes tags.automerge"]

@@ -44,7 +44,8 @@ import Testing
     try f.write("tags.automerge", [1])
     try f.write(".tags.automerge.icloud", try StubBytes.stub(name: "tags.automerge", size: 7))
     try f.write("records/2026/09.automerge.nextcloud", [])
-    try f.write("records/2026/.09 2.automerge.icloud", try StubBytes.stub(name: "09 2.automerge", size: 5))
+    try f.write(
+      "records/2026/.09 2.automerge.icloud", try StubBytes.stub(name: "09 2.automerge", size: 5))
     try f.write("records/2026/10.automerge", [1])
     try f.write("records/2026/10 2.automerge", [1])
     let plan = try f.plan(fs)
@@ -87,13 +88,15 @@ import Testing
     #expect(!f.exists("records/2026/.09.automerge.icloud") && !f.exists("tags.automerge.owncloud"))
     #expect(progress == ["1/2 records/2026/09.automerge", "2/2 tags.automerge"])
     #expect(clock.sleeps == [])
-    #expect(try FolderScan.scan(root: f.root, fileSystem: fs).documents.allSatisfy { $0.state == .local })
+    #expect(
+      try FolderScan.scan(root: f.root, fileSystem: fs).documents.allSatisfy { $0.state == .local })
   }
 
   @Test func missingFromTheSourceKeepsTheStub() throws {
     let f = try Folders()
     try f.write("records/2026/09.automerge.nextcloud", [])
-    let report = try Fetch.run(try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
+    let report = try Fetch.run(
+      try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
     #expect(report.fetched == [])
     #expect(report.missing.map(\.reason) == [.notInSource])
     #expect(f.exists("records/2026/09.automerge.nextcloud"))
@@ -105,7 +108,8 @@ import Testing
     var corrupt = try SampleDocuments.september
     corrupt[corrupt.count / 2] ^= 0xff
     try f.writeOther("records/2026/09.automerge", corrupt)
-    let report = try Fetch.run(try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
+    let report = try Fetch.run(
+      try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
     #expect(report.fetched == [])
     guard case .invalidContent(let origin, _) = report.failed.first?.reason else {
       Issue.record("expected invalid content, got \(report.failed)")
@@ -125,7 +129,8 @@ import Testing
     try f.write("tags.automerge", mine)
     try f.write(".tags.automerge.icloud", try StubBytes.stub(name: "tags.automerge", size: 1))
     try f.writeOther("tags.automerge", theirs)
-    let report = try Fetch.run(try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
+    let report = try Fetch.run(
+      try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
     #expect(report.fetched.map(\.action) == [.merged])
     #expect(report.fetched.first?.sizeMatches == false)
     let merged = try f.read("tags.automerge")
@@ -156,7 +161,8 @@ import Testing
     try f.write("tags.automerge", tags)
     try f.write("tags.automerge.nextcloud", [])
     try f.writeOther("tags.automerge", tags)
-    let report = try Fetch.run(try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
+    let report = try Fetch.run(
+      try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
     #expect(report.fetched.map(\.action) == [.unchanged])
     #expect(try f.read("tags.automerge") == tags)
     #expect(!f.exists("tags.automerge.nextcloud"))
@@ -167,7 +173,8 @@ import Testing
     try f.write("tags.automerge", [1, 2, 3])
     try f.write("tags.automerge.nextcloud", [])
     try f.writeOther("tags.automerge", try SampleDocuments.tags)
-    let report = try Fetch.run(try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
+    let report = try Fetch.run(
+      try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
     guard case .invalidFile = report.failed.first?.reason else {
       Issue.record("expected an invalid present file, got \(report.failed)")
       return
@@ -192,16 +199,22 @@ import Testing
   @Test func archiveSourceIsCheckedAgainstItsManifest() throws {
     let f = try Folders()
     try f.write("tags.automerge.nextcloud", [])
-    try f.write("records/2026/.09.automerge.icloud", try StubBytes.stub(name: "09.automerge", size: 1))
+    try f.write(
+      "records/2026/.09.automerge.icloud", try StubBytes.stub(name: "09.automerge", size: 1))
     let tags = try SampleDocuments.tags
     try f.writeOther("tags.automerge", tags)
     let archive = f.scratch.absolute("export.tar.gz")
     _ = try Exporter.export(
       root: f.other,
-      files: [ExportFile(relativePath: "tags.automerge", absolutePath: f.other + "/tags.automerge", kind: .document)],
+      files: [
+        ExportFile(
+          relativePath: "tags.automerge", absolutePath: f.other + "/tags.automerge", kind: .document
+        )
+      ],
       output: .file(archive), options: ExportOptions(format: .tarGz, version: "1"), now: 0,
       fileSystem: fs, inspect: DocumentTools.inspect)
-    let report = try Fetch.run(try f.plan(fs), source: .archive(archive), context: context(FakeClock()))
+    let report = try Fetch.run(
+      try f.plan(fs), source: .archive(archive), context: context(FakeClock()))
     #expect(report.fetched.map(\.logicalName) == ["tags.automerge"])
     #expect(report.missing.map(\.logicalName) == ["records/2026/09.automerge"])
     #expect(try f.read("tags.automerge") == tags)
@@ -237,7 +250,8 @@ import Testing
   @Test func waitsForTheSyncClientPollingEveryHalfSecond() throws {
     let f = try Folders()
     let tags = try SampleDocuments.tags
-    try f.write(".tags.automerge.icloud", try StubBytes.stub(name: "tags.automerge", size: tags.count))
+    try f.write(
+      ".tags.automerge.icloud", try StubBytes.stub(name: "tags.automerge", size: tags.count))
     let clock = FakeClock()
     clock.onSleep = { time in
       if time >= 1_002, !f.exists("tags.automerge") {
@@ -248,7 +262,8 @@ import Testing
     var requested: [String] = []
     var context = context(clock)
     context.requestDownload = { requested.append($0) }
-    let report = try Fetch.run(try f.plan(fs), source: .sync, options: FetchOptions(timeout: 10), context: context)
+    let report = try Fetch.run(
+      try f.plan(fs), source: .sync, options: FetchOptions(timeout: 10), context: context)
     #expect(report.fetched.map(\.action) == [.downloaded])
     #expect(report.fetched.first?.sizeMatches == true)
     #expect(report.fetched.first?.removedPlaceholders == [])
@@ -285,7 +300,9 @@ import Testing
     let f = try Folders()
     try f.write("tags.automerge.nextcloud", [])
     let clock = FakeClock()
-    clock.onSleep = { _ in try? FileManager.default.removeItem(atPath: f.root + "/tags.automerge.nextcloud") }
+    clock.onSleep = { _ in
+      try? FileManager.default.removeItem(atPath: f.root + "/tags.automerge.nextcloud")
+    }
     let report = try Fetch.run(
       try f.plan(fs), source: .sync, options: FetchOptions(timeout: 1), context: context(clock))
     #expect(report.missing.map(\.reason) == [.vanished])
@@ -320,13 +337,15 @@ import Testing
     let report = try Fetch.run(try f.plan(fs), source: .sync, context: context(clock))
     #expect(report.fetched.map(\.action) == [.verified])
     #expect(report.failed.map(\.logicalName) == ["records/2026/01.automerge"])
-    #expect(!f.exists("tags.automerge.nextcloud") && f.exists("records/2026/01.automerge.nextcloud"))
+    #expect(
+      !f.exists("tags.automerge.nextcloud") && f.exists("records/2026/01.automerge.nextcloud"))
     #expect(clock.sleeps == [], "nothing to wait for")
   }
 
   @Test func commandsRunPerPlaceholderWithQuotedPaths() throws {
     let f = try Folders()
-    try f.write("records/2026/.09 2.automerge.icloud", try StubBytes.stub(name: "09 2.automerge", size: 3))
+    try f.write(
+      "records/2026/.09 2.automerge.icloud", try StubBytes.stub(name: "09 2.automerge", size: 3))
     try f.write("records/2026/09.automerge", try SampleDocuments.september)
     try f.write("tags.automerge.nextcloud", [])
     try f.write("tags.automerge", try SampleDocuments.tags)  // stale: no command for it
@@ -335,11 +354,14 @@ import Testing
     let runner = FakeProcessRunner()
     runner.behaviour = { command in
       if command.contains("12.automerge") { try? f.write("records/2025/12.automerge", september) }
-      if command.contains("09 2.automerge") { try? f.write("records/2026/09 2.automerge", september) }
+      if command.contains("09 2.automerge") {
+        try? f.write("records/2026/09 2.automerge", september)
+      }
       return .exited(0)
     }
     let report = try Fetch.run(
-      try f.plan(fs), source: .command("get {rel} {} # {x}"), context: context(FakeClock(), runner: runner))
+      try f.plan(fs), source: .command("get {rel} {} # {x}"),
+      context: context(FakeClock(), runner: runner))
     #expect(
       runner.commands == [
         "get 'records/2025/12.automerge' '\(f.root)/records/2025/12.automerge' # {x}",
@@ -348,7 +370,10 @@ import Testing
     #expect(runner.environments.allSatisfy { $0 == ["PATH": "/bin"] })
     #expect(report.fetched.map(\.action) == [.downloaded, .downloaded, .verified])
     #expect(report.fetched[1].sizeMatches == false)
-    #expect(try FolderScan.scan(root: f.root, fileSystem: fs).documents.allSatisfy { $0.placeholders.isEmpty })
+    #expect(
+      try FolderScan.scan(root: f.root, fileSystem: fs).documents.allSatisfy {
+        $0.placeholders.isEmpty
+      })
   }
 
   @Test func expansion() {

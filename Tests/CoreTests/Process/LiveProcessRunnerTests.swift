@@ -39,7 +39,8 @@ import Testing
     let scratch = try ScratchFolder()
     let out = scratch.absolute("status")
     #expect(
-      try run("(yes; echo $? > \(ShellQuote.quote(out))) | head -c1 >/dev/null; wait") == .exited(0))
+      try run("(yes; echo $? > \(ShellQuote.quote(out))) | head -c1 >/dev/null; wait") == .exited(0)
+    )
     let status = try String(contentsOfFile: out, encoding: .utf8)
     #expect(status == "141\n")
   }

@@ -72,6 +72,8 @@ enum Fetch {
     }
     let plan = Core.Fetch.plan(root: root, documents: documents)
     let progress = Progress(env, call, label: "fetching", total: plan.items.count)
+    // Drawn at once: waiting for a sync client can take minutes before the first file.
+    if !plan.items.isEmpty { progress.advance(by: 0) }
     var request: ((String) throws -> Void)?
     if source == .sync && SystemDownload.isAvailable { request = SystemDownload.request }
     let context = FetchContext(
@@ -136,15 +138,12 @@ enum Fetch {
   }
 
   static func json(_ report: FetchReport, root: String, source: FetchSource) -> JSONValue {
-    let sourceValue: JSONValue
+    let sourceValue: [(String, JSONValue)]
     switch source {
-    case .sync: sourceValue = .object([("kind", .string("sync"))])
-    case .directory(let p):
-      sourceValue = .object([("kind", .string("directory")), ("path", .string(p))])
-    case .archive(let p):
-      sourceValue = .object([("kind", .string("archive")), ("path", .string(p))])
-    case .command(let c):
-      sourceValue = .object([("kind", .string("command")), ("command", .string(c))])
+    case .sync: sourceValue = [("kind", .string("sync"))]
+    case .directory(let p): sourceValue = [("kind", .string("directory")), ("path", .string(p))]
+    case .archive(let p): sourceValue = [("kind", .string("archive")), ("path", .string(p))]
+    case .command(let c): sourceValue = [("kind", .string("command")), ("command", .string(c))]
     }
     let fetched: [JSONValue] = report.fetched.map { f in
       var members: [(String, JSONValue)] = [
@@ -157,20 +156,13 @@ enum Fetch {
       members.append(("removedPlaceholders", .array(f.removedPlaceholders.map(JSONValue.string))))
       return .object(members)
     }
-    let failed: [JSONValue] = report.failed.map {
-      .object([
-        ("name", .string($0.logicalName)), ("path", .string($0.path)),
-        ("reason", .string($0.reason.description)),
-      ])
+    func unsettled(_ name: String, _ path: String, _ reason: String) -> JSONValue {
+      .object([("name", .string(name)), ("path", .string(path)), ("reason", .string(reason))])
     }
-    let missing: [JSONValue] = report.missing.map {
-      .object([
-        ("name", .string($0.logicalName)), ("path", .string($0.path)),
-        ("reason", .string($0.reason.description)),
-      ])
-    }
+    let failed = report.failed.map { unsettled($0.logicalName, $0.path, "\($0.reason)") }
+    let missing = report.missing.map { unsettled($0.logicalName, $0.path, "\($0.reason)") }
     return .object([
-      ("root", .string(root)), ("source", sourceValue), ("fetched", .array(fetched)),
+      ("root", .string(root)), ("source", .object(sourceValue)), ("fetched", .array(fetched)),
       ("failed", .array(failed)), ("missing", .array(missing)),
       ("warnings", .array(report.warnings.map(JSONValue.string))),
     ])

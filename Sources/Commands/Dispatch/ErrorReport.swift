@@ -32,6 +32,13 @@ enum ErrorReport {
       }
     case let e as MigrationError:
       return migration(e)
+    case let e as FetchError:
+      switch e {
+      case .sourceNotFound, .sourceNotUsable: return (.noInput, e.description, [])
+      case .sourceIsDataFolder: return (.usage, e.description, [])
+      }
+    case let e as ProcessError:
+      return (.unavailable, e.description, [])
     case let e as ArchiveError:
       let status: ExitStatus
       switch e.exitCategory {

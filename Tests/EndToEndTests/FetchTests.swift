@@ -270,23 +270,6 @@ import Testing
 }
 
 extension Sandbox {
-  /// Starts the built `mn` in the background, with the sandbox's environment.
-  func start(_ arguments: [String]) throws -> Process {
-    let process = Process()
-    process.executableURL = Sandbox.binary
-    process.arguments = arguments
-    process.currentDirectoryURL = root
-    var env = [
-      "HOME": home, "XDG_CONFIG_HOME": path(".config"), "PATH": "/usr/bin:/bin", "LC_ALL": "C",
-    ]
-    env.merge(extraEnvironment) { $1 }
-    process.environment = env
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    return process
-  }
-
   /// Runs a tool found on PATH in the sandbox; returns its exit status.
   func runTool(_ tool: String, _ arguments: [String]) throws -> Int32 {
     let process = Process()

@@ -120,14 +120,16 @@ struct Reconstruction {
   var opCount = 0
   var idActor: [UInt32] = []
   var idCtr: [UInt32] = []
-  var objActor: [UInt64] = []
-  var objCtr: [UInt64] = []
-  var keyActor: [UInt64] = []
-  var keyCtr: [Int64] = []
-  var keyStr: [Int32] = []
+  /// Per op, the object as a packed id (root = 0, `badObject` when invalid).
+  var objects: [UInt64] = []
+  /// Per op, the key: an element id packed, or a tag in the actor half (`Tag`).
+  var keys: [UInt64] = []
   var strings: [String] = []
   var insert: [Bool] = []
-  var action: [UInt64] = []
+  /// Action codes; `actionNull` for a null, `actionOther` for a value above 7, whose
+  /// value is in `otherActions`.
+  var action: [UInt8] = []
+  var otherActions: [Int: UInt64] = [:]
   var valMeta: [UInt64] = []
   var valStart: [Int] = []
   var valRaw: [UInt8] = []
@@ -295,26 +297,57 @@ struct Reconstruction {
       idActor.append(UInt32(act[i]))
       idCtr.append(UInt32(ctr[i]))
     }
-    objActor = try with(S.objActor, []) {
-      try ColumnDecoder.uint($0, limit: n, spec: S.objActor, chunk: ck)
+    guard actors.count < Int(Tag.first) else { throw fail("too many actors") }
+    do {
+      let objActor = try with(S.objActor, []) {
+        try ColumnDecoder.uint($0, limit: n, spec: S.objActor, chunk: ck)
+      }
+      let objCtr = try with(S.objCtr, []) {
+        try ColumnDecoder.uint($0, limit: n, spec: S.objCtr, chunk: ck)
+      }
+      objects.reserveCapacity(n)
+      for i in 0..<n {
+        let a = i < objActor.count ? objActor[i] : ColumnDecoder.nullUInt
+        let c = i < objCtr.count ? objCtr[i] : ColumnDecoder.nullUInt
+        objects.append(packObject(a, c))
+      }
     }
-    objCtr = try with(S.objCtr, []) {
-      try ColumnDecoder.uint($0, limit: n, spec: S.objCtr, chunk: ck)
-    }
-    keyActor = try with(S.keyActor, []) {
-      try ColumnDecoder.uint($0, limit: n, spec: S.keyActor, chunk: ck)
-    }
-    keyCtr = try with(S.keyCtr, []) {
-      try ColumnDecoder.delta($0, limit: n, spec: S.keyCtr, chunk: ck)
-    }
-    keyStr = try with(S.keyStr, []) {
-      try ColumnDecoder.string($0, limit: n, spec: S.keyStr, chunk: ck, table: &strings)
+    do {
+      let keyActor = try with(S.keyActor, []) {
+        try ColumnDecoder.uint($0, limit: n, spec: S.keyActor, chunk: ck)
+      }
+      let keyCtr = try with(S.keyCtr, []) {
+        try ColumnDecoder.delta($0, limit: n, spec: S.keyCtr, chunk: ck)
+      }
+      let keyStr = try with(S.keyStr, []) {
+        try ColumnDecoder.string($0, limit: n, spec: S.keyStr, chunk: ck, table: &strings)
+      }
+      keys.reserveCapacity(n)
+      for i in 0..<n {
+        let s = i < keyStr.count ? keyStr[i] : -1
+        let a = i < keyActor.count ? keyActor[i] : ColumnDecoder.nullUInt
+        let c = i < keyCtr.count ? keyCtr[i] : ColumnDecoder.nullInt
+        keys.append(packKey(s, a, c))
+      }
     }
     insert = try with(S.insert, []) {
       try ColumnDecoder.boolean($0, limit: n, spec: S.insert, chunk: ck)
     }
-    action = try with(S.action, []) {
-      try ColumnDecoder.uint($0, limit: n, spec: S.action, chunk: ck)
+    do {
+      let wide = try with(S.action, []) {
+        try ColumnDecoder.uint($0, limit: n, spec: S.action, chunk: ck)
+      }
+      action.reserveCapacity(wide.count)
+      for (i, a) in wide.enumerated() {
+        if a <= 7 {
+          action.append(UInt8(a))
+        } else if a == ColumnDecoder.nullUInt {
+          action.append(Reconstruction.actionNull)
+        } else {
+          action.append(Reconstruction.actionOther)
+          otherActions[i] = a
+        }
+      }
     }
     valMeta = try with(S.valMeta, []) {
       try ColumnDecoder.uint($0, limit: n, spec: S.valMeta, chunk: ck)
@@ -396,37 +429,81 @@ struct Reconstruction {
   @inline(__always) func meta(_ i: Int) -> UInt64 { i < valMeta.count ? valMeta[i] : 0 }
   @inline(__always) func isInsert(_ i: Int) -> Bool { i < insert.count ? insert[i] : false }
 
-  /// The object of stored op `i` as a packed key (root = 0; real ids have counter ≥ 1).
-  @inline(__always) func objectKey(_ i: Int) throws -> UInt64 {
-    let a = i < objActor.count ? objActor[i] : ColumnDecoder.nullUInt
-    let c = i < objCtr.count ? objCtr[i] : ColumnDecoder.nullUInt
+  static let actionNull: UInt8 = 0xff
+  static let actionOther: UInt8 = 0xfe
+
+  /// The action column's value for stored op `k` as decoded (`nullUInt` for null).
+  @inline(__always) func actionValue(_ k: Int) -> UInt64 {
+    guard k < action.count else { return ColumnDecoder.nullUInt }
+    let a = action[k]
+    if a <= 7 { return UInt64(a) }
+    if a == Reconstruction.actionNull { return ColumnDecoder.nullUInt }
+    return otherActions[k] ?? ColumnDecoder.nullUInt
+  }
+
+  /// The tags of `keys` and `objects`, in the actor half of a packed id (real actor indexes
+  /// are below `Tag.first`).
+  enum Tag {
+    static let first: UInt32 = 0xffff_fff0
+    /// A map key; the string index is in the counter half.
+    static let map: UInt32 = 0xffff_ffff
+    static let head: UInt32 = 0xffff_fffe
+    static let stringAndElement: UInt32 = 0xffff_fffd
+    static let badKey: UInt32 = 0xffff_fffc
+    static let badElement: UInt32 = 0xffff_fffb
+    static let badObject: UInt32 = 0xffff_fffa
+  }
+
+  /// Packs an object column pair (root = 0); an invalid id is tagged, and fails when used.
+  private func packObject(_ a: UInt64, _ c: UInt64) -> UInt64 {
     if a == ColumnDecoder.nullUInt && c == ColumnDecoder.nullUInt { return 0 }
     guard a < UInt64(actors.count), c >= 1, c <= UInt64(UInt32.max) else {
-      throw ColumnDecoder.fail(S.objActor, chunk, "invalid object id")
+      return UInt64(Tag.badObject)
     }
     return Reconstruction.pack(UInt32(c), UInt32(a))
+  }
+
+  /// Packs a key column triple; an invalid key is tagged with its error, thrown when used.
+  private func packKey(_ s: Int32, _ a: UInt64, _ c: Int64) -> UInt64 {
+    if s >= 0 {
+      guard a == ColumnDecoder.nullUInt, c == ColumnDecoder.nullInt else {
+        return UInt64(Tag.stringAndElement)
+      }
+      return UInt64(UInt32(s)) << 32 | UInt64(Tag.map)
+    }
+    if a == ColumnDecoder.nullUInt {
+      guard c == 0 else { return UInt64(Tag.badKey) }
+      return UInt64(Tag.head)
+    }
+    guard a < UInt64(actors.count), c >= 0, c <= Int64(UInt32.max) else {
+      return UInt64(Tag.badElement)
+    }
+    return Reconstruction.pack(UInt32(c), UInt32(a))
+  }
+
+  /// The object of stored op `i` as a packed key (root = 0; real ids have counter ≥ 1).
+  @inline(__always) func objectKey(_ i: Int) throws -> UInt64 {
+    let v = objects[i]
+    guard v != UInt64(Tag.badObject) else {
+      throw ColumnDecoder.fail(S.objActor, chunk, "invalid object id")
+    }
+    return v
   }
 
   /// The key of stored op `i`: (kind, packed) with kind 0 = map string index, 1 = head,
   /// 2 = element id.
   @inline(__always) func keyOf(_ i: Int) throws -> (kind: UInt8, value: UInt64) {
-    let s = i < keyStr.count ? keyStr[i] : -1
-    let a = i < keyActor.count ? keyActor[i] : ColumnDecoder.nullUInt
-    let c = i < keyCtr.count ? keyCtr[i] : ColumnDecoder.nullInt
-    if s >= 0 {
-      guard a == ColumnDecoder.nullUInt, c == ColumnDecoder.nullInt else {
-        throw ColumnDecoder.fail(S.keyStr, chunk, "key with both a string and an element id")
-      }
-      return (0, UInt64(s))
+    let v = keys[i]
+    let tag = UInt32(truncatingIfNeeded: v)
+    if tag < Tag.first { return (2, v) }
+    switch tag {
+    case Tag.map: return (0, v >> 32)
+    case Tag.head: return (1, 0)
+    case Tag.stringAndElement:
+      throw ColumnDecoder.fail(S.keyStr, chunk, "key with both a string and an element id")
+    case Tag.badKey: throw ColumnDecoder.fail(S.keyCtr, chunk, "invalid key")
+    default: throw ColumnDecoder.fail(S.keyActor, chunk, "invalid element id")
     }
-    if a == ColumnDecoder.nullUInt {
-      guard c == 0 else { throw ColumnDecoder.fail(S.keyCtr, chunk, "invalid key") }
-      return (1, 0)
-    }
-    guard a < UInt64(actors.count), c >= 0, c <= Int64(UInt32.max) else {
-      throw ColumnDecoder.fail(S.keyActor, chunk, "invalid element id")
-    }
-    return (2, Reconstruction.pack(UInt32(c), UInt32(a)))
   }
 
   /// Whether two keys are equal; map keys compare by UTF-8 bytes (each string run has its
@@ -783,7 +860,7 @@ struct Reconstruction {
   ) throws {
     let objKey = try objectKey(k)
     let (kind, kv) = try keyOf(k)
-    let a = k < action.count ? action[k] : ColumnDecoder.nullUInt
+    let a = actionValue(k)
     guard a <= 7 else {
       throw ColumnDecoder.fail(
         S.action, chunk,
@@ -871,7 +948,7 @@ struct Reconstruction {
   {
     let objKey = try objectKey(k)
     let (kind, kv) = try keyOf(k)
-    let a = k < action.count ? action[k] : ColumnDecoder.nullUInt
+    let a = actionValue(k)
     guard a <= 7, let act = Action(rawValue: UInt8(a)) else {
       throw ColumnDecoder.fail(
         S.action, chunk,

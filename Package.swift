@@ -26,9 +26,9 @@ let package = Package(
     .systemLibrary(
       name: "CZlib", pkgConfig: "zlib",
       providers: [.apt(["zlib1g-dev"])]),
-    .systemLibrary(
-      name: "CCrypto", pkgConfig: "libcrypto",
-      providers: [.apt(["libssl-dev"])]),
+    // Header only (libssl-dev): libcrypto is opened with dlopen at the first hash, so that
+    // start-up does not pay for loading it (Core/Crypto/LibCrypto.swift).
+    .systemLibrary(name: "CCrypto"),
     .target(
       name: "Core",
       dependencies: ["CArchive", "CZlib", .target(name: "CCrypto", condition: linuxOnly)],
@@ -43,7 +43,7 @@ let package = Package(
       name: "CoreTests", dependencies: ["Core"], exclude: ["Fixtures"],
       linkerSettings: [.linkedLibrary("archive")]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands"], exclude: ["Snapshots"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["mn"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["mn", "Core"]),
     .testTarget(name: "ConformanceTests", dependencies: ["Core"]),
   ],
   swiftLanguageModes: [.v6]

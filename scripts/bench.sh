@@ -76,7 +76,7 @@ for i in range(120):
     for name in (f"{m:02d}.automerge", f"{m:02d} 2.automerge", f"{m:02d}.sync-conflict-20260906-154512-ABCDEFG.automerge"):
         with open(os.path.join(d, name), "wb") as f:
             f.write(b"x" * 100)
-    open(os.path.join(d, f".{m:02d}.automerge.bak.icloud"), "wb").close()
+    open(os.path.join(d, f".{m:02d}.automerge.icloud"), "wb").close()
 PY
 a=$(median 30 "$mn --root $root ls --json")
 b=$(median 30 "find $root")
@@ -85,19 +85,50 @@ echo "find          $(ms "$b")"
 echo "ratio         $(ratio "$a" "$b")x"
 
 echo
-echo "== export: 120 documents (~75 MB) to tar.gz vs bsdtar -czf, and tar.zst; goal <= 1.1x"
+echo "== export: 120 documents (~75 MB) to tar.gz vs bsdtar -czf on the same folder; also tar.zst; goal <= 1.1x"
 root="$tmp/export"
-python3 - "$root" <<'PY'
-import os, sys, random
-random.seed(7)
-root = sys.argv[1]
-for i in range(120):
-    d = os.path.join(root, "records", str(2016 + i // 12))
-    os.makedirs(d, exist_ok=True)
-    # half random, half repetitive bytes: compressible like real documents
-    body = random.randbytes(300_000) + bytes(range(256)) * 1000
-    with open(os.path.join(d, f"{i % 12 + 1:02d}.automerge"), "wb") as f:
-        f.write(body)
-PY
-du -sh "$root" | cut -f1 | sed 's/^/folder size  /'
-a=$(median 5 "$mn --root $root export --no-verify-documents -o $tmp/o.tar.gz" 2>/dev/null || echo "")
+if [ -d "$fixtures/upstream" ]; then
+  sources=("$fixtures"/upstream/rust/benchmark-battery/egwalker-paper/*.am "$fixtures"/upstream/rust/benchmark-battery/data/{essay.amrg,moby-dick.automerge,stephen.amrg,webstraits.amrg})
+else
+  sources=("$here"/Tests/CoreTests/Fixtures/valid/seed-01/device-0/records/2026/09.automerge)
+fi
+for i in $(seq 0 119); do
+  d="$root/records/$((2016 + i / 12))"
+  mkdir -p "$d"
+  cp "${sources[$((i % ${#sources[@]}))]}" "$d/$(printf '%02d' $((i % 12 + 1))).automerge"
+done
+echo "folder       $(du -sm "$root" | cut -f1) MB, $(find "$root" -type f | wc -l) files"
+a=$(median 3 "$mn --root $root export -q -o $tmp/o.tar.gz")
+b=$(median 3 "bsdtar -czf $tmp/b.tar.gz -C $root .")
+echo "mn export tar.gz  $(ms "$a")   (manifest with heads of every document, read-back check)"
+echo "bsdtar -czf       $(ms "$b")"
+echo "ratio             $(ratio "$a" "$b")x"
+a=$(median 3 "$mn --root $root export -q -o $tmp/o.tar.zst")
+b=$(median 3 "bsdtar --zstd -cf $tmp/b.tar.zst -C $root .")
+echo "mn export tar.zst $(ms "$a")"
+echo "bsdtar --zstd -cf $(ms "$b")"
+echo "ratio             $(ratio "$a" "$b")x"
+
+echo
+echo "== merge-conflicts: one document with three conflict copies (largest corpus seed)"
+if [ -d "$fixtures/corpus" ]; then
+  seed=$(for s in "$fixtures"/corpus/seed-*; do echo "$(du -sb "$s" | cut -f1) $s"; done | sort -n | tail -1 | cut -d' ' -f2)
+  run_merge() {
+    rm -rf "$tmp/mc" && mkdir -p "$tmp/mc/records/2026"
+    d="$tmp/mc/records/2026"
+    cp "$seed/device-0/records/2026/09.automerge" "$d/09.automerge"
+    cp "$seed/device-1/records/2026/09.automerge" "$d/09 2.automerge"
+    cp "$seed/device-1/records/2026/09.changes.automerge" "$d/09.sync-conflict-20260906-154512-ABCDEFG.automerge"
+    cp "$seed/device-0/records/2026/09.incremental.automerge" "$d/09 (conflicted copy 2026-09-06 154512).automerge"
+  }
+  total=0
+  for k in 1 2 3 4 5; do
+    run_merge
+    s=$(date +%s.%N)
+    MN_BACKUP_DIR="$tmp/backups" "$mn" --root "$tmp/mc" merge-conflicts -q
+    e=$(date +%s.%N)
+    total=$(python3 -c "print($total + $e - $s)")
+  done
+  run_merge
+  echo "seed $(basename "$seed"): mean $(ms "$(python3 -c "print($total / 5)")") per run (backup archive included), peak $(MN_BACKUP_DIR="$tmp/backups" peak_mb "$mn" --root "$tmp/mc" merge-conflicts -q) MB"
+fi

@@ -70,7 +70,7 @@ enum Doc {
     options: [.flag("typed", help: "Wrap values whose JSON form loses their Automerge type.")],
     exits: [.ok, .usage, .dataErr, .noInput],
     run: { call, env in
-      let (_, file) = try DocInput.decode(call.arguments[0], call, env)
+      let (_, file) = try DocInput.decode(call.arguments[0], call, env, keepOps: true)
       let value = try Materializer.materialize(file, typed: call.flag("typed"))
       try env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")
       return .ok
@@ -177,7 +177,7 @@ enum Doc {
     for argument in call.arguments {
       let input = try DocInput.read(argument, call, env)
       do {
-        let file = try AutomergeFile.decode(input.bytes)
+        let file = try AutomergeFile.decode(input.bytes, keepOps: false)
         if !file.orphans.isEmpty && !call.global.quiet {
           try env.stderr.write(
             "mn: warning: '\(input.displayName)': \(file.orphans.count) changes have missing dependencies\n")
@@ -229,10 +229,12 @@ struct DocInput {
   }
 
   /// Reads and decodes `argument`.
-  static func decode(_ argument: String, _ call: Invocation, _ env: Environment) throws -> (DocInput, AutomergeFile) {
+  static func decode(
+    _ argument: String, _ call: Invocation, _ env: Environment, keepOps: Bool = false
+  ) throws -> (DocInput, AutomergeFile) {
     let input = try read(argument, call, env)
     do {
-      return (input, try AutomergeFile.decode(input.bytes))
+      return (input, try AutomergeFile.decode(input.bytes, keepOps: keepOps))
     } catch {
       throw CommandError(.dataErr, "'\(input.displayName)' is not a valid Automerge file: \(error)")
     }

@@ -66,11 +66,13 @@ enum Resolve {
       details: ["hint: use --root PATH or MINUTA_STORAGE, or see 'mn resolve --explain'"])
   }
 
+  /// How each discovery step is named for people.
+  static let labels: [DiscoverySource: String] = [
+    .flag: "--root", .env: "MINUTA_STORAGE", .pointer: "pointer file",
+    .icloud: "iCloud Drive", .local: "local default",
+  ]
+
   static func explain(_ found: Discovery) -> String {
-    let labels: [DiscoverySource: String] = [
-      .flag: "--root", .env: "MINUTA_STORAGE", .pointer: "pointer file",
-      .icloud: "iCloud Drive", .local: "local default",
-    ]
     var out = ""
     for (i, c) in found.candidates.enumerated() {
       let label = (labels[c.source] ?? c.source.rawValue).padding(16)

@@ -66,10 +66,22 @@ public struct AutomergeFile: Sendable {
   ///   check fails, two changes share `(actor, seq)`, or the file starts with a change chunk
   ///   and dependencies are missing (Rust's `MissingDeps`).
   public static func decode(_ bytes: [UInt8]) throws -> AutomergeFile {
+    try decode(bytes, keepOps: true)
+  }
+
+  /// Decodes and verifies a whole file, optionally without keeping the ops.
+  ///
+  /// With `keepOps: false` every op is still decoded, validated and (for documents)
+  /// re-encoded and hashed, but `Change.ops` is left empty, which takes far less memory.
+  /// Everything else (hashes, chunks, listings, merging, `opCount`) is the same. Use it for
+  /// anything but materializing.
+  public static func decode(_ bytes: [UInt8], keepOps: Bool) throws -> AutomergeFile {
     var file = AutomergeFile()
     if bytes.isEmpty { return file }
     var incoming: [Change] = []
     var firstIsDocument = false
+    var firstDocumentCount = 0
+    var opCounts: [Int32] = []
     try bytes.withUnsafeBufferPointer { buf in
       var offset = 0
       while offset < buf.count {
@@ -81,38 +93,44 @@ public struct AutomergeFile: Sendable {
         switch h.type {
         case .document:
           let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
-          let decoded = try DocumentChunk.decode(buf, body: h.body, chunkOffset: offset)
+          let decoded = try DocumentChunk.decode(buf, body: h.body, chunkOffset: offset, keepOps: keepOps)
+          opCounts.append(contentsOf: decoded.opCounts)
           try check(h, computed)
           info.changes = decoded.changes.map(\.hash)
-          incoming.append(contentsOf: decoded.changes)
+          if incoming.isEmpty { incoming = decoded.changes } else { incoming.append(contentsOf: decoded.changes) }
+          if offset == 0 { firstDocumentCount = decoded.changes.count }
         case .change:
           let hash = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
           try check(h, hash)
           let chunk = Array(UnsafeBufferPointer(rebasing: buf[offset..<h.end]))
-          let change = try ChangeChunk.decode(
+          var change = try ChangeChunk.decode(
             body: UnsafeBufferPointer(rebasing: buf[h.body]), base: h.body.lowerBound, chunkOffset: offset,
             hash: hash, chunk: chunk)
           info.changes = [hash]
+          opCounts.append(Int32(truncatingIfNeeded: change.ops.count))
+          if !keepOps { change.ops = [] }
           incoming.append(change)
         case .compressedChange:
           let body = try Deflate.inflate(UnsafeBufferPointer(rebasing: buf[h.body]), offset: h.body.lowerBound)
           let (chunk, hash) = ChangeEncoder.wrap(type: 1, body: body)
           try check(h, hash)
           let headerLength = chunk.count - body.count
-          let change = try chunk.withUnsafeBufferPointer { c in
+          var change = try chunk.withUnsafeBufferPointer { c in
             try ChangeChunk.decode(
               body: UnsafeBufferPointer(rebasing: c[headerLength...]), base: offset, chunkOffset: offset,
               hash: hash, chunk: chunk)
           }
           info.inflatedLength = body.count
           info.changes = [hash]
+          opCounts.append(Int32(truncatingIfNeeded: change.ops.count))
+          if !keepOps { change.ops = [] }
           incoming.append(change)
         }
         file.chunks.append(info)
         offset = h.end
       }
     }
-    try file.apply(incoming, allowOrphans: firstIsDocument)
+    try file.apply(incoming, opCounts: opCounts, allowOrphans: firstIsDocument, trusted: firstDocumentCount)
     return file
   }
 
@@ -125,46 +143,55 @@ public struct AutomergeFile: Sendable {
 
   /// Applies changes with Rust's rules (§4 step 4): duplicates by hash are skipped, an
   /// `(actor, seq)` collision is an error, and a change waits until all its deps are in.
-  mutating func apply(_ incoming: [Change], allowOrphans: Bool) throws {
-    var seen: [ChangeHash: Int32] = [:]  // hash -> index in `incoming`
+  ///
+  /// The first `trusted` changes come from the file's first chunk, a document: its
+  /// reconstruction already proved them distinct, causally ordered and numbered 1...n per
+  /// actor, so they are applied without the queue.
+  mutating func apply(_ incoming: [Change], opCounts: [Int32], allowOrphans: Bool, trusted: Int) throws {
+    var seen: [ChangeHash: Int] = [:]  // hash -> index in `incoming`
     seen.reserveCapacity(incoming.count)
-    var bySeq: [ActorId: [UInt64: Int32]] = [:]
     var applied = [Bool](repeating: false, count: incoming.count)
-    var missing = [Int32](repeating: 0, count: incoming.count)
-    var waiting: [ChangeHash: [Int32]] = [:]
     var order: [Int32] = []
     order.reserveCapacity(incoming.count)
-    var work: [Int32] = []
     var unique: [Int32] = []
-    unique.reserveCapacity(incoming.count)
-
-    // Consecutive changes by one author are common: cache the author's seq table.
-    var lastAuthor: ActorId? = nil
-    var lastTable: [UInt64: Int32] = [:]
-    func flushAuthor() {
-      if let a = lastAuthor { bySeq[a] = lastTable }
-    }
-
-    for (i, c) in incoming.enumerated() {
-      if seen[c.hash] != nil { continue }
-      seen[c.hash] = Int32(i)
-      unique.append(Int32(i))
-      let author = c.actors[0]
-      if lastAuthor != author {
-        flushAuthor()
-        lastAuthor = author
-        lastTable = bySeq[author] ?? [:]
+    var trustedSeqMax: [ActorId: UInt64] = [:]
+    for i in 0..<trusted {
+      seen[incoming[i].hash] = i
+      applied[i] = true
+      order.append(Int32(i))
+      let author = incoming[i].actors[0]
+      let seq = incoming[i].seq
+      if let m = trustedSeqMax[author] {
+        if seq > m { trustedSeqMax[author] = seq }
+      } else {
+        trustedSeqMax[author] = seq
       }
-      if lastTable[c.seq] != nil { throw AutomergeDecodeError.duplicateSeq(actor: author, seq: c.seq) }
-      lastTable[c.seq] = Int32(i)
     }
-    flushAuthor()
 
+    var bySeq: [ActorId: [UInt64: Int32]] = [:]
+    for i in trusted..<incoming.count {
+      let hash = incoming[i].hash
+      if seen[hash] != nil { continue }
+      seen[hash] = i
+      unique.append(Int32(i))
+      let author = incoming[i].actors[0]
+      let seq = incoming[i].seq
+      if let m = trustedSeqMax[author], seq <= m {
+        throw AutomergeDecodeError.duplicateSeq(actor: author, seq: seq)
+      }
+      if bySeq[author, default: [:]].updateValue(Int32(i), forKey: seq) != nil {
+        throw AutomergeDecodeError.duplicateSeq(actor: author, seq: seq)
+      }
+    }
+
+    var missing = [Int32](repeating: 0, count: incoming.count)
+    var waiting: [ChangeHash: [Int32]] = [:]
+    var work: [Int32] = []
     for i32 in unique {
       let i = Int(i32)
       var count: Int32 = 0
       for d in incoming[i].deps {
-        if let j = seen[d], applied[Int(j)] { continue }
+        if let j = seen[d], applied[j] { continue }
         count += 1
         waiting[d, default: []].append(i32)
       }
@@ -197,26 +224,46 @@ public struct AutomergeFile: Sendable {
     var isDep = [Bool](repeating: false, count: incoming.count)
     for i in order {
       for d in incoming[Int(i)].deps {
-        if let j = seen[d] { isDep[Int(j)] = true }
+        if let j = seen[d] { isDep[j] = true }
       }
     }
     var heads: [ChangeHash] = []
-    var changes: [Change] = []
-    changes.reserveCapacity(unique.count)
-    var index: [ChangeHash: Int] = [:]
-    index.reserveCapacity(unique.count)
     var opCount = 0
     var authors = Set<ActorId>()
-    for i in order + orphanIndexes {
-      let c = incoming[Int(i)]
-      if applied[Int(i)] && !isDep[Int(i)] { heads.append(c.hash) }
-      index[c.hash] = changes.count
-      opCount += c.ops.count
-      authors.insert(c.actors[0])
-      changes.append(c)
+    var previousAuthor: ActorId? = nil
+    let final = orphanIndexes.isEmpty ? order : order + orphanIndexes
+    var identity = final.count == incoming.count
+    if identity {
+      for (k, i) in final.enumerated() where Int(i) != k {
+        identity = false
+        break
+      }
     }
-    self.changes = changes
-    self.index = index
+    for i32 in final {
+      let i = Int(i32)
+      if applied[i] && !isDep[i] { heads.append(incoming[i].hash) }
+      opCount += Int(opCounts[i])
+      let author = incoming[i].actors[0]
+      if author != previousAuthor {
+        authors.insert(author)
+        previousAuthor = author
+      }
+    }
+    if identity {
+      self.changes = incoming
+      self.index = seen
+    } else {
+      var changes: [Change] = []
+      changes.reserveCapacity(final.count)
+      var index: [ChangeHash: Int] = [:]
+      index.reserveCapacity(final.count)
+      for i in final {
+        index[incoming[Int(i)].hash] = changes.count
+        changes.append(incoming[Int(i)])
+      }
+      self.changes = changes
+      self.index = index
+    }
     self.heads = heads.sorted()
     self.orphans = orphanIndexes.map { incoming[Int($0)].hash }
     self.missingDependencies = absent.sorted()

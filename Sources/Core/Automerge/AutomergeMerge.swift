@@ -45,7 +45,7 @@ public enum AutomergeMerge {
     var files: [AutomergeFile] = []
     files.reserveCapacity(inputs.count)
     for (i, bytes) in inputs.enumerated() {
-      do { files.append(try AutomergeFile.decode(bytes)) } catch let e as AutomergeDecodeError {
+      do { files.append(try AutomergeFile.decode(bytes, keepOps: false)) } catch let e as AutomergeDecodeError {
         throw AutomergeMergeError.invalidInput(index: i, e)
       }
     }
@@ -126,10 +126,10 @@ public enum AutomergeMerge {
   /// - Returns: whether the change-hash sets are equal.
   /// - Throws: when the output or an input does not decode.
   public static func verify(_ output: [UInt8], inputs: [[UInt8]]) throws -> Bool {
-    let merged = try AutomergeFile.decode(output)
+    let merged = try AutomergeFile.decode(output, keepOps: false)
     var union = Set<ChangeHash>()
     for input in inputs {
-      for c in try AutomergeFile.decode(input).changes { union.insert(c.hash) }
+      for c in try AutomergeFile.decode(input, keepOps: false).changes { union.insert(c.hash) }
     }
     return Set(merged.changes.map(\.hash)) == union
   }

@@ -4,7 +4,7 @@
 public enum DocumentTools {
   /// The manifest facts of a document: its change count and sorted heads (hex).
   public static let inspect: DocumentInspector = { bytes in
-    let file = try AutomergeFile.decode(bytes)
+    let file = try AutomergeFile.decode(bytes, keepOps: false)
     return (file.changes.count, file.heads.map(\.description))
   }
 

@@ -20,6 +20,16 @@ import Testing
     }
   }
 
+  /// `keepOps: false` verifies the same and lists the same, without keeping the ops.
+  @Test(arguments: listed) func withoutOps(_ rel: String) throws {
+    let full = try AutomergeFile.decode(Fixture.bytes(rel))
+    let lean = try AutomergeFile.decode(Fixture.bytes(rel), keepOps: false)
+    #expect(lean.changes.allSatisfy { $0.ops.isEmpty })
+    #expect(lean.changes.map(\.chunk) == full.changes.map(\.chunk))
+    #expect(lean.opCount == full.opCount && lean.heads == full.heads && lean.chunks == full.chunks)
+    #expect(ChangeListing.changes(lean.changes) == ChangeListing.changes(full.changes))
+  }
+
   @Test func chunkListing() throws {
     let file = try AutomergeFile.decode(Fixture.bytes("valid/seed-01/device-0/tags.incremental.automerge"))
     #expect(file.chunks.map(\.offset) == [0, 638, 800, 975, 1124])

@@ -72,7 +72,7 @@ struct MigrateSandbox {
     #expect(r.stdout.contains("migrated 4 documents: 1 moved, 2 merged, 1 already there\n"))
     let backups = try FileManager.default.contentsOfDirectory(atPath: box.path("backups"))
     #expect(backups.count == 1)
-    #expect(r.stderr == "mn: backup: \(box.path("backups"))/\(backups.first ?? "")\n")
+    #expect(r.stderr == "mn: backup written to '\(box.path("backups"))/\(backups.first ?? "")'\n")
     for name in MigrateSandbox.documents {
       let path = box.path(MigrateSandbox.icloud + "/" + name)
       #expect(

@@ -166,7 +166,7 @@ enum Migrate {
         version: CommandTable.version,
         now: env.nowSeconds, fileSystem: fs, inspect: DocumentTools.inspect)
       backup = result.path
-      try note(env, call, "backup: \(result.path)")
+      try note(env, call, "backup written to '\(result.path)'")
     }
     if !plan.conflicts.isEmpty {
       plan = try Migration.mergeConflicts(

@@ -99,7 +99,7 @@ enum Restore {
       }
     }
     if let backup = outcome.backup {
-      try env.stderr.write("mn: backed up '\(destination)' to '\(backup.path)'\n")
+      try env.stderr.write("mn: backup written to '\(backup.path)'\n")
     }
     for path in report.keptDifferent {
       try env.stderr.write("mn: warning: '\(path)' differs from the archive's copy; left alone\n")

@@ -44,7 +44,9 @@ struct ByteReader {
   }
 
   /// Reads a strict unsigned LEB128 (§2.1).
-  @inline(__always) mutating func uleb(_ what: @autoclosure () -> String = "uleb128") throws -> UInt64 {
+  @inline(__always) mutating func uleb(_ what: @autoclosure () -> String = "uleb128") throws
+    -> UInt64
+  {
     guard position < end else { throw AutomergeDecodeError.truncated(what: what(), offset: offset) }
     let first = buffer[position]
     if first < 0x80 {
@@ -63,8 +65,12 @@ struct ByteReader {
       let b = buffer[position]
       position += 1
       if shift == 63 {
-        if b == 0 { throw AutomergeDecodeError.invalidLEB(reason: "overlong encoding", offset: start) }
-        if b != 1 { throw AutomergeDecodeError.invalidLEB(reason: "value too large", offset: start) }
+        if b == 0 {
+          throw AutomergeDecodeError.invalidLEB(reason: "overlong encoding", offset: start)
+        }
+        if b != 1 {
+          throw AutomergeDecodeError.invalidLEB(reason: "value too large", offset: start)
+        }
       }
       result |= UInt64(b & 0x7f) << shift
       if b & 0x80 == 0 {
@@ -78,7 +84,9 @@ struct ByteReader {
   }
 
   /// Reads a strict signed LEB128 (§2.2).
-  @inline(__always) mutating func sleb(_ what: @autoclosure () -> String = "sleb128") throws -> Int64 {
+  @inline(__always) mutating func sleb(_ what: @autoclosure () -> String = "sleb128") throws
+    -> Int64
+  {
     guard position < end else { throw AutomergeDecodeError.truncated(what: what(), offset: offset) }
     let first = buffer[position]
     if first < 0x80 {
@@ -117,7 +125,9 @@ struct ByteReader {
   mutating func length(_ what: String, limit: Int) throws -> Int {
     let start = offset
     let v = try uleb(what)
-    guard v <= UInt64(limit) else { throw AutomergeDecodeError.truncated(what: what, offset: start) }
+    guard v <= UInt64(limit) else {
+      throw AutomergeDecodeError.truncated(what: what, offset: start)
+    }
     return Int(v)
   }
 
@@ -172,6 +182,12 @@ enum UTF8Validation {
     }
     if ascii || isValid(bytes) { return String(decoding: bytes, as: UTF8.self) }
     return nil
+  }
+
+  /// Whether `bytes` is well-formed UTF-8, with a fast pass for ASCII.
+  @inline(__always) static func isValidOrASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    for b in bytes where b >= 0x80 { return isValid(bytes) }
+    return true
   }
 
   /// Whether `bytes` is well-formed UTF-8 (no overlongs, no surrogates, at most U+10FFFF).

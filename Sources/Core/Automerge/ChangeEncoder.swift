@@ -7,7 +7,7 @@ struct ChangeEncoder {
   private var objCtr = RLEEncoder<UInt64>()
   private var keyActor = RLEEncoder<UInt64>()
   private var keyCtr = DeltaEncoder()
-  private var keyStr = RLEEncoder<String>()
+  private var keyStr = StringRLEEncoder()
   private var insert = BooleanEncoder()
   private var action = RLEEncoder<UInt64>()
   private var value = ValueEncoder()
@@ -15,7 +15,7 @@ struct ChangeEncoder {
   private var predActor = RLEEncoder<UInt64>()
   private var predCtr = DeltaEncoder()
   private var expand = BooleanEncoder()
-  private var markName = RLEEncoder<String>()
+  private var markName = StringRLEEncoder()
   private var body = ByteWriter()
   private var data = ByteWriter()
 
@@ -32,38 +32,93 @@ struct ChangeEncoder {
   ) -> (chunk: [UInt8], hash: ChangeHash) {
     for op in ops {
       switch op.object {
-      case .root:
-        objActor.appendNull()
-        objCtr.appendNull()
-      case .object(let id):
-        objActor.append(UInt64(id.actor))
-        objCtr.append(UInt64(id.counter))
+      case .root: appendRootObject()
+      case .object(let id): appendObject(actor: id.actor, counter: id.counter)
       }
       switch op.key {
       case .map(let s):
         keyActor.appendNull()
         keyCtr.appendNull()
         keyStr.append(s)
-      case .head:
-        keyActor.appendNull()
-        keyCtr.append(0)
-        keyStr.appendNull()
-      case .element(let id):
-        keyActor.append(UInt64(id.actor))
-        keyCtr.append(Int64(id.counter))
-        keyStr.appendNull()
+      case .head: appendHeadKey()
+      case .element(let id): appendElementKey(actor: id.actor, counter: id.counter)
       }
       insert.append(op.insert)
       action.append(UInt64(op.action.rawValue))
       value.append(op.value)
       predNum.append(UInt64(op.pred.count))
-      for p in op.pred {
-        predActor.append(UInt64(p.actor))
-        predCtr.append(Int64(p.counter))
-      }
+      for p in op.pred { appendPred(actor: p.actor, counter: p.counter) }
       expand.append(op.expand)
       if let name = op.markName { markName.append(name) } else { markName.appendNull() }
     }
+    return finish(
+      actors: actors, seq: seq, startOp: startOp, time: time, message: message, deps: deps,
+      extra: extra)
+  }
+
+  // The column-by-column form of `encode`, for writers that hold ops as flat columns
+  // rather than `Op` values: per op, in order, an object, a key, `appendFlags`, a value,
+  // `appendPredCount` and that many `appendPred`, `appendExpand` and a mark name; then
+  // `finish`.
+
+  @inline(__always) mutating func appendRootObject() {
+    objActor.appendNull()
+    objCtr.appendNull()
+  }
+
+  @inline(__always) mutating func appendObject(actor: UInt32, counter: UInt32) {
+    objActor.append(UInt64(actor))
+    objCtr.append(UInt64(counter))
+  }
+
+  @inline(__always) mutating func appendMapKey(_ utf8: UnsafeBufferPointer<UInt8>) {
+    keyActor.appendNull()
+    keyCtr.appendNull()
+    keyStr.append(utf8)
+  }
+
+  @inline(__always) mutating func appendHeadKey() {
+    keyActor.appendNull()
+    keyCtr.append(0)
+    keyStr.appendNull()
+  }
+
+  @inline(__always) mutating func appendElementKey(actor: UInt32, counter: UInt32) {
+    keyActor.append(UInt64(actor))
+    keyCtr.append(Int64(counter))
+    keyStr.appendNull()
+  }
+
+  @inline(__always) mutating func appendFlags(insert isInsert: Bool, action code: UInt8) {
+    insert.append(isInsert)
+    action.append(UInt64(code))
+  }
+
+  /// A value in its encoded form (§5.9): metadata word and payload.
+  @inline(__always) mutating func appendValue(meta: UInt64, payload: UnsafeBufferPointer<UInt8>) {
+    value.appendEncoded(meta: meta, payload: payload)
+  }
+
+  @inline(__always) mutating func appendNullValue() { value.appendNull() }
+
+  @inline(__always) mutating func appendPredCount(_ n: Int) { predNum.append(UInt64(n)) }
+
+  @inline(__always) mutating func appendPred(actor: UInt32, counter: UInt32) {
+    predActor.append(UInt64(actor))
+    predCtr.append(Int64(counter))
+  }
+
+  @inline(__always) mutating func appendExpand(_ b: Bool) { expand.append(b) }
+
+  @inline(__always) mutating func appendMarkName(_ utf8: UnsafeBufferPointer<UInt8>?) {
+    if let u = utf8 { markName.append(u) } else { markName.appendNull() }
+  }
+
+  /// Writes the chunk of the ops appended so far; the column encoders are empty afterwards.
+  mutating func finish(
+    actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,
+    deps: [ChangeHash], extra: [UInt8]
+  ) -> (chunk: [UInt8], hash: ChangeHash) {
     data.bytes.removeAll(keepingCapacity: true)
     let hasExpand = expand.anyTrue
     let lengths: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (
@@ -74,7 +129,8 @@ struct ChangeEncoder {
       expand.flush(into: &data, keep: hasExpand), markName.flush(into: &data)
     )
     let columns: [(UInt32, Int)] = [
-      (1, lengths.0), (2, lengths.1), (17, lengths.2), (19, lengths.3), (21, lengths.4), (52, lengths.5),
+      (1, lengths.0), (2, lengths.1), (17, lengths.2), (19, lengths.3), (21, lengths.4),
+      (52, lengths.5),
       (66, lengths.6), (86, lengths.7), (87, lengths.8), (112, lengths.9), (113, lengths.10),
       (115, lengths.11), (148, lengths.12), (165, lengths.13),
     ]
@@ -96,9 +152,33 @@ struct ChangeEncoder {
       body.uleb(UInt64(spec))
       body.uleb(UInt64(n))
     }
-    body.bytes.append(contentsOf: data.bytes)
-    body.append(extra)
-    return ChangeEncoder.wrap(type: 1, body: body.bytes)
+    // The chunk is written in place: header, body fields, column data, extra bytes.
+    let bodyLength = body.count + data.count + extra.count
+    var chunk: [UInt8] = []
+    chunk.reserveCapacity(bodyLength + 19)
+    chunk.append(contentsOf: [0x85, 0x6f, 0x4a, 0x83, 0, 0, 0, 0, 1])
+    var length = UInt64(bodyLength)
+    while length >= 0x80 {
+      chunk.append(UInt8(truncatingIfNeeded: length) | 0x80)
+      length >>= 7
+    }
+    chunk.append(UInt8(length))
+    chunk.append(contentsOf: body.bytes)
+    chunk.append(contentsOf: data.bytes)
+    chunk.append(contentsOf: extra)
+    return ChangeEncoder.sealed(chunk)
+  }
+
+  /// Fills in the checksum of a chunk whose header and body are written (§3).
+  private static func sealed(_ bytes: [UInt8]) -> (chunk: [UInt8], hash: ChangeHash) {
+    var chunk = bytes
+    let hash = SHA256.hash(chunk, 8..<chunk.count)
+    let w0 = hash.w0
+    chunk[4] = UInt8(truncatingIfNeeded: w0 >> 56)
+    chunk[5] = UInt8(truncatingIfNeeded: w0 >> 48)
+    chunk[6] = UInt8(truncatingIfNeeded: w0 >> 40)
+    chunk[7] = UInt8(truncatingIfNeeded: w0 >> 32)
+    return (chunk, hash)
   }
 
   /// Wraps a body in a chunk header (§3): magic, checksum, type, length.

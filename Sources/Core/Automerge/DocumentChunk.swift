@@ -30,7 +30,8 @@ enum DocumentChunk {
       let at = r.offset
       let a = ActorId(try r.byteString("actor id"))
       if let last = actors.last, !(last < a) {
-        throw AutomergeDecodeError.invalidDocument(reason: "actors are not sorted and unique", offset: at)
+        throw AutomergeDecodeError.invalidDocument(
+          reason: "actors are not sorted and unique", offset: at)
       }
       actors.append(a)
     }
@@ -54,7 +55,8 @@ enum DocumentChunk {
       var out: [UInt32: [UInt8]] = [:]
       for c in cols {
         let slice = UnsafeBufferPointer(rebasing: buf[c.range])
-        let data = c.deflated ? try Deflate.inflate(slice, offset: c.range.lowerBound) : Array(slice)
+        let data =
+          c.deflated ? try Deflate.inflate(slice, offset: c.range.lowerBound) : Array(slice)
         total += data.count
         out[c.spec] = data
       }
@@ -63,7 +65,8 @@ enum DocumentChunk {
     let changeData = try load(changeCols)
     let opData = try load(opCols)
     var builder = Reconstruction(
-      actors: actors, chunkOffset: chunkOffset, limit: ChangeChunk.rowLimit(forBytes: total + body.count))
+      actors: actors, chunkOffset: chunkOffset,
+      limit: ChangeChunk.rowLimit(forBytes: total + body.count))
     try builder.decodeChangeColumns(changeData)
     try builder.decodeOpColumns(opData)
     let (changes, opCounts) = try builder.reconstruct(keepOps: keepOps)
@@ -75,8 +78,21 @@ enum DocumentChunk {
     for (i, c) in changes.enumerated() where !isDep[i] { regenerated.append(c.hash) }
     regenerated.sort()
     let stored = Array(Set(heads)).sorted()
-    guard regenerated == stored || !verifyHeads else { throw AutomergeDecodeError.headsMismatch(offset: chunkOffset) }
+    guard regenerated == stored || !verifyHeads else {
+      throw AutomergeDecodeError.headsMismatch(offset: chunkOffset)
+    }
     return Decoded(changes: changes, heads: stored, opCounts: opCounts)
+  }
+}
+
+/// The UTF-8 bytes of a string table, by entry (borrowed: valid inside the closure that
+/// made it).
+struct StringTable {
+  let bytes: UnsafeBufferPointer<UInt8>
+  let start: [Int]
+
+  @inline(__always) subscript(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(rebasing: bytes[start[i]..<start[i + 1]])
   }
 }
 
@@ -104,14 +120,16 @@ struct Reconstruction {
   var opCount = 0
   var idActor: [UInt32] = []
   var idCtr: [UInt32] = []
-  var objActor: [UInt64] = []
-  var objCtr: [UInt64] = []
-  var keyActor: [UInt64] = []
-  var keyCtr: [Int64] = []
-  var keyStr: [Int32] = []
+  /// Per op, the object as a packed id (root = 0, `badObject` when invalid).
+  var objects: [UInt64] = []
+  /// Per op, the key: an element id packed, or a tag in the actor half (`Tag`).
+  var keys: [UInt64] = []
   var strings: [String] = []
   var insert: [Bool] = []
-  var action: [UInt64] = []
+  /// Action codes; `actionNull` for a null, `actionOther` for a value above 7, whose
+  /// value is in `otherActions`.
+  var action: [UInt8] = []
+  var otherActions: [Int: UInt64] = [:]
   var valMeta: [UInt64] = []
   var valStart: [Int] = []
   var valRaw: [UInt8] = []
@@ -138,26 +156,43 @@ struct Reconstruction {
 
   mutating func decodeChangeColumns(_ data: [UInt32: [UInt8]]) throws {
     let ck = chunk
-    func with<T>(_ s: UInt32, _ empty: T, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+    func with<T>(_ s: UInt32, _ empty: T, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows
+      -> T
+    {
       guard let d = data[s] else { return empty }
       return try d.withUnsafeBufferPointer(body)
     }
     let lim = limit
-    let actorCol = try with(S.changeActor, []) { try ColumnDecoder.uint($0, limit: lim, spec: S.changeActor, chunk: ck) }
+    let actorCol = try with(S.changeActor, []) {
+      try ColumnDecoder.uint($0, limit: lim, spec: S.changeActor, chunk: ck)
+    }
     let n = actorCol.count
-    let seq = try with(S.changeSeq, []) { try ColumnDecoder.delta($0, limit: n, spec: S.changeSeq, chunk: ck) }
-    let maxOp = try with(S.changeMaxOp, []) { try ColumnDecoder.delta($0, limit: n, spec: S.changeMaxOp, chunk: ck) }
-    let time = try with(S.changeTime, []) { try ColumnDecoder.delta($0, limit: n, spec: S.changeTime, chunk: ck) }
+    let seq = try with(S.changeSeq, []) {
+      try ColumnDecoder.delta($0, limit: n, spec: S.changeSeq, chunk: ck)
+    }
+    let maxOp = try with(S.changeMaxOp, []) {
+      try ColumnDecoder.delta($0, limit: n, spec: S.changeMaxOp, chunk: ck)
+    }
+    let time = try with(S.changeTime, []) {
+      try ColumnDecoder.delta($0, limit: n, spec: S.changeTime, chunk: ck)
+    }
     rowMessage = try with(S.changeMessage, []) {
       try ColumnDecoder.string($0, limit: n, spec: S.changeMessage, chunk: ck, table: &messages)
     }
-    let depsNum = try with(S.depsNum, []) { try ColumnDecoder.uint($0, limit: n, spec: S.depsNum, chunk: ck) }
-    let depsTotal = try ChangeChunk.groupTotal(depsNum, spec: S.depsNum, limit: lim, chunk: ck)
-    depsIndex = try with(S.depsIndex, []) { try ColumnDecoder.delta($0, limit: depsTotal, spec: S.depsIndex, chunk: ck) }
-    guard depsIndex.count == depsTotal else {
-      throw ColumnDecoder.fail(S.depsIndex, ck, "\(depsIndex.count) dependency indexes for \(depsTotal) dependencies")
+    let depsNum = try with(S.depsNum, []) {
+      try ColumnDecoder.uint($0, limit: n, spec: S.depsNum, chunk: ck)
     }
-    rowExtraMeta = try with(S.extraMeta, []) { try ColumnDecoder.uint($0, limit: n, spec: S.extraMeta, chunk: ck) }
+    let depsTotal = try ChangeChunk.groupTotal(depsNum, spec: S.depsNum, limit: lim, chunk: ck)
+    depsIndex = try with(S.depsIndex, []) {
+      try ColumnDecoder.delta($0, limit: depsTotal, spec: S.depsIndex, chunk: ck)
+    }
+    guard depsIndex.count == depsTotal else {
+      throw ColumnDecoder.fail(
+        S.depsIndex, ck, "\(depsIndex.count) dependency indexes for \(depsTotal) dependencies")
+    }
+    rowExtraMeta = try with(S.extraMeta, []) {
+      try ColumnDecoder.uint($0, limit: n, spec: S.extraMeta, chunk: ck)
+    }
     extraRaw = data[S.extraRaw] ?? []
 
     rowActor.reserveCapacity(n)
@@ -168,15 +203,21 @@ struct Reconstruction {
     var depPos = 0
     for i in 0..<n {
       let a = actorCol[i]
-      guard a < UInt64(actors.count) else { throw ColumnDecoder.fail(S.changeActor, ck, "missing actor \(a)") }
+      guard a < UInt64(actors.count) else {
+        throw ColumnDecoder.fail(S.changeActor, ck, "missing actor \(a)")
+      }
       rowActor.append(UInt32(a))
-      guard i < seq.count, seq[i] >= 1 else { throw ColumnDecoder.fail(S.changeSeq, ck, "missing or invalid seq") }
+      guard i < seq.count, seq[i] >= 1 else {
+        throw ColumnDecoder.fail(S.changeSeq, ck, "missing or invalid seq")
+      }
       rowSeq.append(UInt64(seq[i]))
       guard i < maxOp.count, maxOp[i] >= 0, maxOp[i] <= Int64(UInt32.max) else {
         throw ColumnDecoder.fail(S.changeMaxOp, ck, "missing or invalid max op")
       }
       rowMaxOp.append(UInt32(maxOp[i]))
-      guard i < time.count, time[i] != ColumnDecoder.nullInt else { throw ColumnDecoder.fail(S.changeTime, ck, "missing time") }
+      guard i < time.count, time[i] != ColumnDecoder.nullInt else {
+        throw ColumnDecoder.fail(S.changeTime, ck, "missing time")
+      }
       rowTime.append(time[i])
       rowDepsStart.append(depPos)
       depPos += i < depsNum.count ? Int(depsNum[i]) : 0
@@ -198,14 +239,17 @@ struct Reconstruction {
         pos += Int(len)
       }
       extraStart.append(pos)
-      guard pos == extraRaw.count else { throw ColumnDecoder.fail(S.extraRaw, ck, "extra bytes in extra column") }
+      guard pos == extraRaw.count else {
+        throw ColumnDecoder.fail(S.extraRaw, ck, "extra bytes in extra column")
+      }
     } else if !extraRaw.isEmpty {
       throw ColumnDecoder.fail(S.extraRaw, ck, "extra data without metadata")
     }
     for (k, j) in depsIndex.enumerated() {
       let row = rowOfDep(k)
       guard j >= 0, j < Int64(row) else {
-        throw ColumnDecoder.fail(S.depsIndex, ck, "dependency of change \(row) is not an earlier change (missing change)")
+        throw ColumnDecoder.fail(
+          S.depsIndex, ck, "dependency of change \(row) is not an earlier change (missing change)")
       }
     }
   }
@@ -224,54 +268,119 @@ struct Reconstruction {
   mutating func decodeOpColumns(_ data: [UInt32: [UInt8]]) throws {
     let ck = chunk
     let lim = limit
-    func with<T>(_ s: UInt32, _ empty: T, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+    func with<T>(_ s: UInt32, _ empty: T, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows
+      -> T
+    {
       guard let d = data[s] else { return empty }
       return try d.withUnsafeBufferPointer(body)
     }
-    let ctr = try with(S.idCtr, []) { try ColumnDecoder.delta($0, limit: lim, spec: S.idCtr, chunk: ck) }
+    let ctr = try with(S.idCtr, []) {
+      try ColumnDecoder.delta($0, limit: lim, spec: S.idCtr, chunk: ck)
+    }
     let n = ctr.count
     opCount = n
-    let act = try with(S.idActor, []) { try ColumnDecoder.uint($0, limit: n, spec: S.idActor, chunk: ck) }
+    let act = try with(S.idActor, []) {
+      try ColumnDecoder.uint($0, limit: n, spec: S.idActor, chunk: ck)
+    }
     guard act.count == n else {
       throw ColumnDecoder.fail(S.idActor, ck, "invalid load length len=\(act.count), expected=\(n)")
     }
     idActor.reserveCapacity(n)
     idCtr.reserveCapacity(n)
     for i in 0..<n {
-      guard act[i] < UInt64(actors.count) else { throw ColumnDecoder.fail(S.idActor, ck, "missing actor") }
+      guard act[i] < UInt64(actors.count) else {
+        throw ColumnDecoder.fail(S.idActor, ck, "missing actor")
+      }
       guard ctr[i] >= 1, ctr[i] <= Int64(UInt32.max) else {
         throw ColumnDecoder.fail(S.idCtr, ck, "op counter out of range")
       }
       idActor.append(UInt32(act[i]))
       idCtr.append(UInt32(ctr[i]))
     }
-    objActor = try with(S.objActor, []) { try ColumnDecoder.uint($0, limit: n, spec: S.objActor, chunk: ck) }
-    objCtr = try with(S.objCtr, []) { try ColumnDecoder.uint($0, limit: n, spec: S.objCtr, chunk: ck) }
-    keyActor = try with(S.keyActor, []) { try ColumnDecoder.uint($0, limit: n, spec: S.keyActor, chunk: ck) }
-    keyCtr = try with(S.keyCtr, []) { try ColumnDecoder.delta($0, limit: n, spec: S.keyCtr, chunk: ck) }
-    keyStr = try with(S.keyStr, []) {
-      try ColumnDecoder.string($0, limit: n, spec: S.keyStr, chunk: ck, table: &strings)
+    guard actors.count < Int(Tag.first) else { throw fail("too many actors") }
+    do {
+      let objActor = try with(S.objActor, []) {
+        try ColumnDecoder.uint($0, limit: n, spec: S.objActor, chunk: ck)
+      }
+      let objCtr = try with(S.objCtr, []) {
+        try ColumnDecoder.uint($0, limit: n, spec: S.objCtr, chunk: ck)
+      }
+      objects.reserveCapacity(n)
+      for i in 0..<n {
+        let a = i < objActor.count ? objActor[i] : ColumnDecoder.nullUInt
+        let c = i < objCtr.count ? objCtr[i] : ColumnDecoder.nullUInt
+        objects.append(packObject(a, c))
+      }
     }
-    insert = try with(S.insert, []) { try ColumnDecoder.boolean($0, limit: n, spec: S.insert, chunk: ck) }
-    action = try with(S.action, []) { try ColumnDecoder.uint($0, limit: n, spec: S.action, chunk: ck) }
-    valMeta = try with(S.valMeta, []) { try ColumnDecoder.uint($0, limit: n, spec: S.valMeta, chunk: ck) }
+    do {
+      let keyActor = try with(S.keyActor, []) {
+        try ColumnDecoder.uint($0, limit: n, spec: S.keyActor, chunk: ck)
+      }
+      let keyCtr = try with(S.keyCtr, []) {
+        try ColumnDecoder.delta($0, limit: n, spec: S.keyCtr, chunk: ck)
+      }
+      let keyStr = try with(S.keyStr, []) {
+        try ColumnDecoder.string($0, limit: n, spec: S.keyStr, chunk: ck, table: &strings)
+      }
+      keys.reserveCapacity(n)
+      for i in 0..<n {
+        let s = i < keyStr.count ? keyStr[i] : -1
+        let a = i < keyActor.count ? keyActor[i] : ColumnDecoder.nullUInt
+        let c = i < keyCtr.count ? keyCtr[i] : ColumnDecoder.nullInt
+        keys.append(packKey(s, a, c))
+      }
+    }
+    insert = try with(S.insert, []) {
+      try ColumnDecoder.boolean($0, limit: n, spec: S.insert, chunk: ck)
+    }
+    do {
+      let wide = try with(S.action, []) {
+        try ColumnDecoder.uint($0, limit: n, spec: S.action, chunk: ck)
+      }
+      action.reserveCapacity(wide.count)
+      for (i, a) in wide.enumerated() {
+        if a <= 7 {
+          action.append(UInt8(a))
+        } else if a == ColumnDecoder.nullUInt {
+          action.append(Reconstruction.actionNull)
+        } else {
+          action.append(Reconstruction.actionOther)
+          otherActions[i] = a
+        }
+      }
+    }
+    valMeta = try with(S.valMeta, []) {
+      try ColumnDecoder.uint($0, limit: n, spec: S.valMeta, chunk: ck)
+    }
     valRaw = data[S.valRaw] ?? []
-    succNum = try with(S.succNum, []) { try ColumnDecoder.uint($0, limit: n, spec: S.succNum, chunk: ck) }
+    succNum = try with(S.succNum, []) {
+      try ColumnDecoder.uint($0, limit: n, spec: S.succNum, chunk: ck)
+    }
     let succTotal = try ChangeChunk.groupTotal(succNum, spec: S.succNum, limit: lim, chunk: ck)
-    let sa = try with(S.succActor, []) { try ColumnDecoder.uint($0, limit: succTotal, spec: S.succActor, chunk: ck) }
-    let sc = try with(S.succCtr, []) { try ColumnDecoder.delta($0, limit: succTotal, spec: S.succCtr, chunk: ck) }
+    let sa = try with(S.succActor, []) {
+      try ColumnDecoder.uint($0, limit: succTotal, spec: S.succActor, chunk: ck)
+    }
+    let sc = try with(S.succCtr, []) {
+      try ColumnDecoder.delta($0, limit: succTotal, spec: S.succCtr, chunk: ck)
+    }
     guard sa.count == succTotal, sc.count == succTotal else {
       throw ColumnDecoder.fail(S.succActor, ck, "successor columns do not match their counts")
     }
-    expand = try with(S.expand, []) { try ColumnDecoder.boolean($0, limit: n, spec: S.expand, chunk: ck) }
+    expand = try with(S.expand, []) {
+      try ColumnDecoder.boolean($0, limit: n, spec: S.expand, chunk: ck)
+    }
     markName = try with(S.markName, []) {
       try ColumnDecoder.string($0, limit: n, spec: S.markName, chunk: ck, table: &strings)
     }
 
     succKeys.reserveCapacity(succTotal)
     for k in 0..<succTotal {
-      guard sa[k] < UInt64(actors.count) else { throw ColumnDecoder.fail(S.succActor, ck, "missing actor") }
-      guard sc[k] >= 1, sc[k] <= Int64(UInt32.max) else { throw ColumnDecoder.fail(S.succCtr, ck, "counter out of range") }
+      guard sa[k] < UInt64(actors.count) else {
+        throw ColumnDecoder.fail(S.succActor, ck, "missing actor")
+      }
+      guard sc[k] >= 1, sc[k] <= Int64(UInt32.max) else {
+        throw ColumnDecoder.fail(S.succCtr, ck, "counter out of range")
+      }
       succKeys.append(Reconstruction.pack(UInt32(sc[k]), UInt32(sa[k])))
     }
     // Value payload offsets; the payloads must fill the raw column exactly.
@@ -280,17 +389,22 @@ struct Reconstruction {
     for i in 0..<n {
       valStart.append(pos)
       let m = i < valMeta.count ? valMeta[i] : (data[S.valMeta] == nil ? 0 : ColumnDecoder.nullUInt)
-      guard m != ColumnDecoder.nullUInt else { throw ColumnDecoder.fail(S.valMeta, ck, "null value metadata") }
+      guard m != ColumnDecoder.nullUInt else {
+        throw ColumnDecoder.fail(S.valMeta, ck, "null value metadata")
+      }
       let len = m >> 4
       guard len <= UInt64(valRaw.count - pos) else {
         throw ColumnDecoder.fail(S.valRaw, ck, "value payload past the end of the column")
       }
       pos += Int(len)
     }
-    guard pos == valRaw.count else { throw ColumnDecoder.fail(S.valRaw, ck, "extra bytes in value column") }
+    guard pos == valRaw.count else {
+      throw ColumnDecoder.fail(S.valRaw, ck, "extra bytes in value column")
+    }
     try checkMarkOrder()
     guard insert.count == n || data[S.insert] == nil else {
-      throw ColumnDecoder.fail(S.insert, ck, "invalid load length len=\(insert.count), expected=\(n)")
+      throw ColumnDecoder.fail(
+        S.insert, ck, "invalid load length len=\(insert.count), expected=\(n)")
     }
   }
 
@@ -306,7 +420,8 @@ struct Reconstruction {
     }
     for e in ends where e.id >> 32 > 1 {
       if let b = begins[e.id - (1 << 32)], b > e.index {
-        throw fail("mark end \(e.id >> 32)@\(actors[Int(e.id & 0xffff_ffff)]) occurs before its mark begin")
+        throw fail(
+          "mark end \(e.id >> 32)@\(actors[Int(e.id & 0xffff_ffff)]) occurs before its mark begin")
       }
     }
   }
@@ -314,37 +429,81 @@ struct Reconstruction {
   @inline(__always) func meta(_ i: Int) -> UInt64 { i < valMeta.count ? valMeta[i] : 0 }
   @inline(__always) func isInsert(_ i: Int) -> Bool { i < insert.count ? insert[i] : false }
 
-  /// The object of stored op `i` as a packed key (root = 0; real ids have counter ≥ 1).
-  @inline(__always) func objectKey(_ i: Int) throws -> UInt64 {
-    let a = i < objActor.count ? objActor[i] : ColumnDecoder.nullUInt
-    let c = i < objCtr.count ? objCtr[i] : ColumnDecoder.nullUInt
+  static let actionNull: UInt8 = 0xff
+  static let actionOther: UInt8 = 0xfe
+
+  /// The action column's value for stored op `k` as decoded (`nullUInt` for null).
+  @inline(__always) func actionValue(_ k: Int) -> UInt64 {
+    guard k < action.count else { return ColumnDecoder.nullUInt }
+    let a = action[k]
+    if a <= 7 { return UInt64(a) }
+    if a == Reconstruction.actionNull { return ColumnDecoder.nullUInt }
+    return otherActions[k] ?? ColumnDecoder.nullUInt
+  }
+
+  /// The tags of `keys` and `objects`, in the actor half of a packed id (real actor indexes
+  /// are below `Tag.first`).
+  enum Tag {
+    static let first: UInt32 = 0xffff_fff0
+    /// A map key; the string index is in the counter half.
+    static let map: UInt32 = 0xffff_ffff
+    static let head: UInt32 = 0xffff_fffe
+    static let stringAndElement: UInt32 = 0xffff_fffd
+    static let badKey: UInt32 = 0xffff_fffc
+    static let badElement: UInt32 = 0xffff_fffb
+    static let badObject: UInt32 = 0xffff_fffa
+  }
+
+  /// Packs an object column pair (root = 0); an invalid id is tagged, and fails when used.
+  private func packObject(_ a: UInt64, _ c: UInt64) -> UInt64 {
     if a == ColumnDecoder.nullUInt && c == ColumnDecoder.nullUInt { return 0 }
     guard a < UInt64(actors.count), c >= 1, c <= UInt64(UInt32.max) else {
-      throw ColumnDecoder.fail(S.objActor, chunk, "invalid object id")
+      return UInt64(Tag.badObject)
     }
     return Reconstruction.pack(UInt32(c), UInt32(a))
+  }
+
+  /// Packs a key column triple; an invalid key is tagged with its error, thrown when used.
+  private func packKey(_ s: Int32, _ a: UInt64, _ c: Int64) -> UInt64 {
+    if s >= 0 {
+      guard a == ColumnDecoder.nullUInt, c == ColumnDecoder.nullInt else {
+        return UInt64(Tag.stringAndElement)
+      }
+      return UInt64(UInt32(s)) << 32 | UInt64(Tag.map)
+    }
+    if a == ColumnDecoder.nullUInt {
+      guard c == 0 else { return UInt64(Tag.badKey) }
+      return UInt64(Tag.head)
+    }
+    guard a < UInt64(actors.count), c >= 0, c <= Int64(UInt32.max) else {
+      return UInt64(Tag.badElement)
+    }
+    return Reconstruction.pack(UInt32(c), UInt32(a))
+  }
+
+  /// The object of stored op `i` as a packed key (root = 0; real ids have counter ≥ 1).
+  @inline(__always) func objectKey(_ i: Int) throws -> UInt64 {
+    let v = objects[i]
+    guard v != UInt64(Tag.badObject) else {
+      throw ColumnDecoder.fail(S.objActor, chunk, "invalid object id")
+    }
+    return v
   }
 
   /// The key of stored op `i`: (kind, packed) with kind 0 = map string index, 1 = head,
   /// 2 = element id.
   @inline(__always) func keyOf(_ i: Int) throws -> (kind: UInt8, value: UInt64) {
-    let s = i < keyStr.count ? keyStr[i] : -1
-    let a = i < keyActor.count ? keyActor[i] : ColumnDecoder.nullUInt
-    let c = i < keyCtr.count ? keyCtr[i] : ColumnDecoder.nullInt
-    if s >= 0 {
-      guard a == ColumnDecoder.nullUInt, c == ColumnDecoder.nullInt else {
-        throw ColumnDecoder.fail(S.keyStr, chunk, "key with both a string and an element id")
-      }
-      return (0, UInt64(s))
+    let v = keys[i]
+    let tag = UInt32(truncatingIfNeeded: v)
+    if tag < Tag.first { return (2, v) }
+    switch tag {
+    case Tag.map: return (0, v >> 32)
+    case Tag.head: return (1, 0)
+    case Tag.stringAndElement:
+      throw ColumnDecoder.fail(S.keyStr, chunk, "key with both a string and an element id")
+    case Tag.badKey: throw ColumnDecoder.fail(S.keyCtr, chunk, "invalid key")
+    default: throw ColumnDecoder.fail(S.keyActor, chunk, "invalid element id")
     }
-    if a == ColumnDecoder.nullUInt {
-      guard c == 0 else { throw ColumnDecoder.fail(S.keyCtr, chunk, "invalid key") }
-      return (1, 0)
-    }
-    guard a < UInt64(actors.count), c >= 0, c <= Int64(UInt32.max) else {
-      throw ColumnDecoder.fail(S.keyActor, chunk, "invalid element id")
-    }
-    return (2, Reconstruction.pack(UInt32(c), UInt32(a)))
   }
 
   /// Whether two keys are equal; map keys compare by UTF-8 bytes (each string run has its
@@ -394,7 +553,9 @@ struct Reconstruction {
         let id = Reconstruction.pack(idCtr[j], idActor[j])
         var previous: UInt64 = 0
         for s in succKeys[succPos..<(succPos + count)] {
-          guard s > previous else { throw ColumnDecoder.fail(S.succCtr, chunk, "succ out of order") }
+          guard s > previous else {
+            throw ColumnDecoder.fail(S.succCtr, chunk, "succ out of order")
+          }
           previous = s
           pairs.append((s, id))
         }
@@ -451,7 +612,8 @@ struct Reconstruction {
     for r in 0..<rows {
       let a = Int(rowActor[r])
       guard rowSeq[r] == nextSeq[a] else {
-        throw ColumnDecoder.fail(S.changeSeq, chunk, "seq \(rowSeq[r]) of actor \(actors[a]) should be \(nextSeq[a])")
+        throw ColumnDecoder.fail(
+          S.changeSeq, chunk, "seq \(rowSeq[r]) of actor \(actors[a]) should be \(nextSeq[a])")
       }
       nextSeq[a] += 1
       if let last = rowsByActor[a].last, rowMaxOp[Int(last)] > rowMaxOp[r] {
@@ -480,7 +642,9 @@ struct Reconstruction {
         let mid = (lo + hi) / 2
         if rowMaxOp[Int(list[mid])] < ctr { lo = mid + 1 } else { hi = mid }
       }
-      guard lo < list.count else { throw fail("op \(ctr)@\(actors[actor]) belongs to no change (missing change)") }
+      guard lo < list.count else {
+        throw fail("op \(ctr)@\(actors[actor]) belongs to no change (missing change)")
+      }
       let row = list[lo]
       rowOfOp[k] = row
       perRow[Int(row) + 1] += 1
@@ -509,143 +673,253 @@ struct Reconstruction {
     var actorTables: [[Int32]: [ActorId]] = [:]
     var ops: [Op] = []
     var counters: [(ctr: UInt32, k: Int32)] = []
-    for r in 0..<rows {
-      let author = Int(rowActor[r])
-      let start = Int(perRow[r])
-      let end = Int(perRow[r + 1])
-      counters.removeAll(keepingCapacity: true)
-      for p in start..<end {
-        let k = Int(opsByRow[p])
-        let ctr = k < n ? idCtr[k] : UInt32(truncatingIfNeeded: delId[k - n] >> 32)
-        counters.append((ctr, Int32(k)))
-      }
-      var sorted = true
-      if counters.count > 1 {
-        for q in 1..<counters.count where counters[q - 1].ctr >= counters[q].ctr {
-          sorted = false
-          break
-        }
-      }
-      if !sorted { counters.sort { $0.ctr < $1.ctr } }
-      let count = counters.count
-      let maxOp = UInt64(rowMaxOp[r])
-      guard UInt64(count) <= maxOp || (count == 0) else {
-        throw fail("change \(r) has more ops than its max op")
-      }
-      let startOp = maxOp + 1 - UInt64(count)
-      guard startOp >= 1 else { throw fail("change \(r) has start op 0") }
-      for (q, c) in counters.enumerated() where UInt64(c.ctr) != startOp + UInt64(q) {
-        throw fail("ops of change \(r) are not consecutive from \(startOp)")
-      }
+    let arena = stringArena()
+    try arena.bytes.withUnsafeBufferPointer { arenaBytes in
+      try valRaw.withUnsafeBufferPointer { values in
+        let text = StringTable(bytes: arenaBytes, start: arena.start)
+        for r in 0..<rows {
+          let author = Int(rowActor[r])
+          let start = Int(perRow[r])
+          let end = Int(perRow[r + 1])
+          counters.removeAll(keepingCapacity: true)
+          for p in start..<end {
+            let k = Int(opsByRow[p])
+            let ctr = k < n ? idCtr[k] : UInt32(truncatingIfNeeded: delId[k - n] >> 32)
+            counters.append((ctr, Int32(k)))
+          }
+          var sorted = true
+          if counters.count > 1 {
+            for q in 1..<counters.count where counters[q - 1].ctr >= counters[q].ctr {
+              sorted = false
+              break
+            }
+          }
+          if !sorted { counters.sort { $0.ctr < $1.ctr } }
+          let count = counters.count
+          let maxOp = UInt64(rowMaxOp[r])
+          guard UInt64(count) <= maxOp || (count == 0) else {
+            throw fail("change \(r) has more ops than its max op")
+          }
+          let startOp = maxOp + 1 - UInt64(count)
+          guard startOp >= 1 else { throw fail("change \(r) has start op 0") }
+          for (q, c) in counters.enumerated() where UInt64(c.ctr) != startOp + UInt64(q) {
+            throw fail("ops of change \(r) are not consecutive from \(startOp)")
+          }
 
-      // Actors other than the author, sorted by bytes (= index order).
-      others.removeAll(keepingCapacity: true)
-      @inline(__always) func note(_ a: Int) {
-        if a != author && local[a] < 0 {
-          local[a] = 0
-          others.append(Int32(a))
-        }
-      }
-      for c in counters {
-        let k = Int(c.k)
-        let objKey: UInt64
-        let kind: UInt8
-        let keyValue: UInt64
-        let ps: Int
-        let pe: Int
-        if k < n {
-          objKey = try objectKey(k)
-          (kind, keyValue) = try keyOf(k)
-          ps = Int(predStart[k])
-          pe = Int(predStart[k + 1])
-        } else {
-          objKey = delObj[k - n]
-          kind = delKeyKind[k - n]
-          keyValue = delKey[k - n]
-          ps = Int(delPredStart[k - n])
-          pe = Int(delPredStart[k - n + 1])
-        }
-        if objKey != 0 { note(Int(UInt32(truncatingIfNeeded: objKey))) }
-        if kind == 2 { note(Int(UInt32(truncatingIfNeeded: keyValue))) }
-        if k < n {
-          for p in ps..<pe { note(Int(UInt32(truncatingIfNeeded: predFlat[p]))) }
-        } else {
-          for p in ps..<pe { note(Int(UInt32(truncatingIfNeeded: delPredFlat[p]))) }
-        }
-      }
-      others.sort()
-      local[author] = 0
-      for (q, a) in others.enumerated() { local[Int(a)] = Int32(q + 1) }
-      let table: [ActorId]
-      if others.isEmpty {
-        if let t = soloActors[author] {
-          table = t
-        } else {
-          table = [actors[author]]
-          soloActors[author] = table
-        }
-      } else {
-        let key = [Int32(author)] + others
-        if let t = actorTables[key] {
-          table = t
-        } else {
-          var t = [actors[author]]
-          for a in others { t.append(actors[Int(a)]) }
-          actorTables[key] = t
-          table = t
-        }
-      }
+          // Actors other than the author, sorted by bytes (= index order).
+          others.removeAll(keepingCapacity: true)
+          @inline(__always) func note(_ a: Int) {
+            if a != author && local[a] < 0 {
+              local[a] = 0
+              others.append(Int32(a))
+            }
+          }
+          for c in counters {
+            let k = Int(c.k)
+            let objKey: UInt64
+            let kind: UInt8
+            let keyValue: UInt64
+            let ps: Int
+            let pe: Int
+            if k < n {
+              objKey = try objectKey(k)
+              (kind, keyValue) = try keyOf(k)
+              ps = Int(predStart[k])
+              pe = Int(predStart[k + 1])
+            } else {
+              objKey = delObj[k - n]
+              kind = delKeyKind[k - n]
+              keyValue = delKey[k - n]
+              ps = Int(delPredStart[k - n])
+              pe = Int(delPredStart[k - n + 1])
+            }
+            if objKey != 0 { note(Int(UInt32(truncatingIfNeeded: objKey))) }
+            if kind == 2 { note(Int(UInt32(truncatingIfNeeded: keyValue))) }
+            if k < n {
+              for p in ps..<pe { note(Int(UInt32(truncatingIfNeeded: predFlat[p]))) }
+            } else {
+              for p in ps..<pe { note(Int(UInt32(truncatingIfNeeded: delPredFlat[p]))) }
+            }
+          }
+          others.sort()
+          local[author] = 0
+          for (q, a) in others.enumerated() { local[Int(a)] = Int32(q + 1) }
+          let table: [ActorId]
+          if others.isEmpty {
+            if let t = soloActors[author] {
+              table = t
+            } else {
+              table = [actors[author]]
+              soloActors[author] = table
+            }
+          } else {
+            let key = [Int32(author)] + others
+            if let t = actorTables[key] {
+              table = t
+            } else {
+              var t = [actors[author]]
+              for a in others { t.append(actors[Int(a)]) }
+              actorTables[key] = t
+              table = t
+            }
+          }
 
-      ops = []
-      ops.reserveCapacity(count)
-      for c in counters {
-        let k = Int(c.k)
-        if k < n {
-          ops.append(try storedOp(k, local: local, predFlat: predFlat, predStart: predStart))
-        } else {
-          let d = k - n
-          var pred: [OpId] = []
-          let ps = Int(delPredStart[d])
-          let pe = Int(delPredStart[d + 1])
-          pred.reserveCapacity(pe - ps)
-          for p in ps..<pe { pred.append(localId(delPredFlat[p], local)) }
-          ops.append(
-            Op(
-              object: delObj[d] == 0 ? .root : .object(localId(delObj[d], local)),
-              key: keyValue(delKeyKind[d], delKey[d], local), insert: false, action: .delete,
-              value: .null, pred: pred))
+          // The chunk is encoded straight from the columns; `Op` values are built only when
+          // they are kept.
+          if keepOps {
+            ops = []
+            ops.reserveCapacity(count)
+          }
+          for c in counters {
+            let k = Int(c.k)
+            if k < n {
+              try encodeStoredOp(
+                k, local: local, predFlat: predFlat, predStart: predStart, into: &encoder,
+                text: text, values: values)
+              if keepOps {
+                ops.append(try storedOp(k, local: local, predFlat: predFlat, predStart: predStart))
+              }
+            } else {
+              let d = k - n
+              let ps = Int(delPredStart[d])
+              let pe = Int(delPredStart[d + 1])
+              encodeObject(delObj[d], local, into: &encoder)
+              encodeKey(delKeyKind[d], delKey[d], local, into: &encoder, text: text)
+              encoder.appendFlags(insert: false, action: Action.delete.rawValue)
+              encoder.appendNullValue()
+              encoder.appendPredCount(pe - ps)
+              for p in ps..<pe { encodePred(delPredFlat[p], local, into: &encoder) }
+              encoder.appendExpand(false)
+              encoder.appendMarkName(nil)
+              if keepOps {
+                var pred: [OpId] = []
+                pred.reserveCapacity(pe - ps)
+                for p in ps..<pe { pred.append(localId(delPredFlat[p], local)) }
+                ops.append(
+                  Op(
+                    object: delObj[d] == 0 ? .root : .object(localId(delObj[d], local)),
+                    key: keyValue(delKeyKind[d], delKey[d], local), insert: false, action: .delete,
+                    value: .null, pred: pred))
+              }
+            }
+          }
+          local[author] = -1
+          for a in others { local[Int(a)] = -1 }
+
+          var deps: [ChangeHash] = []
+          let ds = rowDepsStart[r]
+          let de = rowDepsStart[r + 1]
+          if de > ds {
+            deps.reserveCapacity(de - ds)
+            for q in ds..<de { deps.append(hashes[Int(depsIndex[q])]) }
+            deps.sort()
+          }
+          let message: String?
+          if r < rowMessage.count, rowMessage[r] >= 0 {
+            let m = messages[Int(rowMessage[r])]
+            message = m.isEmpty ? nil : m
+          } else {
+            message = nil
+          }
+          let extra = extraBytes(r)
+          let (chunkBytes, hash) = encoder.finish(
+            actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message,
+            deps: deps,
+            extra: extra)
+          hashes.append(hash)
+          changes.append(
+            Change(
+              hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r],
+              message: message,
+              deps: deps, ops: keepOps ? ops : [], extra: extra, chunk: chunkBytes))
+          opCounts.append(Int32(truncatingIfNeeded: count))
         }
       }
-      local[author] = -1
-      for a in others { local[Int(a)] = -1 }
-
-      var deps: [ChangeHash] = []
-      let ds = rowDepsStart[r]
-      let de = rowDepsStart[r + 1]
-      if de > ds {
-        deps.reserveCapacity(de - ds)
-        for q in ds..<de { deps.append(hashes[Int(depsIndex[q])]) }
-        deps.sort()
-      }
-      let message: String?
-      if r < rowMessage.count, rowMessage[r] >= 0 {
-        let m = messages[Int(rowMessage[r])]
-        message = m.isEmpty ? nil : m
-      } else {
-        message = nil
-      }
-      let extra = extraBytes(r)
-      let (chunkBytes, hash) = encoder.encode(
-        actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message, deps: deps,
-        ops: ops, extra: extra)
-      hashes.append(hash)
-      changes.append(
-        Change(
-          hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message,
-          deps: deps, ops: keepOps ? ops : [], extra: extra, chunk: chunkBytes))
-      opCounts.append(Int32(truncatingIfNeeded: count))
     }
     return (changes, opCounts)
+  }
+
+  /// The UTF-8 bytes of every entry of `strings`, back to back, and where each starts.
+  private func stringArena() -> (bytes: [UInt8], start: [Int]) {
+    var bytes: [UInt8] = []
+    var start: [Int] = []
+    start.reserveCapacity(strings.count + 1)
+    for var s in strings {
+      start.append(bytes.count)
+      s.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+    start.append(bytes.count)
+    return (bytes, start)
+  }
+
+  /// Validates stored op `k` as `storedOp` does (same checks, same order, same errors) and
+  /// appends it to the change being encoded.
+  @inline(__always) private func encodeStoredOp(
+    _ k: Int, local: [Int32], predFlat: [UInt64], predStart: [Int32], into e: inout ChangeEncoder,
+    text: StringTable, values: UnsafeBufferPointer<UInt8>
+  ) throws {
+    let objKey = try objectKey(k)
+    let (kind, kv) = try keyOf(k)
+    let a = actionValue(k)
+    guard a <= 7 else {
+      throw ColumnDecoder.fail(
+        S.action, chunk,
+        "unrecognized action index \(a == ColumnDecoder.nullUInt ? "null" : String(a))")
+    }
+    let m = meta(k)
+    let start = valStart[k]
+    try ValueDecoder.validate(meta: m, raw: values, start: start, spec: S.valRaw, chunk: chunk)
+    if a == UInt64(Action.increment.rawValue) {
+      let code = m & 0x0f
+      guard code == 3 || code == 4 else {
+        throw ColumnDecoder.fail(S.valMeta, chunk, "increment without an integer value")
+      }
+    }
+    encodeObject(objKey, local, into: &e)
+    encodeKey(kind, kv, local, into: &e, text: text)
+    e.appendFlags(insert: isInsert(k), action: UInt8(truncatingIfNeeded: a))
+    e.appendValue(
+      meta: m, payload: UnsafeBufferPointer(rebasing: values[start..<(start + Int(m >> 4))]))
+    let ps = Int(predStart[k])
+    let pe = Int(predStart[k + 1])
+    e.appendPredCount(pe - ps)
+    for p in ps..<pe { encodePred(predFlat[p], local, into: &e) }
+    e.appendExpand(k < expand.count ? expand[k] : false)
+    if k < markName.count && markName[k] >= 0 {
+      e.appendMarkName(text[Int(markName[k])])
+    } else {
+      e.appendMarkName(nil)
+    }
+  }
+
+  @inline(__always) private func encodeObject(
+    _ packed: UInt64, _ local: [Int32], into e: inout ChangeEncoder
+  ) {
+    if packed == 0 {
+      e.appendRootObject()
+    } else {
+      let id = localId(packed, local)
+      e.appendObject(actor: id.actor, counter: id.counter)
+    }
+  }
+
+  @inline(__always) private func encodeKey(
+    _ kind: UInt8, _ v: UInt64, _ local: [Int32], into e: inout ChangeEncoder, text: StringTable
+  ) {
+    switch kind {
+    case 0: e.appendMapKey(text[Int(v)])
+    case 1: e.appendHeadKey()
+    default:
+      let id = localId(v, local)
+      e.appendElementKey(actor: id.actor, counter: id.counter)
+    }
+  }
+
+  @inline(__always) private func encodePred(
+    _ packed: UInt64, _ local: [Int32], into e: inout ChangeEncoder
+  ) {
+    let id = localId(packed, local)
+    e.appendPred(actor: id.actor, counter: id.counter)
   }
 
   /// The extra bytes of change row `r` (a bytes value, code 7).
@@ -669,15 +943,20 @@ struct Reconstruction {
     }
   }
 
-  private func storedOp(_ k: Int, local: [Int32], predFlat: [UInt64], predStart: [Int32]) throws -> Op {
+  private func storedOp(_ k: Int, local: [Int32], predFlat: [UInt64], predStart: [Int32]) throws
+    -> Op
+  {
     let objKey = try objectKey(k)
     let (kind, kv) = try keyOf(k)
-    let a = k < action.count ? action[k] : ColumnDecoder.nullUInt
+    let a = actionValue(k)
     guard a <= 7, let act = Action(rawValue: UInt8(a)) else {
-      throw ColumnDecoder.fail(S.action, chunk, "unrecognized action index \(a == ColumnDecoder.nullUInt ? "null" : String(a))")
+      throw ColumnDecoder.fail(
+        S.action, chunk,
+        "unrecognized action index \(a == ColumnDecoder.nullUInt ? "null" : String(a))")
     }
     let value = try valRaw.withUnsafeBufferPointer {
-      try ValueDecoder.decode(meta: meta(k), raw: $0, start: valStart[k], spec: S.valRaw, chunk: chunk)
+      try ValueDecoder.decode(
+        meta: meta(k), raw: $0, start: valStart[k], spec: S.valRaw, chunk: chunk)
     }
     if act == .increment {
       switch value {

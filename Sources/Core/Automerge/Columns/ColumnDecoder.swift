@@ -28,7 +28,9 @@ enum ColumnDecoder {
 
   /// Reads a run header (§5.3) and checks that its length fits in `room`.
   @inline(__always)
-  static func runLength(_ r: inout ByteReader, _ room: Int, _ spec: UInt32, _ chunk: Int) throws -> Int64 {
+  static func runLength(_ r: inout ByteReader, _ room: Int, _ spec: UInt32, _ chunk: Int) throws
+    -> Int64
+  {
     let n = try r.sleb("run length")
     if n > 0 {
       guard n <= Int64(room) else { throw fail(spec, chunk, "more values than rows") }
@@ -54,7 +56,9 @@ enum ColumnDecoder {
           for _ in 0..<Int(-n) { out.append(try r.uleb()) }
         } else {
           let k = try r.uleb("null run")
-          guard k <= UInt64(limit - out.count) else { throw fail(spec, chunk, "more values than rows") }
+          guard k <= UInt64(limit - out.count) else {
+            throw fail(spec, chunk, "more values than rows")
+          }
           out.append(contentsOf: repeatElement(nullUInt, count: Int(k)))
         }
       }
@@ -85,7 +89,9 @@ enum ColumnDecoder {
           }
         } else {
           let k = try r.uleb("null run")
-          guard k <= UInt64(limit - out.count) else { throw fail(spec, chunk, "more values than rows") }
+          guard k <= UInt64(limit - out.count) else {
+            throw fail(spec, chunk, "more values than rows")
+          }
           out.append(contentsOf: repeatElement(nullInt, count: Int(k)))
         }
       }
@@ -103,7 +109,9 @@ enum ColumnDecoder {
       var value = false
       while !r.isAtEnd {
         let k = try r.uleb("boolean run")
-        guard k <= UInt64(limit - out.count) else { throw fail(spec, chunk, "more values than rows") }
+        guard k <= UInt64(limit - out.count) else {
+          throw fail(spec, chunk, "more values than rows")
+        }
         out.append(contentsOf: repeatElement(value, count: Int(k)))
         value.toggle()
       }
@@ -133,7 +141,9 @@ enum ColumnDecoder {
           }
         } else {
           let k = try r.uleb("null run")
-          guard k <= UInt64(limit - out.count) else { throw fail(spec, chunk, "more values than rows") }
+          guard k <= UInt64(limit - out.count) else {
+            throw fail(spec, chunk, "more values than rows")
+          }
           out.append(contentsOf: repeatElement(-1, count: Int(k)))
         }
       }
@@ -144,6 +154,24 @@ enum ColumnDecoder {
 
 /// Decoding one value from its metadata word and payload (§5.9).
 enum ValueDecoder {
+  /// Checks the value that `decode` would decode, with the same errors, without building it
+  /// (no allocation for strings and bytes). A valid value re-encodes to its own bytes.
+  @inline(__always)
+  static func validate(
+    meta: UInt64, raw: UnsafeBufferPointer<UInt8>, start: Int, spec: UInt32, chunk: Int
+  ) throws {
+    switch meta & 0x0f {
+    case 6:
+      let length = Int(truncatingIfNeeded: meta >> 4)
+      let payload = UnsafeBufferPointer(rebasing: raw[start..<(start + length)])
+      guard UTF8Validation.isValidOrASCII(payload) else {
+        throw ColumnDecoder.fail(spec, chunk, "invalid utf-8 in string value")
+      }
+    case 7, 10...15: return
+    default: _ = try decode(meta: meta, raw: raw, start: start, spec: spec, chunk: chunk)
+    }
+  }
+
   /// Decodes the payload `raw[start..<start+length]` described by metadata word `meta`.
   ///
   /// Uint, int, counter and timestamp payloads must be exactly one minimal LEB filling the
@@ -164,7 +192,9 @@ enum ValueDecoder {
     }
     switch code {
     case 0, 1, 2:
-      guard length == 0 else { throw ColumnDecoder.fail(spec, chunk, "value of type \(code) with a payload") }
+      guard length == 0 else {
+        throw ColumnDecoder.fail(spec, chunk, "value of type \(code) with a payload")
+      }
       return code == 0 ? .null : .bool(code == 2)
     case 3: return .uint(try leb { try $0.uleb() })
     case 4: return .int(try leb { try $0.sleb() })

@@ -265,6 +265,16 @@ struct ValueEncoder {
     meta.append(UInt64(raw.count - start) << 4 | code)
   }
 
+  /// Appends a value already in its encoded form: the metadata word and its payload.
+  @inline(__always) mutating func appendEncoded(meta m: UInt64, payload: UnsafeBufferPointer<UInt8>)
+  {
+    raw.bytes.append(contentsOf: payload)
+    meta.append(m)
+  }
+
+  /// Appends a null value.
+  @inline(__always) mutating func appendNull() { meta.append(0) }
+
   /// The metadata and raw columns; the encoder is empty afterwards.
   mutating func take() -> (meta: [UInt8], raw: [UInt8]) {
     let r = raw.bytes
@@ -280,6 +290,146 @@ struct ValueEncoder {
     let n = raw.bytes.count
     w.bytes.append(contentsOf: raw.bytes)
     raw.bytes.removeAll(keepingCapacity: true)
+    return n
+  }
+}
+
+/// The canonical RLE encoder (§5.3) for string columns, fed UTF-8 bytes.
+///
+/// The same state machine as `RLEEncoder<String>`, but the pending value is kept as bytes
+/// in a reused buffer, so that appending allocates nothing once the buffers have grown.
+struct StringRLEEncoder {
+  private enum State { case empty, nulls, lone, run, literal }
+  private var out = ByteWriter()
+  /// Values of the current literal run, except its last (held in `value`).
+  private var scratch = ByteWriter()
+  private var state = State.empty
+  /// Null count, run length, or number of values in `scratch`.
+  private var count = 0
+  /// The pending value's bytes (meaningful in the lone, run and literal states).
+  private var value: [UInt8] = []
+  private var leading = true
+
+  init() {}
+
+  mutating func appendNull() {
+    switch state {
+    case .empty:
+      state = .nulls
+      count = 1
+      leading = true
+      return
+    case .nulls:
+      count += 1
+      return
+    case .lone, .run, .literal:
+      flushValue()
+    }
+    state = .nulls
+    count = 1
+    leading = false
+  }
+
+  /// Appends a string value.
+  mutating func append(_ s: String) {
+    var s = s
+    s.withUTF8 { append($0) }
+  }
+
+  /// Appends a string value given as its UTF-8 bytes.
+  mutating func append(_ x: UnsafeBufferPointer<UInt8>) {
+    switch state {
+    case .empty:
+      break
+    case .nulls:
+      out.sleb(0)
+      out.uleb(UInt64(count))
+    case .lone:
+      if same(x) {
+        state = .run
+        count = 2
+      } else {
+        scratch.bytes.removeAll(keepingCapacity: true)
+        writeValue(to: &scratch)
+        count = 1
+        state = .literal
+        setValue(x)
+      }
+      return
+    case .run:
+      if same(x) {
+        count += 1
+        return
+      }
+      flushValue()
+    case .literal:
+      if same(x) {
+        out.sleb(-Int64(count))
+        out.append(scratch.bytes)
+        state = .run
+        count = 2
+        return
+      }
+      writeValue(to: &scratch)
+      count += 1
+      setValue(x)
+      return
+    }
+    state = .lone
+    setValue(x)
+  }
+
+  @inline(__always) private func same(_ x: UnsafeBufferPointer<UInt8>) -> Bool {
+    value.count == x.count && value.elementsEqual(x)
+  }
+
+  @inline(__always) private mutating func setValue(_ x: UnsafeBufferPointer<UInt8>) {
+    value.removeAll(keepingCapacity: true)
+    value.append(contentsOf: x)
+  }
+
+  @inline(__always) private func writeValue(to w: inout ByteWriter) {
+    w.uleb(UInt64(value.count))
+    w.bytes.append(contentsOf: value)
+  }
+
+  /// Emits the pending lone value, run or literal.
+  private mutating func flushValue() {
+    switch state {
+    case .lone:
+      out.sleb(-1)
+      writeValue(to: &out)
+    case .run:
+      out.sleb(Int64(count))
+      writeValue(to: &out)
+    case .literal:
+      out.sleb(-Int64(count + 1))
+      out.append(scratch.bytes)
+      writeValue(to: &out)
+    default:
+      return
+    }
+    state = .empty
+  }
+
+  /// Finishes the column, appends its bytes to `w` and returns their count; the encoder
+  /// is empty afterwards and keeps its buffers.
+  mutating func flush(into w: inout ByteWriter) -> Int {
+    switch state {
+    case .empty: break
+    case .nulls:
+      if !leading {
+        out.sleb(0)
+        out.uleb(UInt64(count))
+      }
+    default: flushValue()
+    }
+    let n = out.bytes.count
+    w.bytes.append(contentsOf: out.bytes)
+    out.bytes.removeAll(keepingCapacity: true)
+    state = .empty
+    count = 0
+    leading = true
     return n
   }
 }

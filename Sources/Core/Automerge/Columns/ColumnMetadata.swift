@@ -3,7 +3,8 @@
 /// `spec = (id << 4) | (deflate << 3) | type`. Everything is ordered and identified by the
 /// normalized spec (deflate bit cleared).
 enum ColumnType: UInt32 {
-  case group = 0, actor = 1, integer = 2, delta = 3, boolean = 4, string = 5, valueMetadata = 6, value = 7
+  case group = 0, actor = 1, integer = 2, delta = 3, boolean = 4, string = 5, valueMetadata = 6,
+    value = 7
 }
 
 /// One entry of a column metadata block: where a column's (possibly deflated) data lies.

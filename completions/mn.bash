@@ -40,7 +40,7 @@ _mn_options() {
     'ls') echo '--placeholders --conflicts --all -l --long -0 --null --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'fetch') echo '--from --exec --timeout --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'merge-conflicts') echo '-n --dry-run --keep-copies --no-backup --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
-    'migrate') echo '--from --to --dry-run -y --yes --keep-source --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'migrate') echo '--from --to --dry-run -y --yes --keep-source --fetch --fetch-from --fetch-exec --fetch-timeout --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'export') echo '-o --output --format --allow-placeholders --reproducible --no-verify --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'restore') echo '--to --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc show') echo '--typed --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
@@ -59,6 +59,9 @@ _mn_value_kind() {
     'merge-conflicts|--wait') echo 'seconds' ;;
     'migrate|--from') echo 'directory' ;;
     'migrate|--to') echo 'directory' ;;
+    'migrate|--fetch-from') echo 'path' ;;
+    'migrate|--fetch-exec') echo 'command' ;;
+    'migrate|--fetch-timeout') echo 'seconds' ;;
     'migrate|--wait') echo 'seconds' ;;
     'export|-o'|'export|--output') echo 'path' ;;
     'export|--format') echo 'choice:tar tar.gz tar.xz tar.zst zip' ;;

@@ -27,6 +27,8 @@ enum Migrate {
       interruption, run 'mn migrate' again and it finishes the job. When the source does \
       not exist or holds no documents there is nothing to do, and the exit status is 0.
 
+      With --fetch, the placeholders of both folders are fetched first, under both locks and       before the plan is printed, as 'mn fetch' does: from the sync client (waiting for it),       or from --fetch-from SOURCE (another copy of the data folder, or an archive), or by       --fetch-exec COMMAND, for at most --fetch-timeout seconds (default 300). The       --fetch-* options without --fetch are a usage error (64). When placeholders remain,       they are listed and the exit status is 69, nothing else having changed. With       --dry-run nothing is fetched: the plan lists what would be, one 'fetch' line each.
+
       Without --yes, mn asks for confirmation on a terminal and refuses (64) otherwise.
       """,
     options: [
@@ -39,8 +41,7 @@ enum Migrate {
       .flag("dry-run", help: "Print the plan and check it; change nothing."),
       .flag("yes", short: "y", help: "Do not ask for confirmation."),
       .flag("keep-source", help: "Copy instead of move: remove nothing from the source."),
-      CommonOptions.wait,
-    ],
+    ] + fetchOptions + [CommonOptions.wait],
     exits: [
       .ok, .negative, .usage, .dataErr, .noInput, .unavailable, .cantCreate, .ioErr, .tempFail,
     ],
@@ -48,6 +49,9 @@ enum Migrate {
       Example(
         "mn migrate --dry-run", "Show what moving the local folder into iCloud Drive would do."),
       Example("mn migrate --yes", "Do it without asking."),
+      Example(
+        "mn migrate --yes --fetch --fetch-from /mnt/laptop/Minuta",
+        "Take what is not downloaded from another device first."),
       Example(
         "mn migrate --from ~/Dropbox/Minuta --to ~/Documents/Minuta --keep-source",
         "Copy one folder into another."),
@@ -58,6 +62,7 @@ enum Migrate {
     guard call.global.root == nil else {
       throw UsageError(message: "migrate takes --from and --to, not --root", path: ["migrate"])
     }
+    try checkFetchOptions(call)
     let fs = env.fileSystem
     let home = env.variables["HOME"].flatMap { $0.isEmpty ? nil : $0 }
     let from = call.value("from").map { Paths.normalize($0, relativeTo: env.currentDirectory) }
@@ -103,11 +108,20 @@ enum Migrate {
       throw MigrationError.noSuchDestination(destination)
     }
     cleanTemporaries(plan, call, env)
-    if let blocker = plan.blocker {
+    let wouldFetch =
+      call.flag("fetch") && call.flag("dry-run") && !Migration.fetchPlans(plan).isEmpty
+    if call.flag("fetch") && !call.flag("dry-run") && !Migration.fetchPlans(plan).isEmpty {
+      plan = try fetch(plan, call, env)
+    }
+    var checked = plan
+    if wouldFetch { checked.placeholders = Migration.unfetchable(plan) }
+    if let blocker = checked.blocker {
       try printPlan(plan, call, env)
+      if wouldFetch { try printWouldFetch(plan, call, env) }
       throw blocker
     }
     if !call.global.json { try printPlan(plan, call, env) }
+    if wouldFetch { try printWouldFetch(plan, call, env) }
     if let previous {
       try note(
         env, call,

@@ -72,3 +72,14 @@ extension Environment {
     #endif
   }
 }
+
+extension Environment {
+  /// Runs data-folder discovery (mn.md §2) with this environment and a `--root` value.
+  func discover(root flag: String?) -> Discovery {
+    Discovery.run(
+      DiscoveryInput(
+        flag: flag, variables: variables, currentDirectory: currentDirectory,
+        isDarwin: Environment.isDarwin),
+      fileSystem: fileSystem)
+  }
+}

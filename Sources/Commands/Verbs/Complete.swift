@@ -54,11 +54,7 @@ enum Complete {
   static func documents(prefix: String, _ call: Invocation, _ env: Environment) throws
     -> [String]
   {
-    let found = Discovery.run(
-      DiscoveryInput(
-        flag: call.global.root, variables: env.variables,
-        currentDirectory: env.currentDirectory, isDarwin: Environment.isDarwin),
-      fileSystem: env.fileSystem)
+    let found = env.discover(root: call.global.root)
     guard let root = found.root else { return [] }
     try? DatalessFiles.disableMaterializationForProcess()
     guard let listing = try? FolderScan.scan(root: root, fileSystem: env.fileSystem) else {

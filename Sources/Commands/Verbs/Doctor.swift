@@ -23,11 +23,7 @@ enum Doctor {
     run: run)
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
-    let found = Discovery.run(
-      DiscoveryInput(
-        flag: call.global.root, variables: env.variables,
-        currentDirectory: env.currentDirectory, isDarwin: Environment.isDarwin),
-      fileSystem: env.fileSystem)
+    let found = env.discover(root: call.global.root)
     guard let root = found.root, let source = found.source else { throw Resolve.notFound(found) }
     try? DatalessFiles.disableMaterializationForProcess()
     let report = try Core.Doctor.examine(

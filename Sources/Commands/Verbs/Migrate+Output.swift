@@ -68,11 +68,7 @@ extension Migrate {
       out += "the pointer file '\(pointer)' now names the destination\n"
     }
     try env.stdout.write(out)
-    let found = Discovery.run(
-      DiscoveryInput(
-        flag: nil, variables: env.variables, currentDirectory: env.currentDirectory,
-        isDarwin: Environment.isDarwin),
-      fileSystem: env.fileSystem)
+    let found = env.discover(root: nil)
     if found.root != plan.destination {
       let what =
         found.root.map { "find '\($0)' first, not the destination" }

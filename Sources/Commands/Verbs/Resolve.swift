@@ -38,11 +38,7 @@ enum Resolve {
       try env.stdout.write(path + "\n")
       return .ok
     }
-    let found = Discovery.run(
-      DiscoveryInput(
-        flag: call.global.root, variables: env.variables,
-        currentDirectory: env.currentDirectory, isDarwin: Environment.isDarwin),
-      fileSystem: env.fileSystem)
+    let found = env.discover(root: call.global.root)
     if !call.global.quiet {
       for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
     }

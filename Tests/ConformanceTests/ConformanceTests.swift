@@ -129,6 +129,19 @@ struct Expectation {
     }
   }
 
+  /// The archive manifest's quick summary, where it applies, equals what the reference
+  /// lists; a file the reference rejects is never summarised as something else than its
+  /// own chunks say.
+  @Test(arguments: SharedFixtures.corpusFiles)
+  func quickSummary(_ rel: String) throws {
+    let bytes = try #require(SharedFixtures.read(rel))
+    let expected = Expectation(prefix: rel)
+    guard !expected.rejected, let quick = try QuickSummary.summarize(bytes) else { return }
+    if let heads = expected.heads { #expect(ChangeListing.heads(quick.heads) == heads, "\(rel): heads differ") }
+    let file = try AutomergeFile.decode(bytes, keepOps: false)
+    #expect(quick.changes == file.changes.count, "\(rel): change count differs")
+  }
+
   static let mergeCases: [String] = {
     var out: [String] = []
     for seed in (try? FileManager.default.contentsOfDirectory(atPath: SharedFixtures.root.appendingPathComponent("corpus").path)) ?? []

@@ -3,7 +3,13 @@
 /// The archive layer does not depend on the codec's types; these adapters connect them.
 public enum DocumentTools {
   /// The manifest facts of a document: its change count and sorted heads (hex).
+  ///
+  /// Read from the stored heads and chunk hashes when the file's shape allows
+  /// (`QuickSummary`), else from a full decode.
   public static let inspect: DocumentInspector = { bytes in
+    if let quick = try QuickSummary.summarize(bytes) {
+      return (quick.changes, quick.heads.map(\.description))
+    }
     let file = try AutomergeFile.decode(bytes, keepOps: false)
     return (file.changes.count, file.heads.map(\.description))
   }

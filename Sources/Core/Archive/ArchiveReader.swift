@@ -111,6 +111,57 @@ public enum ArchiveReader {
     return archive
   }
 
+  /// Reads the archive file at `path` back in blocks, without holding its content, and
+  /// checks it against the manifest it was written with: the manifest read back must equal
+  /// `expected`, and every entry must match it (`mn export` after writing).
+  ///
+  /// - Throws: `ArchiveError.missingManifest`, `.invalidManifest` when the manifest read
+  ///   back differs, `.io` when the file cannot be read, or any error of
+  ///   `read(bytes:limits:)`.
+  static func verifyStreaming(
+    path: String, expected: ArchiveManifest, fileSystem: FileSystem,
+    limits: ArchiveLimits = .standard
+  ) throws(ArchiveError) {
+    let lib = try LibArchive.shared()
+    let source: ArchiveSource
+    do {
+      source = ArchiveSource(fileSystem: fileSystem, fd: try fileSystem.openForReading(path), path: path)
+    } catch let error as FileSystemError {
+      throw .io(error)
+    } catch {
+      throw .corruptArchive(detail: "\(error)")
+    }
+    defer { try? fileSystem.close(source.fd, path: path) }
+    let result: Result<Walk, ArchiveError> = ArchiveLocale.withUTF8 {
+      guard let archive = lib.readNew() else {
+        return .failure(.corruptArchive(detail: "cannot allocate the archive reader"))
+      }
+      defer { _ = lib.readFree(archive) }
+      _ = lib.readSupportFormatTar(archive)
+      _ = lib.readSupportFormatZip(archive)
+      _ = lib.readSupportFilterGzip(archive)
+      _ = lib.readSupportFilterXz(archive)
+      _ = lib.readSupportFilterZstd(archive)
+      _ = lib.readSupportFilterBzip2(archive)
+      let client = Unmanaged.passUnretained(source).toOpaque()
+      do throws(ArchiveError) {
+        guard lib.readOpen(archive, client, nil, archiveSourceCallback, nil) == ARCHIVE_OK else {
+          throw .corruptArchive(detail: message(lib, archive, "cannot open"))
+        }
+        return .success(try readEntries(lib, archive, limits, keepBytes: false))
+      } catch {
+        return .failure(error)
+      }
+    }
+    if let error = source.error { throw .io(error) }
+    let walk = try result.get()
+    guard let bytes = walk.manifestBytes else { throw .missingManifest }
+    guard try ArchiveManifest.parse(bytes) == expected else {
+      throw .invalidManifest(reason: "the manifest read back differs from the one written")
+    }
+    try check(expected, against: walk.digests)
+  }
+
   /// Reads an archive held in memory.
   ///
   /// - Returns: the checked entries and manifest.
@@ -139,7 +190,11 @@ public enum ArchiveReader {
         _ = lib.readSupportFilterZstd(archive)
         _ = lib.readSupportFilterBzip2(archive)
         do throws(ArchiveError) {
-          return .success(try readEntries(lib, archive, buffer, limits))
+          guard lib.readOpenMemory(archive, buffer.baseAddress, buffer.count) == ARCHIVE_OK else {
+            throw .corruptArchive(detail: message(lib, archive, "cannot open"))
+          }
+          let walk = try readEntries(lib, archive, limits, keepBytes: true)
+          return .success(try walk.checked())
         } catch {
           return .failure(error)
         }
@@ -154,15 +209,44 @@ public enum ArchiveReader {
     lib.errorString(archive).map { String(cString: $0) } ?? fallback
   }
 
-  private static func readEntries(
-    _ lib: LibArchive, _ archive: OpaquePointer, _ buffer: UnsafeRawBufferPointer,
-    _ limits: ArchiveLimits
-  ) throws(ArchiveError) -> ReadArchive {
-    guard lib.readOpenMemory(archive, buffer.baseAddress, buffer.count) == ARCHIVE_OK else {
-      throw .corruptArchive(detail: message(lib, archive, "cannot open"))
+  /// What one pass over an archive found: the files (with their bytes when kept), each
+  /// file's size and SHA-256, and the manifest's bytes.
+  private struct Walk {
+    var topFolder: String
+    var files: [String: ArchiveEntry]
+    var digests: [String: EntryDigest]
+    var manifestBytes: [UInt8]?
+
+    /// The archive, after checking the manifest (when there is one) against the files.
+    func checked() throws(ArchiveError) -> ReadArchive {
+      let entries = files.values.sorted {
+        Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8))
+      }
+      var manifest: ArchiveManifest?
+      if let manifestBytes {
+        let parsed = try ArchiveManifest.parse(manifestBytes)
+        try check(parsed, against: digests)
+        manifest = parsed
+      }
+      return ReadArchive(topFolder: topFolder, entries: entries, manifest: manifest)
     }
+  }
+
+  /// The size and SHA-256 (hex) of an entry's content, computed while it is read.
+  struct EntryDigest {
+    var size: Int64
+    var sha256: String
+  }
+
+  /// Reads every entry header and content, refusing what `read(bytes:limits:)` refuses.
+  ///
+  /// - Parameter keepBytes: keep each file's content (else only its size and digest).
+  private static func readEntries(
+    _ lib: LibArchive, _ archive: OpaquePointer, _ limits: ArchiveLimits, keepBytes: Bool
+  ) throws(ArchiveError) -> Walk {
     var topFolder: String?
     var files: [String: ArchiveEntry] = [:]
+    var digests: [String: EntryDigest] = [:]
     var directories = Set<String>()
     var manifestBytes: [UInt8]?
     var total = 0
@@ -231,7 +315,9 @@ public enum ArchiveReader {
         throw .entryTooLarge(path: relative, limit: limits.maxEntrySize)
       }
       var data: [UInt8] = []
-      if lib.entrySizeIsSet(entry) != 0 {
+      var size = 0
+      let digest = SHA256Digest()
+      if keepBytes, lib.entrySizeIsSet(entry) != 0 {
         data.reserveCapacity(
           Int(max(0, min(lib.entrySize(entry), Int64(limits.maxEntrySize)))))
       }
@@ -243,16 +329,19 @@ public enum ArchiveReader {
         guard n > 0 else {
           throw .corruptArchive(detail: message(lib, archive, "cannot read '\(relative)'"))
         }
-        if data.count + n > limits.maxEntrySize {
+        if size + n > limits.maxEntrySize {
           throw .entryTooLarge(path: relative, limit: limits.maxEntrySize)
         }
+        size += n
         total += n
         if total > limits.maxTotalSize {
           throw .entryTooLarge(path: relative, limit: limits.maxTotalSize)
         }
-        data.append(contentsOf: chunk[0..<n])
+        let isManifest = relative == ArchiveManifest.entryName
+        chunk.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        if keepBytes || isManifest { data.append(contentsOf: chunk[0..<n]) }
       }
-      if lib.entrySizeIsSet(entry) != 0, lib.entrySize(entry) != Int64(data.count) {
+      if lib.entrySizeIsSet(entry) != 0, lib.entrySize(entry) != Int64(size) {
         throw .corruptArchive(detail: "'\(relative)' is shorter than its header says")
       }
       if relative == ArchiveManifest.entryName {
@@ -263,18 +352,10 @@ public enum ArchiveReader {
       files[relative] = ArchiveEntry(
         path: relative, bytes: data, permissions: permissions,
         modificationTime: Int64(lib.entryMtime(entry)))
+      digests[relative] = EntryDigest(size: Int64(size), sha256: Hex.encode(digest.finalize()))
     }
     guard let top = topFolder else { throw .emptyArchive }
-    let entries = files.values.sorted {
-      Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8))
-    }
-    var manifest: ArchiveManifest?
-    if let manifestBytes {
-      let parsed = try ArchiveManifest.parse(manifestBytes)
-      try check(parsed, against: files)
-      manifest = parsed
-    }
-    return ReadArchive(topFolder: top, entries: entries, manifest: manifest)
+    return Walk(topFolder: top, files: files, digests: digests, manifestBytes: manifestBytes)
   }
 
   /// The path's components with empty and `.` components dropped.
@@ -303,7 +384,7 @@ public enum ArchiveReader {
   }
 
   /// Checks that the manifest lists exactly the entries, with matching sizes and digests.
-  static func check(_ manifest: ArchiveManifest, against files: [String: ArchiveEntry])
+  static func check(_ manifest: ArchiveManifest, against files: [String: EntryDigest])
     throws(ArchiveError)
   {
     var listed = Set<String>()
@@ -315,11 +396,11 @@ public enum ArchiveReader {
         continue
       }
       guard let entry else { throw .manifestMismatch(path: file.path, .missingEntry) }
-      let size = Int64(entry.bytes.count)
+      let size = entry.size
       if let expected = file.size, expected != size {
         throw .manifestMismatch(path: file.path, .size(expected: expected, actual: size))
       }
-      let actual = SHA256Digest.hexHash(entry.bytes)
+      let actual = entry.sha256
       if let expected = file.sha256, expected != actual {
         throw .manifestMismatch(path: file.path, .sha256(expected: expected, actual: actual))
       }
@@ -327,6 +408,44 @@ public enum ArchiveReader {
     let unlisted = files.keys.filter { !listed.contains($0) }
       .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
     if let first = unlisted.first { throw .manifestMismatch(path: first, .unlistedEntry) }
+  }
+}
+
+/// An open archive file that libarchive reads through `FileSystem`, one block at a time.
+final class ArchiveSource {
+  let fileSystem: FileSystem
+  let fd: FileDescriptor
+  let path: String
+  let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+  /// The read error that stopped libarchive, if any.
+  var error: FileSystemError?
+
+  init(fileSystem: FileSystem, fd: FileDescriptor, path: String) {
+    self.fileSystem = fileSystem
+    self.fd = fd
+    self.path = path
+  }
+
+  deinit { block.deallocate() }
+}
+
+/// libarchive's read callback: the next block of the file, 0 at its end, -1 on an error.
+private func archiveSourceCallback(
+  _ archive: OpaquePointer?, _ client: UnsafeMutableRawPointer?,
+  _ buffer: UnsafeMutablePointer<UnsafeRawPointer?>?
+) -> la_ssize_t {
+  guard let client, let buffer else { return -1 }
+  let source = Unmanaged<ArchiveSource>.fromOpaque(client).takeUnretainedValue()
+  do {
+    let n = try source.fileSystem.read(source.fd, into: source.block, path: source.path)
+    buffer.pointee = UnsafeRawPointer(source.block.baseAddress)
+    return la_ssize_t(n)
+  } catch let error as FileSystemError {
+    source.error = error
+    return -1
+  } catch {
+    source.error = FileSystemError("read", source.path, .ioError)
+    return -1
   }
 }
 

@@ -183,18 +183,9 @@ public enum Exporter {
           throw ArchiveError.writeFailed(path: path, detail: "\(error)")
         }
         if options.verify {
-          let bytes: [UInt8]
-          do {
-            bytes = try fileSystem.readFile(temporary, limit: options.limits.maxArchiveSize)
-          } catch let error as FileSystemError {
-            throw ArchiveError.io(error)
-          } catch {
-            throw ArchiveError.writeFailed(path: path, detail: "\(error)")
-          }
-          guard SHA256Digest.hexHash(bytes) == summary.sha256 else {
-            throw ArchiveError.corruptArchive(detail: "'\(path)' reads back different bytes")
-          }
-          try verify(bytes, manifest: summary.manifest, limits: options.limits)
+          try ArchiveReader.verifyStreaming(
+            path: temporary, expected: summary.manifest, fileSystem: fileSystem,
+            limits: options.limits)
           summary.verified = true
         }
         do {

@@ -87,6 +87,10 @@ final class LibArchive: Sendable {
     @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> la_ssize_t
   typealias CloseCallback = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
   typealias FreeCallback = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
+  typealias ReadCallback =
+    @convention(c) (
+      OpaquePointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeRawPointer?>?
+    ) -> la_ssize_t
 
   // archive_entry.h
   let entryFiletype: @convention(c) (OpaquePointer?) -> mode_t
@@ -117,6 +121,10 @@ final class LibArchive: Sendable {
   let readNew: @convention(c) () -> OpaquePointer?
   let readNextHeader:
     @convention(c) (OpaquePointer?, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
+  let readOpen:
+    @convention(c) (
+      OpaquePointer?, UnsafeMutableRawPointer?, OpenCallback?, ReadCallback?, CloseCallback?
+    ) -> Int32
   let readOpenMemory: @convention(c) (OpaquePointer?, UnsafeRawPointer?, Int) -> Int32
   let readSupportFilterBzip2: @convention(c) (OpaquePointer?) -> Int32
   let readSupportFilterGzip: @convention(c) (OpaquePointer?) -> Int32
@@ -188,6 +196,7 @@ final class LibArchive: Sendable {
     readFree = try symbol("archive_read_free")
     readNew = try symbol("archive_read_new")
     readNextHeader = try symbol("archive_read_next_header")
+    readOpen = try symbol("archive_read_open")
     readOpenMemory = try symbol("archive_read_open_memory")
     readSupportFilterBzip2 = try symbol("archive_read_support_filter_bzip2")
     readSupportFilterGzip = try symbol("archive_read_support_filter_gzip")

@@ -3,12 +3,13 @@
 /// bytes.
 ///
 /// Only files whose shape leaves no doubt are summarised this way: at most one document
-/// chunk, first, then change chunks, each of which depends only on the document's heads or
-/// on change chunks before it (and, after a non-empty document, on something). Such a
-/// change chunk cannot repeat a change of the document: a repeat's dependencies would be
-/// document changes that have successors, which are not heads. Anything else (several
-/// documents, a repeated or out-of-order change, a missing dependency) returns nil, and the
-/// caller decodes the whole file.
+/// chunk, first, then change chunks, in any order, each depending only on the document's
+/// heads or on other change chunks of the file (and, after a non-empty document, on
+/// something), none sharing its author and sequence number with another change. Such a
+/// change chunk cannot repeat a change of the document: the earliest repeat's dependencies
+/// would be document changes that have successors, which are not heads. Anything else
+/// (several documents, a repeated change, a missing dependency, a sequence collision)
+/// returns nil, and the caller decodes the whole file.
 ///
 /// Every checksum is verified; the ops and the document's stored heads are not (the full
 /// decode does that).
@@ -18,10 +19,8 @@ public enum QuickSummary {
   /// - Throws: `AutomergeDecodeError` for malformed chunk headers or a checksum mismatch.
   public static func summarize(_ bytes: [UInt8]) throws -> (changes: Int, heads: [ChangeHash])? {
     try bytes.withUnsafeBufferPointer { buf -> (changes: Int, heads: [ChangeHash])? in
-      var count = 0
-      var known = Set<ChangeHash>()
-      var depended = Set<ChangeHash>()
-      var documentIsEmpty = true
+      var document: DocumentFacts?
+      var changes: [ChangeFacts] = []
       var offset = 0
       while offset < buf.count {
         let h = try Chunk.header(buf, at: offset)
@@ -29,40 +28,83 @@ public enum QuickSummary {
         case .document:
           guard offset == 0 else { return nil }
           try verify(h, SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed])))
-          let (rows, heads) = try documentFacts(buf, h)
-          count = rows
-          documentIsEmpty = rows == 0
-          known.formUnion(heads)
-          guard known.count == heads.count, (rows == 0) == heads.isEmpty else { return nil }
+          document = try documentFacts(buf, h)
         case .change:
           let hash = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
           try verify(h, hash)
-          let deps = try dependencies(UnsafeBufferPointer(rebasing: buf[h.body]), base: h.body.lowerBound)
-          guard admit(hash, deps, documentIsEmpty, &known, &depended) else { return nil }
-          count += 1
+          changes.append(try changeFacts(UnsafeBufferPointer(rebasing: buf[h.body]), h.body.lowerBound, hash))
         case .compressedChange:
           let body = try Deflate.inflate(UnsafeBufferPointer(rebasing: buf[h.body]), offset: h.body.lowerBound)
           let hash = ChangeEncoder.wrap(type: 1, body: body).hash
           try verify(h, hash)
-          let deps = try body.withUnsafeBufferPointer { try dependencies($0, base: h.body.lowerBound) }
-          guard admit(hash, deps, documentIsEmpty, &known, &depended) else { return nil }
-          count += 1
+          changes.append(try body.withUnsafeBufferPointer { try changeFacts($0, h.body.lowerBound, hash) })
         }
         offset = h.end
       }
-      return (count, known.subtracting(depended).sorted())
+      return try combine(document, changes)
     }
   }
 
-  /// Records a change chunk when its dependencies are all known and it is new.
-  private static func admit(
-    _ hash: ChangeHash, _ deps: [ChangeHash], _ documentIsEmpty: Bool,
-    _ known: inout Set<ChangeHash>, _ depended: inout Set<ChangeHash>
-  ) -> Bool {
-    guard documentIsEmpty || !deps.isEmpty, deps.allSatisfy(known.contains) else { return false }
-    guard known.insert(hash).inserted else { return false }
-    depended.formUnion(deps)
-    return true
+  /// What a document chunk says of itself (borrowing the input: valid inside `summarize`).
+  private struct DocumentFacts {
+    var heads: [ChangeHash]
+    var actors: [[UInt8]]
+    var rowActor: [UInt64]
+    var buf: UnsafeBufferPointer<UInt8>
+    var columns: [ColumnEntry]
+    var chunk: Int
+    var limit: Int
+
+    /// The change-seq column (§7.2), decoded only when change chunks need it.
+    func sequenceNumbers() throws -> [Int64] {
+      let (chunk, limit) = (self.chunk, self.limit)
+      return try QuickSummary.column(buf, columns, ColumnSpecs.changeSeq) {
+        try ColumnDecoder.delta($0, limit: limit, spec: ColumnSpecs.changeSeq, chunk: chunk)
+      } ?? []
+    }
+  }
+
+  /// What a change chunk says of itself.
+  private struct ChangeFacts {
+    var hash: ChangeHash
+    var deps: [ChangeHash]
+    var author: [UInt8]
+    var seq: UInt64
+  }
+
+  private struct AuthorSeq: Hashable {
+    var author: [UInt8]
+    var seq: UInt64
+  }
+
+  private static func combine(
+    _ document: DocumentFacts?, _ changes: [ChangeFacts]
+  ) throws -> (changes: Int, heads: [ChangeHash])? {
+    let heads = document?.heads ?? []
+    let rows = document?.rowActor.count ?? 0
+    guard (rows == 0) == heads.isEmpty, Set(heads).count == heads.count else { return nil }
+    if changes.isEmpty { return (rows, heads.sorted()) }
+    var known = Set(heads)
+    for c in changes {
+      guard known.insert(c.hash).inserted else { return nil }
+    }
+    var depended = Set<ChangeHash>()
+    var seen = Set<AuthorSeq>()
+    for c in changes {
+      guard rows == 0 || !c.deps.isEmpty, c.deps.allSatisfy(known.contains) else { return nil }
+      guard seen.insert(AuthorSeq(author: c.author, seq: c.seq)).inserted else { return nil }
+      depended.formUnion(c.deps)
+    }
+    if let document, rows > 0 {
+      let seq = try document.sequenceNumbers()
+      guard seq.count == rows else { return nil }
+      for (i, a) in document.rowActor.enumerated() {
+        guard a < UInt64(document.actors.count) else { return nil }
+        let key = AuthorSeq(author: document.actors[Int(a)], seq: UInt64(bitPattern: seq[i]))
+        if seen.contains(key) { return nil }
+      }
+    }
+    return (rows + changes.count, known.subtracting(depended).sorted())
   }
 
   private static func verify(_ h: ChunkHeader, _ hash: ChangeHash) throws {
@@ -72,40 +114,53 @@ public enum QuickSummary {
     }
   }
 
-  /// The dependency hashes at the start of a change body (§6.1).
-  private static func dependencies(_ body: UnsafeBufferPointer<UInt8>, base: Int) throws -> [ChangeHash] {
+  /// The dependencies, author and sequence number at the start of a change body (§6.1).
+  private static func changeFacts(
+    _ body: UnsafeBufferPointer<UInt8>, _ base: Int, _ hash: ChangeHash
+  ) throws -> ChangeFacts {
     var r = ByteReader(body, base: base)
     let n = try r.length("deps count", limit: r.remaining / 32)
     var deps: [ChangeHash] = []
     deps.reserveCapacity(n)
     for _ in 0..<n { deps.append(try r.hash("dependency hash")) }
-    return deps
+    let author = try r.byteString("actor id")
+    let seq = try r.uleb("seq")
+    return ChangeFacts(hash: hash, deps: deps, author: author, seq: seq)
   }
 
-  /// A document chunk's row count (from its change-actor column) and stored heads (§7.1).
+  /// A document chunk's actors, stored heads and change-actor column (§7.1, §7.2).
   private static func documentFacts(
     _ buf: UnsafeBufferPointer<UInt8>, _ h: ChunkHeader
-  ) throws -> (rows: Int, heads: [ChangeHash]) {
+  ) throws -> DocumentFacts {
     var r = ByteReader(buf, from: h.body.lowerBound, to: h.body.upperBound)
     let actorCount = try r.length("actors count", limit: r.remaining)
-    for _ in 0..<actorCount { _ = try r.byteString("actor id") }
+    var actors: [[UInt8]] = []
+    for _ in 0..<actorCount { actors.append(try r.byteString("actor id")) }
     let headCount = try r.length("heads count", limit: r.remaining / 32)
     var heads: [ChangeHash] = []
     heads.reserveCapacity(headCount)
     for _ in 0..<headCount { heads.append(try r.hash("head hash")) }
     let changeMeta = try ColumnMetadata.read(&r, allowDeflate: true)
     let opMeta = try ColumnMetadata.read(&r, allowDeflate: true)
-    let changeColumns = try ColumnMetadata.layout(changeMeta, &r)
+    let columns = try ColumnMetadata.layout(changeMeta, &r)
     _ = try ColumnMetadata.layout(opMeta, &r)
-    guard let actor = changeColumns.first(where: { $0.spec == ColumnSpecs.changeActor }) else {
-      return (0, heads)
-    }
-    let slice = UnsafeBufferPointer(rebasing: buf[actor.range])
-    let data = actor.deflated ? try Deflate.inflate(slice, offset: actor.range.lowerBound) : Array(slice)
     let limit = ChangeChunk.rowLimit(forBytes: h.body.count)
-    let rows = try data.withUnsafeBufferPointer {
+    let rowActor = try column(buf, columns, ColumnSpecs.changeActor) {
       try ColumnDecoder.uint($0, limit: limit, spec: ColumnSpecs.changeActor, chunk: h.offset)
     }
-    return (rows.count, heads)
+    return DocumentFacts(
+      heads: heads, actors: actors, rowActor: rowActor ?? [], buf: buf, columns: columns,
+      chunk: h.offset, limit: limit)
+  }
+
+  /// Decodes the column `spec` (inflated first when stored deflated); nil when absent.
+  fileprivate static func column<T>(
+    _ buf: UnsafeBufferPointer<UInt8>, _ columns: [ColumnEntry], _ spec: UInt32,
+    _ decode: (UnsafeBufferPointer<UInt8>) throws -> [T]
+  ) throws -> [T]? {
+    guard let entry = columns.first(where: { $0.spec == spec }) else { return nil }
+    let slice = UnsafeBufferPointer(rebasing: buf[entry.range])
+    if !entry.deflated { return try decode(slice) }
+    return try Deflate.inflate(slice, offset: entry.range.lowerBound).withUnsafeBufferPointer(decode)
   }
 }

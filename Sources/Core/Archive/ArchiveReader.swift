@@ -122,14 +122,30 @@ public enum ArchiveReader {
     path: String, expected: ArchiveManifest, fileSystem: FileSystem,
     limits: ArchiveLimits = .standard
   ) throws(ArchiveError) {
-    let lib = try LibArchive.shared()
+    let walk = try readBack(path: path, fileSystem: fileSystem, limits: limits, watermark: nil).get()
+    try walk.check(expected)
+  }
+
+  /// One streaming pass over the archive file at `path`, keeping digests, not content.
+  ///
+  /// - Parameter watermark: when the file is still being written, how far it may be read;
+  ///   the pass waits at that point until the writer gets further or finishes.
+  static func readBack(
+    path: String, fileSystem: FileSystem, limits: ArchiveLimits, watermark: WriteWatermark?
+  ) -> Result<Walk, ArchiveError> {
+    let lib: LibArchive
     let source: ArchiveSource
     do {
-      source = ArchiveSource(fileSystem: fileSystem, fd: try fileSystem.openForReading(path), path: path)
+      lib = try LibArchive.shared()
+      source = ArchiveSource(
+        fileSystem: fileSystem, fd: try fileSystem.openForReading(path), path: path,
+        watermark: watermark)
+    } catch let error as ArchiveError {
+      return .failure(error)
     } catch let error as FileSystemError {
-      throw .io(error)
+      return .failure(.io(error))
     } catch {
-      throw .corruptArchive(detail: "\(error)")
+      return .failure(.corruptArchive(detail: "\(error)"))
     }
     defer { try? fileSystem.close(source.fd, path: path) }
     let result: Result<Walk, ArchiveError> = ArchiveLocale.withUTF8 {
@@ -153,13 +169,8 @@ public enum ArchiveReader {
         return .failure(error)
       }
     }
-    if let error = source.error { throw .io(error) }
-    let walk = try result.get()
-    guard let bytes = walk.manifestBytes else { throw .missingManifest }
-    guard try ArchiveManifest.parse(bytes) == expected else {
-      throw .invalidManifest(reason: "the manifest read back differs from the one written")
-    }
-    try check(expected, against: walk.digests)
+    if let error = source.error { return .failure(.io(error)) }
+    return result
   }
 
   /// Reads an archive held in memory.
@@ -211,7 +222,7 @@ public enum ArchiveReader {
 
   /// What one pass over an archive found: the files (with their bytes when kept), each
   /// file's size and SHA-256, and the manifest's bytes.
-  private struct Walk {
+  struct Walk: Sendable {
     var topFolder: String
     var files: [String: ArchiveEntry]
     var digests: [String: EntryDigest]
@@ -225,15 +236,24 @@ public enum ArchiveReader {
       var manifest: ArchiveManifest?
       if let manifestBytes {
         let parsed = try ArchiveManifest.parse(manifestBytes)
-        try check(parsed, against: digests)
+        try ArchiveReader.check(parsed, against: digests)
         manifest = parsed
       }
       return ReadArchive(topFolder: topFolder, entries: entries, manifest: manifest)
     }
+
+    /// Checks that the archive carries `expected` and matches it.
+    func check(_ expected: ArchiveManifest) throws(ArchiveError) {
+      guard let manifestBytes else { throw .missingManifest }
+      guard try ArchiveManifest.parse(manifestBytes) == expected else {
+        throw .invalidManifest(reason: "the manifest read back differs from the one written")
+      }
+      try ArchiveReader.check(expected, against: digests)
+    }
   }
 
   /// The size and SHA-256 (hex) of an entry's content, computed while it is read.
-  struct EntryDigest {
+  struct EntryDigest: Sendable {
     var size: Int64
     var sha256: String
   }
@@ -416,14 +436,18 @@ final class ArchiveSource {
   let fileSystem: FileSystem
   let fd: FileDescriptor
   let path: String
+  let watermark: WriteWatermark?
   let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+  /// How many bytes were read so far.
+  var position = 0
   /// The read error that stopped libarchive, if any.
   var error: FileSystemError?
 
-  init(fileSystem: FileSystem, fd: FileDescriptor, path: String) {
+  init(fileSystem: FileSystem, fd: FileDescriptor, path: String, watermark: WriteWatermark?) {
     self.fileSystem = fileSystem
     self.fd = fd
     self.path = path
+    self.watermark = watermark
   }
 
   deinit { block.deallocate() }
@@ -436,9 +460,19 @@ private func archiveSourceCallback(
 ) -> la_ssize_t {
   guard let client, let buffer else { return -1 }
   let source = Unmanaged<ArchiveSource>.fromOpaque(client).takeUnretainedValue()
+  var room = source.block
+  if let watermark = source.watermark {
+    guard let available = watermark.available(after: source.position) else {
+      source.error = FileSystemError("read", source.path, .interrupted)
+      return -1
+    }
+    if available == 0 { return 0 }
+    room = UnsafeMutableRawBufferPointer(rebasing: room[0..<min(room.count, available)])
+  }
   do {
-    let n = try source.fileSystem.read(source.fd, into: source.block, path: source.path)
-    buffer.pointee = UnsafeRawPointer(source.block.baseAddress)
+    let n = try source.fileSystem.read(source.fd, into: room, path: source.path)
+    source.position += n
+    buffer.pointee = UnsafeRawPointer(room.baseAddress)
     return la_ssize_t(n)
   } catch let error as FileSystemError {
     source.error = error

@@ -1,7 +1,7 @@
 # mn: the make targets the README documents.
 PREFIX ?= /usr/local
 SWIFT ?= swift
-RELEASE_FLAGS = -c release --static-swift-stdlib
+RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath
 BIN = .build/release/mn
 
 .PHONY: setup build release demo test conformance docs lint bench fuzz install clean

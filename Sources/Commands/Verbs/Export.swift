@@ -8,11 +8,14 @@ enum Export {
     discussion: """
       Writes every document, conflict copy and other file of the data folder under a top \
       folder Minuta/, sorted, followed by a manifest Minuta/.mn-manifest.json that lists \
-      each file's size, sha256 and kind, and each document's change count and heads. Local \
-      files (.nosync: the lock, mn's temporaries) are never exported. The archive is written \
-      to a temporary file beside the output, read back and checked against the manifest, \
-      then renamed into place: a failed export leaves no partial archive. An output inside \
-      the data folder is refused (it would be synced and exported again).
+      each file's size, sha256 and kind, and each document's change count and heads (from \
+      the heads the document stores and the hashes of its change chunks; a document whose \
+      shape leaves them in doubt is decoded in full). Local files (.nosync: the lock, mn's \
+      temporaries) are never exported. The archive is written to a temporary file beside \
+      the output, read back and checked against the manifest (by a second thread that \
+      follows the writer, never past what is written), then renamed into place: a failed \
+      export leaves no partial archive. An output inside the data folder is refused (it \
+      would be synced and exported again).
 
       The format comes from --format or the output's extension (.tar, .tar.gz or .tgz, \
       .tar.xz, .tar.zst, .zip); the default output is minuta-YYYYMMDD-HHMMSS.tar.gz (UTC) in \

@@ -69,23 +69,35 @@ public enum JSONWriter {
   /// Writes a JSON string literal with the escapes RFC 8259 requires.
   public static func writeString(_ s: String, into out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
-    for byte in s.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-      case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-      case 0x0a: out.append(contentsOf: "\\n".utf8)
-      case 0x0d: out.append(contentsOf: "\\r".utf8)
-      case 0x09: out.append(contentsOf: "\\t".utf8)
-      case 0x08: out.append(contentsOf: "\\b".utf8)
-      case 0x0c: out.append(contentsOf: "\\f".utf8)
-      case 0..<0x20:
-        out.append(contentsOf: "\\u00".utf8)
-        out.append(hexDigits[Int(byte >> 4)])
-        out.append(hexDigits[Int(byte & 0xf)])
-      default: out.append(byte)
+    var s = s
+    s.withUTF8 { bytes in
+      // Runs of bytes that need no escape are copied whole.
+      var start = 0
+      for (i, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5c {
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
+        escape(byte, into: &out)
+        start = i + 1
       }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
     }
     out.append(UInt8(ascii: "\""))
+  }
+
+  /// The escape sequence of a quote, a backslash or a control character.
+  private static func escape(_ byte: UInt8, into out: inout [UInt8]) {
+    switch byte {
+    case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+    case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+    case 0x0a: out.append(contentsOf: "\\n".utf8)
+    case 0x0d: out.append(contentsOf: "\\r".utf8)
+    case 0x09: out.append(contentsOf: "\\t".utf8)
+    case 0x08: out.append(contentsOf: "\\b".utf8)
+    case 0x0c: out.append(contentsOf: "\\f".utf8)
+    default:
+      out.append(contentsOf: "\\u00".utf8)
+      out.append(hexDigits[Int(byte >> 4)])
+      out.append(hexDigits[Int(byte & 0xf)])
+    }
   }
 
   /// The JSON string literal of `s`.

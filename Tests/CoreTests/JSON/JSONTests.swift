@@ -30,6 +30,9 @@ import Testing
 
   @Test func escapesAndNumbers() {
     #expect(JSONWriter.string(.string("a\"b\\c\u{1}")) == #""a\"b\\c\u0001""#)
+    // Escapes at both ends, back to back, between runs of plain and non-ASCII bytes.
+    #expect(JSONWriter.string(.string("\"\n\u{1f}é\tx\\")) == #""\"\n\u001fé\tx\\""#)
+    #expect(JSONWriter.string(.string("")) == #""""#)
     #expect(JSONWriter.string(.double(3.0)) == "3")
     #expect(JSONWriter.string(.double(0.1)) == "0.1")
     #expect(JSONWriter.string(.double(.nan)) == "null")

@@ -261,9 +261,10 @@ import Testing
     try s.write("tags.automerge")
     try s.write("records/2025/01.automerge")
     try s.write("records/2026/01.automerge")
-    var failing = FailingFileSystem()
-    failing.failListing[s.absolute("records/2025")] = .permissionDenied
-    failing.failInfo[s.absolute("records/2026/01.automerge")] = .ioError
+    let failing = FaultyFileSystem(failingPaths: [
+      .init(operation: .contentsOfDirectory, path: s.absolute("records/2025"), errno: .permissionDenied),
+      .init(operation: .info, path: s.absolute("records/2026/01.automerge"), errno: .ioError),
+    ])
     let listing = try FolderScan.scan(root: s.path, fileSystem: failing)
     #expect(
       listing.problems == [
@@ -272,8 +273,9 @@ import Testing
       ])
     #expect(listing.documents.map(\.logicalName) == ["tags.automerge"])
 
-    var rootFails = FailingFileSystem()
-    rootFails.failListing[s.path] = .permissionDenied
+    let rootFails = FaultyFileSystem(failingPaths: [
+      .init(operation: .contentsOfDirectory, path: s.path, errno: .permissionDenied)
+    ])
     #expect(throws: StorageError.cannotReadDirectory(s.path, .permissionDenied)) {
       try FolderScan.scan(root: s.path, fileSystem: rootFails)
     }

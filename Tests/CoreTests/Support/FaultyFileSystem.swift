@@ -25,6 +25,13 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     var errno: Errno
   }
 
+  /// A path on which an operation always fails: "listing records/2025 fails with EACCES".
+  struct PathFault: Sendable {
+    var operation: Operation
+    var path: String
+    var errno: Errno
+  }
+
   private struct State {
     var counts: [Operation: Int] = [:]
     var created: [String] = []
@@ -32,13 +39,20 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
 
   let base: any FileSystem
   let faults: [Fault]
+  let pathFaults: [PathFault]
   // Guarded by `lock` (NSLock rather than Mutex: Mutex needs macOS 15).
   private var state = State()
   private let lock = NSLock()
 
-  init(base: any FileSystem = LiveFileSystem(), faults: [Fault]) {
+  init(base: any FileSystem = LiveFileSystem(), faults: [Fault], pathFaults: [PathFault] = []) {
     self.base = base
     self.faults = faults
+    self.pathFaults = pathFaults
+  }
+
+  /// A file system on which the given operations fail on the given paths, every time.
+  convenience init(base: any FileSystem = LiveFileSystem(), failingPaths: [PathFault]) {
+    self.init(base: base, faults: [], pathFaults: failingPaths)
   }
 
   convenience init(
@@ -65,6 +79,9 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
       state.counts[operation, default: 0] += 1
       if operation == .createExclusive { state.created.append(path) }
       return state.counts[operation, default: 0]
+    }
+    if let fault = pathFaults.first(where: { $0.operation == operation && $0.path == path }) {
+      throw FileSystemError("\(operation)", path, fault.errno)
     }
     if let fault = faults.first(where: { $0.operation == operation && $0.call == count }) {
       throw FileSystemError("\(operation)", path, fault.errno)

@@ -20,7 +20,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case .usage: return "Bad arguments or options."
     case .dataErr: return "A document is unreadable or malformed, or an input was refused."
     case .noInput: return "No data folder, or no such document or input."
-    case .unavailable: return "Content is not downloaded: placeholders remain."
+    case .unavailable:
+      return "Content is not downloaded (placeholders remain), or a needed library is missing."
     case .software: return "Internal error (a bug in mn)."
     case .cantCreate: return "The output cannot be created."
     case .ioErr: return "An I/O error happened part-way."

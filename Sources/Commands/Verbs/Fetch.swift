@@ -25,18 +25,7 @@ enum Fetch {
         "PATH", .document, help: "Documents or folders to fetch (default: every placeholder).",
         optional: true, variadic: true)
     ],
-    options: [
-      .option(
-        "from", .path, valueName: "SOURCE",
-        help: "Take the files from another copy of the data folder, or from an mn export archive."),
-      .option(
-        "exec", .command, valueName: "COMMAND",
-        help: "Run this shell command per placeholder ({} the path, {rel} the logical name)."),
-      .option(
-        "timeout", .seconds, valueName: "SECONDS",
-        help: "Wait this long for the files and commands (default 300)."),
-      CommonOptions.wait,
-    ],
+    options: FetchOptionNames.fetch.options + [CommonOptions.wait],
     flags: [.writesStore],
     exits: [.ok, .usage, .dataErr, .noInput, .unavailable, .cantCreate, .ioErr, .tempFail],
     examples: [
@@ -51,12 +40,8 @@ enum Fetch {
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     guard let root = call.root else { return .software }
-    if call.value("from") != nil && call.value("exec") != nil {
-      throw UsageError(message: "--from and --exec cannot be used together", path: ["fetch"])
-    }
-    if let command = call.value("exec"), command.allSatisfy(\.isWhitespace) {
-      throw UsageError(message: "empty command for '--exec'", path: ["fetch"])
-    }
+    let names = FetchOptionNames.fetch
+    try names.check(call)
     let fs = env.fileSystem
     let listing = try FolderScan.scan(root: root, fileSystem: fs)
     if call.global.verbose {
@@ -64,23 +49,18 @@ enum Fetch {
     }
     let documents = try Ls.select(call.arguments, in: listing, env)
     var source = FetchSource.sync
-    if let from = call.value("from") {
+    if let from = call.value(names.from) {
       source = try Core.Fetch.source(
         from: Paths.normalize(from, relativeTo: env.currentDirectory), root: root, fileSystem: fs)
-    } else if let command = call.value("exec") {
+    } else if let command = call.value(names.exec) {
       source = .command(command)
     }
     let plan = Core.Fetch.plan(root: root, documents: documents)
     let progress = Progress(env, call, label: "fetching", total: plan.items.count)
     // Drawn at once: waiting for a sync client can take minutes before the first file.
     if !plan.items.isEmpty { progress.advance(by: 0) }
-    var request: ((String) throws -> Void)?
-    if source == .sync && SystemDownload.isAvailable { request = SystemDownload.request }
-    let context = FetchContext(
-      fileSystem: fs, now: { env.nowDouble }, sleep: { env.sleep($0) },
-      processRunner: env.processRunner, variables: env.variables, requestDownload: request,
-      progress: { _, _, item in progress.advance(item: item) })
-    let timeout = call.value("timeout").flatMap(Double.init) ?? 300
+    let context = names.context(source, progress, env)
+    let timeout = names.timeout(call)
     let report = try Core.Fetch.run(
       plan, source: source, options: FetchOptions(timeout: timeout), context: context)
     progress.finish()
@@ -166,5 +146,63 @@ enum Fetch {
       ("failed", .array(failed)), ("missing", .array(missing)),
       ("warnings", .array(report.warnings.map(JSONValue.string))),
     ])
+  }
+}
+
+/// The options that say how placeholders are fetched: `mn fetch` takes them as they are,
+/// `mn migrate --fetch` under a `fetch-` prefix. One definition, so that the two verbs
+/// cannot drift apart.
+struct FetchOptionNames {
+  let verb: String
+  let prefix: String
+  var from: String { prefix + "from" }
+  var exec: String { prefix + "exec" }
+  var timeoutName: String { prefix + "timeout" }
+
+  static let fetch = FetchOptionNames(verb: "fetch", prefix: "")
+  static let migrate = FetchOptionNames(verb: "migrate", prefix: "fetch-")
+
+  /// The option specs; under a prefix, each help line says it needs `--fetch`.
+  var options: [OptionSpec] {
+    let lead = prefix.isEmpty ? "" : "With --fetch: "
+    let take = prefix.isEmpty ? "Take" : "take"
+    let run = prefix.isEmpty ? "Run" : "run"
+    let wait = prefix.isEmpty ? "Wait" : "wait"
+    return [
+      .option(
+        from, .path, valueName: "SOURCE",
+        help: lead + take + " the files from another copy of the data folder, or an mn export archive."),
+      .option(
+        exec, .command, valueName: "COMMAND",
+        help: lead + run + " this shell command per placeholder ({} the path, {rel} the logical name)."),
+      .option(
+        timeoutName, .seconds, valueName: "SECONDS",
+        help: lead + wait + " this long for the files and commands (default 300)."),
+    ]
+  }
+
+  /// Refuses a source given both ways, and an empty command.
+  func check(_ call: Invocation) throws {
+    if call.value(from) != nil && call.value(exec) != nil {
+      throw UsageError(message: "--\(from) and --\(exec) cannot be used together", path: [verb])
+    }
+    if let command = call.value(exec), command.allSatisfy(\.isWhitespace) {
+      throw UsageError(message: "empty command for '--\(exec)'", path: [verb])
+    }
+  }
+
+  /// The timeout in seconds (default 300).
+  func timeout(_ call: Invocation) -> Double {
+    call.value(timeoutName).flatMap(Double.init) ?? 300
+  }
+
+  /// What the Core fetch needs from the environment, reporting each item to `progress`.
+  func context(_ source: FetchSource, _ progress: Progress, _ env: Environment) -> FetchContext {
+    var request: ((String) throws -> Void)?
+    if source == .sync && SystemDownload.isAvailable { request = SystemDownload.request }
+    return FetchContext(
+      fileSystem: env.fileSystem, now: { env.nowDouble }, sleep: { env.sleep($0) },
+      processRunner: env.processRunner, variables: env.variables, requestDownload: request,
+      progress: { _, _, item in progress.advance(item: item) })
   }
 }

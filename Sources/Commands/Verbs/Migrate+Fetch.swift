@@ -3,36 +3,24 @@ import Core
 /// `mn migrate --fetch`: the options of `mn fetch` under a `fetch-` prefix, and the glue
 /// to `Migration.fetch` (mn.md §7, step 2).
 extension Migrate {
-  static let fetchOptions: [OptionSpec] = [
-    .flag(
-      "fetch",
-      help:
-        "First fetch every placeholder of both folders, as 'mn fetch' does (not with --dry-run)."
-    ),
-    .option(
-      "fetch-from", .path, valueName: "SOURCE",
-      help: "With --fetch: take the files from another copy of the data folder, or an archive."),
-    .option(
-      "fetch-exec", .command, valueName: "COMMAND",
-      help: "With --fetch: run this shell command per placeholder ({} the path, {rel} the name)."),
-    .option(
-      "fetch-timeout", .seconds, valueName: "SECONDS",
-      help: "With --fetch: wait this long for the files and commands (default 300)."),
-  ]
+  static let fetchOptions: [OptionSpec] =
+    [
+      .flag(
+        "fetch",
+        help:
+          "First fetch every placeholder of both folders, as 'mn fetch' does (not with --dry-run)."
+      )
+    ] + FetchOptionNames.migrate.options
 
-  /// Refuses `--fetch-*` without `--fetch`, and `--fetch-from` with `--fetch-exec`.
+  /// Refuses `--fetch-*` without `--fetch`, `--fetch-from` with `--fetch-exec`, and an empty
+  /// command.
   static func checkFetchOptions(_ call: Invocation) throws {
-    let given = ["fetch-from", "fetch-exec", "fetch-timeout"].filter { call.value($0) != nil }
+    let names = FetchOptionNames.migrate
+    let given = [names.from, names.exec, names.timeoutName].filter { call.value($0) != nil }
     if !call.flag("fetch"), let first = given.first {
       throw UsageError(message: "--\(first) needs --fetch", path: ["migrate"])
     }
-    if call.value("fetch-from") != nil && call.value("fetch-exec") != nil {
-      throw UsageError(
-        message: "--fetch-from and --fetch-exec cannot be used together", path: ["migrate"])
-    }
-    if let command = call.value("fetch-exec"), command.allSatisfy(\.isWhitespace) {
-      throw UsageError(message: "empty command for '--fetch-exec'", path: ["migrate"])
-    }
+    try names.check(call)
   }
 
   /// Fetches the placeholders of both folders (both locks held) and returns the new plan.
@@ -42,23 +30,19 @@ extension Migrate {
     -> MigrationPlan
   {
     let fs = env.fileSystem
+    let names = FetchOptionNames.migrate
     var source = FetchSource.sync
-    if let from = call.value("fetch-from") {
+    if let from = call.value(names.from) {
       source = try Migration.fetchSource(
         from: Paths.normalize(from, relativeTo: env.currentDirectory), plan: plan, fileSystem: fs)
-    } else if let command = call.value("fetch-exec") {
+    } else if let command = call.value(names.exec) {
       source = .command(command)
     }
     let total = Migration.fetchPlans(plan).reduce(0) { $0 + $1.items.count }
     let progress = Progress(env, call, label: "fetching", total: total)
     progress.advance(by: 0)
-    var request: ((String) throws -> Void)?
-    if source == .sync && SystemDownload.isAvailable { request = SystemDownload.request }
-    let context = FetchContext(
-      fileSystem: fs, now: { env.nowDouble }, sleep: { env.sleep($0) },
-      processRunner: env.processRunner, variables: env.variables, requestDownload: request,
-      progress: { _, _, item in progress.advance(item: item) })
-    let timeout = call.value("fetch-timeout").flatMap(Double.init) ?? 300
+    let context = names.context(source, progress, env)
+    let timeout = names.timeout(call)
     let (report, again) = try Migration.fetch(
       plan, source: source, options: FetchOptions(timeout: timeout), context: context)
     progress.finish()

@@ -15,7 +15,8 @@ enum SharedFixtures {
   }
 
   static let expectationSuffixes = [
-    ".heads", ".changes", ".chunks", ".json", ".typed.json", ".json.gz", ".typed.json.gz", ".rejected",
+    ".heads", ".changes", ".chunks", ".json", ".typed.json", ".json.gz", ".typed.json.gz",
+    ".rejected",
     ".changes.sha256", ".changes.count", ".md",
   ]
 
@@ -26,9 +27,12 @@ enum SharedFixtures {
     var out: [String] = []
     while let rel = e.nextObject() as? String {
       var isDir: ObjCBool = false
-      _ = FileManager.default.fileExists(atPath: base.appendingPathComponent(rel).path, isDirectory: &isDir)
+      _ = FileManager.default.fileExists(
+        atPath: base.appendingPathComponent(rel).path, isDirectory: &isDir)
       if isDir.boolValue { continue }
-      if expectationSuffixes.contains(where: { rel.hasSuffix($0) }) || rel.hasSuffix("gen.json") { continue }
+      if expectationSuffixes.contains(where: { rel.hasSuffix($0) }) || rel.hasSuffix("gen.json") {
+        continue
+      }
       out.append(dir + "/" + rel)
     }
     return out.sorted()
@@ -59,7 +63,8 @@ struct Expectation {
     rejected = SharedFixtures.read(prefix + ".rejected") != nil
     heads = SharedFixtures.text(prefix + ".heads")
     changes = SharedFixtures.text(prefix + ".changes")
-    changesSHA256 = SharedFixtures.text(prefix + ".changes.sha256")?.trimmingCharacters(in: .whitespacesAndNewlines)
+    changesSHA256 = SharedFixtures.text(prefix + ".changes.sha256")?.trimmingCharacters(
+      in: .whitespacesAndNewlines)
     changesCount = SharedFixtures.text(prefix + ".changes.count").flatMap {
       Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
     }
@@ -87,7 +92,7 @@ struct Expectation {
       if let changesCount {
         #expect(file.changes.count == changesCount, "\(name): change count differs")
       }
-      // JSON (`.json`, `.typed.json`) is compared by the materializer's conformance suite.
+    // JSON (`.json`, `.typed.json`) is compared by the materializer's conformance suite.
     }
   }
 }
@@ -96,9 +101,14 @@ struct Expectation {
   @Test func fixturesArePresent() {
     #expect(
       SharedFixtures.exists,
-      "the shared fixtures are missing at \(SharedFixtures.root.path): the conformance suite needs them")
-    #expect(SharedFixtures.corpusFiles.count >= 100, "too few corpus files: \(SharedFixtures.corpusFiles.count)")
-    #expect(SharedFixtures.upstreamFiles.count >= 30, "too few upstream files: \(SharedFixtures.upstreamFiles.count)")
+      "the shared fixtures are missing at \(SharedFixtures.root.path): the conformance suite needs them"
+    )
+    #expect(
+      SharedFixtures.corpusFiles.count >= 100,
+      "too few corpus files: \(SharedFixtures.corpusFiles.count)")
+    #expect(
+      SharedFixtures.upstreamFiles.count >= 30,
+      "too few upstream files: \(SharedFixtures.upstreamFiles.count)")
   }
 
   @Test(arguments: SharedFixtures.corpusFiles)
@@ -137,14 +147,18 @@ struct Expectation {
     let bytes = try #require(SharedFixtures.read(rel))
     let expected = Expectation(prefix: rel)
     guard !expected.rejected, let quick = try QuickSummary.summarize(bytes) else { return }
-    if let heads = expected.heads { #expect(ChangeListing.heads(quick.heads) == heads, "\(rel): heads differ") }
+    if let heads = expected.heads {
+      #expect(ChangeListing.heads(quick.heads) == heads, "\(rel): heads differ")
+    }
     let file = try AutomergeFile.decode(bytes, keepOps: false)
     #expect(quick.changes == file.changes.count, "\(rel): change count differs")
   }
 
   static let mergeCases: [String] = {
     var out: [String] = []
-    for seed in (try? FileManager.default.contentsOfDirectory(atPath: SharedFixtures.root.appendingPathComponent("corpus").path)) ?? []
+    for seed
+      in (try? FileManager.default.contentsOfDirectory(
+        atPath: SharedFixtures.root.appendingPathComponent("corpus").path)) ?? []
     where seed.hasPrefix("seed-") {
       out.append("corpus/\(seed)/tags.automerge")
       out.append("corpus/\(seed)/records/2026/09.automerge")
@@ -158,8 +172,9 @@ struct Expectation {
     let parts = doc.split(separator: "/", maxSplits: 2).map(String.init)
     let seedDir = parts[0] + "/" + parts[1]
     let name = parts[2]
-    let devices = (try FileManager.default.contentsOfDirectory(
-      atPath: SharedFixtures.root.appendingPathComponent(seedDir).path))
+    let devices =
+      (try FileManager.default.contentsOfDirectory(
+        atPath: SharedFixtures.root.appendingPathComponent(seedDir).path))
       .filter { $0.hasPrefix("device-") }.sorted()
     let inputs = try devices.map { try #require(SharedFixtures.read("\(seedDir)/\($0)/\(name)")) }
     let result = try AutomergeMerge.merge(inputs)
@@ -175,11 +190,19 @@ struct Expectation {
     let pair = Expectation(prefix: pairName)
     let d0 = inputs[0]
     let d1 = inputs[1]
-    pair.check("merge d0+d1 of \(doc)", Result { try AutomergeFile.decode(AutomergeMerge.merge([d0, d1]).bytes) })
-    pair.check("merge d1+d0 of \(doc)", Result { try AutomergeFile.decode(AutomergeMerge.merge([d1, d0]).bytes) })
+    pair.check(
+      "merge d0+d1 of \(doc)",
+      Result { try AutomergeFile.decode(AutomergeMerge.merge([d0, d1]).bytes) })
+    pair.check(
+      "merge d1+d0 of \(doc)",
+      Result { try AutomergeFile.decode(AutomergeMerge.merge([d1, d0]).bytes) })
     let inc = try #require(SharedFixtures.read("\(seedDir)/device-0/\(stem).incremental.automerge"))
     let chg = try #require(SharedFixtures.read("\(seedDir)/device-1/\(stem).changes.automerge"))
-    pair.check("merge inc+changes of \(doc)", Result { try AutomergeFile.decode(AutomergeMerge.merge([inc, chg]).bytes) })
-    pair.check("merge ∅+inc+changes of \(doc)", Result { try AutomergeFile.decode(AutomergeMerge.merge([[], inc, chg]).bytes) })
+    pair.check(
+      "merge inc+changes of \(doc)",
+      Result { try AutomergeFile.decode(AutomergeMerge.merge([inc, chg]).bytes) })
+    pair.check(
+      "merge ∅+inc+changes of \(doc)",
+      Result { try AutomergeFile.decode(AutomergeMerge.merge([[], inc, chg]).bytes) })
   }
 }

@@ -30,10 +30,12 @@ enum ExpectedJSON {
   }
 
   /// Every fixture that has a plain or typed JSON expectation.
-  static let fixtures: [String] = (SharedFixtures.corpusFiles + SharedFixtures.upstreamFiles).filter {
+  static let fixtures: [String] = (SharedFixtures.corpusFiles + SharedFixtures.upstreamFiles).filter
+  {
     let p = prefix(of: $0)
     return [".json", ".json.gz", ".typed.json", ".typed.json.gz"].contains {
-      FileManager.default.fileExists(atPath: SharedFixtures.root.appendingPathComponent(p + $0).path)
+      FileManager.default.fileExists(
+        atPath: SharedFixtures.root.appendingPathComponent(p + $0).path)
     }
   }
 }
@@ -42,7 +44,9 @@ enum ExpectedJSON {
 @Suite struct MaterializeConformanceTests {
   @Test func fixturesHaveJSON() {
     #expect(SharedFixtures.exists, "the shared fixtures are missing at \(SharedFixtures.root.path)")
-    #expect(ExpectedJSON.fixtures.count >= 100, "too few fixtures with JSON: \(ExpectedJSON.fixtures.count)")
+    #expect(
+      ExpectedJSON.fixtures.count >= 100,
+      "too few fixtures with JSON: \(ExpectedJSON.fixtures.count)")
   }
 
   @Test(arguments: ExpectedJSON.fixtures)

@@ -3,7 +3,8 @@ import Core
 /// `mn doc …`: plumbing on single Automerge files (mn.md §9).
 enum Doc {
   static let fileArgument = ArgumentSpec(
-    "FILE", .document, help: "An Automerge file, a document's logical name, or - for standard input.")
+    "FILE", .document,
+    help: "An Automerge file, a document's logical name, or - for standard input.")
 
   static let spec = CommandSpec(
     name: "doc",
@@ -86,8 +87,16 @@ enum Doc {
       every change of every input before the command succeeds. OUT is written atomically; \
       - writes to standard output.
       """,
-    arguments: [ArgumentSpec("FILE", .document, help: "The files to merge; the first one's bytes are kept.", variadic: true)],
-    options: [.option("output", short: "o", .path, valueName: "OUT", help: "Where to write the merge (- for standard output).")],
+    arguments: [
+      ArgumentSpec(
+        "FILE", .document, help: "The files to merge; the first one's bytes are kept.",
+        variadic: true)
+    ],
+    options: [
+      .option(
+        "output", short: "o", .path, valueName: "OUT",
+        help: "Where to write the merge (- for standard output).")
+    ],
     exits: [.ok, .usage, .dataErr, .noInput, .cantCreate, .ioErr],
     run: runMerge)
 
@@ -127,7 +136,8 @@ enum Doc {
     }
     var out = "file:     \(input.displayName)\n"
     out += "size:     \(input.bytes.count) bytes\n"
-    out += "chunks:   \(file.chunks.count) (\(documentChunks) document, \(file.chunks.count - documentChunks) change)\n"
+    out +=
+      "chunks:   \(file.chunks.count) (\(documentChunks) document, \(file.chunks.count - documentChunks) change)\n"
     out += "actors:   \(file.actors.count)\n"
     out += "changes:  \(file.changes.count)\n"
     out += "ops:      \(file.opCount)\n"
@@ -166,7 +176,8 @@ enum Doc {
     }
     if call.global.verbose {
       try env.stderr.write(
-        "mn: merged \(inputs.count) files: \(result.changeCount) changes, \(result.added.count) appended\n")
+        "mn: merged \(inputs.count) files: \(result.changeCount) changes, \(result.added.count) appended\n"
+      )
     }
     return .ok
   }
@@ -180,19 +191,30 @@ enum Doc {
         let file = try AutomergeFile.decode(input.bytes, keepOps: false)
         if !file.orphans.isEmpty && !call.global.quiet {
           try env.stderr.write(
-            "mn: warning: '\(input.displayName)': \(file.orphans.count) changes have missing dependencies\n")
+            "mn: warning: '\(input.displayName)': \(file.orphans.count) changes have missing dependencies\n"
+          )
         }
         if call.global.verbose && !call.global.json {
           try env.stdout.write("\(input.displayName): ok, \(file.changes.count) changes\n")
         }
-        reports.append(.object([("path", .string(input.displayName)), ("valid", .bool(true)), ("changes", .int(Int64(file.changes.count)))]))
+        reports.append(
+          .object([
+            ("path", .string(input.displayName)), ("valid", .bool(true)),
+            ("changes", .int(Int64(file.changes.count))),
+          ]))
       } catch {
         bad += 1
         try env.stderr.write("mn: error: '\(input.displayName)': \(error)\n")
-        reports.append(.object([("path", .string(input.displayName)), ("valid", .bool(false)), ("error", .string("\(error)"))]))
+        reports.append(
+          .object([
+            ("path", .string(input.displayName)), ("valid", .bool(false)),
+            ("error", .string("\(error)")),
+          ]))
       }
     }
-    if call.global.json { try env.stdout.write(JSONWriter.string(.array(reports), indent: 2) + "\n") }
+    if call.global.json {
+      try env.stdout.write(JSONWriter.string(.array(reports), indent: 2) + "\n")
+    }
     return bad == 0 ? .ok : .dataErr
   }
 }

@@ -171,10 +171,12 @@ struct FetchOptionNames {
     return [
       .option(
         from, .path, valueName: "SOURCE",
-        help: lead + take + " the files from another copy of the data folder, or an mn export archive."),
+        help: lead + take
+          + " the files from another copy of the data folder, or an mn export archive."),
       .option(
         exec, .command, valueName: "COMMAND",
-        help: lead + run + " this shell command per placeholder ({} the path, {rel} the logical name)."),
+        help: lead + run
+          + " this shell command per placeholder ({} the path, {rel} the logical name)."),
       .option(
         timeoutName, .seconds, valueName: "SECONDS",
         help: lead + wait + " this long for the files and commands (default 300)."),

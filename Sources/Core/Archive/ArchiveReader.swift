@@ -122,14 +122,21 @@ public enum ArchiveReader {
     path: String, expected: ArchiveManifest, fileSystem: FileSystem,
     limits: ArchiveLimits = .standard
   ) throws(ArchiveError) {
-    let walk = try readBack(path: path, fileSystem: fileSystem, limits: limits, watermark: nil).get()
+    let walk = try readBack(path: path, fileSystem: fileSystem, limits: limits, watermark: nil)
+      .get()
     try walk.check(expected)
   }
 
   /// One streaming pass over the archive file at `path`, keeping digests, not content.
   ///
-  /// - Parameter watermark: when the file is still being written, how far it may be read;
-  ///   the pass waits at that point until the writer gets further or finishes.
+  /// - Parameters:
+  ///   - path: the archive file.
+  ///   - fileSystem: where to read it.
+  ///   - limits: the size caps.
+  ///   - watermark: when the file is still being written, how far it may be read; the pass
+  ///     waits at that point until the writer gets further or finishes.
+  /// - Returns: the entries' digests and the manifest's bytes, or the error that stopped the
+  ///   pass (`.io` for a read error, else any error of `read(bytes:limits:)`).
   static func readBack(
     path: String, fileSystem: FileSystem, limits: ArchiveLimits, watermark: WriteWatermark?
   ) -> Result<Walk, ArchiveError> {
@@ -260,7 +267,13 @@ public enum ArchiveReader {
 
   /// Reads every entry header and content, refusing what `read(bytes:limits:)` refuses.
   ///
-  /// - Parameter keepBytes: keep each file's content (else only its size and digest).
+  /// - Parameters:
+  ///   - lib: the loaded library.
+  ///   - archive: an archive opened for reading.
+  ///   - limits: the size caps.
+  ///   - keepBytes: keep each file's content (else only its size and digest).
+  /// - Returns: the files, their digests and the manifest's bytes.
+  /// - Throws: the errors of `read(bytes:limits:)`.
   private static func readEntries(
     _ lib: LibArchive, _ archive: OpaquePointer, _ limits: ArchiveLimits, keepBytes: Bool
   ) throws(ArchiveError) -> Walk {

@@ -14,11 +14,13 @@ public enum FolderFiles {
     for document in listing.documents {
       if document.isDownloaded {
         files.append(
-          ExportFile(relativePath: document.logicalName, absolutePath: document.path, kind: .document))
+          ExportFile(
+            relativePath: document.logicalName, absolutePath: document.path, kind: .document))
       }
       for placeholder in document.placeholders {
         if let relative = Paths.relative(placeholder.path, to: listing.root) {
-          files.append(ExportFile(relativePath: relative, absolutePath: placeholder.path, kind: .placeholder))
+          files.append(
+            ExportFile(relativePath: relative, absolutePath: placeholder.path, kind: .placeholder))
         }
       }
       guard includeCopies else { continue }
@@ -35,6 +37,8 @@ public enum FolderFiles {
           relativePath: other.logicalName, absolutePath: other.path,
           kind: other.placeholder == nil ? .other : .placeholder))
     }
-    return files.sorted { Array($0.relativePath.utf8).lexicographicallyPrecedes(Array($1.relativePath.utf8)) }
+    return files.sorted {
+      Array($0.relativePath.utf8).lexicographicallyPrecedes(Array($1.relativePath.utf8))
+    }
   }
 }

@@ -165,4 +165,3 @@ func manifestBytes(_ files: [(String, [UInt8])], kind: ArchiveManifest.Kind = .o
     }
   ).encoded
 }
-

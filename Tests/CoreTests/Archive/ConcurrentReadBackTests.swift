@@ -22,7 +22,9 @@ import Testing
   }
 
   /// Writes `bytes[range]` to `fd` and moves the watermark past them.
-  func append(_ bytes: [UInt8], _ range: Range<Int>, _ fd: FileDescriptor, _ mark: WriteWatermark) throws {
+  func append(_ bytes: [UInt8], _ range: Range<Int>, _ fd: FileDescriptor, _ mark: WriteWatermark)
+    throws
+  {
     try bytes[range].withUnsafeBytes { try LiveFileSystem().write(fd, $0, path: "archive") }
     mark.advance(by: range.count)
   }
@@ -37,7 +39,8 @@ import Testing
     let mark = WriteWatermark()
     let reader = try #require(
       Worker.start {
-        ArchiveReader.readBack(path: path, fileSystem: LiveFileSystem(), limits: .standard, watermark: mark)
+        ArchiveReader.readBack(
+          path: path, fileSystem: LiveFileSystem(), limits: .standard, watermark: mark)
       })
     var offset = 0
     while offset < bytes.count {
@@ -64,7 +67,8 @@ import Testing
     let mark = WriteWatermark()
     let reader = try #require(
       Worker.start {
-        ArchiveReader.readBack(path: path, fileSystem: LiveFileSystem(), limits: .standard, watermark: mark)
+        ArchiveReader.readBack(
+          path: path, fileSystem: LiveFileSystem(), limits: .standard, watermark: mark)
       })
     try append(bytes, 0..<(bytes.count / 2), fd, mark)
     mark.end(.abandoned)
@@ -82,7 +86,8 @@ import Testing
     mark.advance(by: 1024)
     let reader = try #require(
       Worker.start {
-        ArchiveReader.readBack(path: path, fileSystem: LiveFileSystem(), limits: .standard, watermark: mark)
+        ArchiveReader.readBack(
+          path: path, fileSystem: LiveFileSystem(), limits: .standard, watermark: mark)
       })
     usleep(20_000)
     // Only the first 1024 bytes were "written": the file's end counts as unwritten yet.

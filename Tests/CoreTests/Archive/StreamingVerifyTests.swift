@@ -37,13 +37,18 @@ import Testing
     #expect(
       throws: ArchiveError.manifestMismatch(
         path: "a.txt",
-        .sha256(expected: SHA256Digest.hexHash(hello), actual: SHA256Digest.hexHash(Array("hellO\n".utf8))))
+        .sha256(
+          expected: SHA256Digest.hexHash(hello), actual: SHA256Digest.hexHash(Array("hellO\n".utf8))
+        ))
     ) { try verify(changed, expected: expected) }
 
     var other = TarBuilder()
     other.add("Minuta/b.txt", hello)
     other.add("Minuta/.mn-manifest.json", manifestBytes([("b.txt", hello)]))
-    #expect(throws: ArchiveError.invalidManifest(reason: "the manifest read back differs from the one written")) {
+    #expect(
+      throws: ArchiveError.invalidManifest(
+        reason: "the manifest read back differs from the one written")
+    ) {
       try verify(other, expected: expected)
     }
 
@@ -59,9 +64,12 @@ import Testing
   @Test func aTruncatedArchiveIsRefused() throws {
     var tar = TarBuilder()
     tar.add("Minuta/a.txt", [UInt8](repeating: 7, count: 5000))
-    tar.add("Minuta/.mn-manifest.json", manifestBytes([("a.txt", [UInt8](repeating: 7, count: 5000))]))
+    tar.add(
+      "Minuta/.mn-manifest.json", manifestBytes([("a.txt", [UInt8](repeating: 7, count: 5000))]))
     #expect(throws: ArchiveError.self) {
-      try verify(Array(tar.archive.prefix(2048)), expected: try manifest([("a.txt", [UInt8](repeating: 7, count: 5000))]))
+      try verify(
+        Array(tar.archive.prefix(2048)),
+        expected: try manifest([("a.txt", [UInt8](repeating: 7, count: 5000))]))
     }
   }
 

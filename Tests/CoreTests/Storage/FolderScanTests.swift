@@ -262,7 +262,8 @@ import Testing
     try s.write("records/2025/01.automerge")
     try s.write("records/2026/01.automerge")
     let failing = FaultyFileSystem(failingPaths: [
-      .init(operation: .contentsOfDirectory, path: s.absolute("records/2025"), errno: .permissionDenied),
+      .init(
+        operation: .contentsOfDirectory, path: s.absolute("records/2025"), errno: .permissionDenied),
       .init(operation: .info, path: s.absolute("records/2026/01.automerge"), errno: .ioError),
     ])
     let listing = try FolderScan.scan(root: s.path, fileSystem: failing)

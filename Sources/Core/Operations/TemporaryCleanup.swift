@@ -11,7 +11,8 @@ public enum TemporaryCleanup {
   public static func removeStale(_ listing: FolderListing, fileSystem: any FileSystem) -> [String] {
     var removed: [String] = []
     for temporary in listing.temporaries {
-      if (try? fileSystem.removeFile(temporary.path)) != nil { removed.append(temporary.logicalName) }
+      guard (try? fileSystem.removeFile(temporary.path)) != nil else { continue }
+      removed.append(temporary.logicalName)
     }
     return removed
   }

@@ -43,4 +43,17 @@ import Testing
     let jan = try #require(DocumentName.month(year: 2027, month: 1))
     #expect([DocumentName.tags, jan, oct, sep].sorted() == [sep, oct, jan, .tags])
   }
+
+  /// The order is the byte order of the logical names, for every pair of a varied set.
+  @Test func orderIsTheLogicalNamesByteOrder() throws {
+    var names = [DocumentName.tags]
+    for year in [0, 9, 10, 999, 1000, 2025, 2026, 9999] {
+      for month in [1, 2, 9, 10, 12] { names.append(try #require(.month(year: year, month: month))) }
+    }
+    for a in names {
+      for b in names {
+        #expect((a < b) == a.logicalName.utf8.lexicographicallyPrecedes(b.logicalName.utf8))
+      }
+    }
+  }
 }

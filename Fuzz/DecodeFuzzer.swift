@@ -1,4 +1,5 @@
-// libFuzzer entry point for the Automerge decoder, materializer and merger (`make fuzz`).
+// libFuzzer entry point for the Automerge decoder, quick summary, materializer and merger
+// (`make fuzz`).
 // Built by scripts/fuzz.sh together with Sources/Core (as module Core); not part of the package.
 
 /// Rewrites the checksum of every type 0 and 1 chunk so that mutations reach the parsers
@@ -29,6 +30,7 @@ func fixChecksums(_ bytes: inout [UInt8]) {
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   var bytes = Array(UnsafeBufferPointer(start: data, count: size))
   fixChecksums(&bytes)
+  _ = try? QuickSummary.summarize(bytes)
   guard let file = try? AutomergeFile.decode(bytes) else { return 0 }
   _ = try? Materializer.materialize(file.changes, typed: true)
   _ = try? AutomergeMerge.merge([bytes, bytes])

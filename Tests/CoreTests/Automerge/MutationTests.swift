@@ -16,6 +16,13 @@ import Testing
   ]
 
   static func survives(_ bytes: [UInt8]) -> Bool {
+    // The archive manifest's quick summary reads the same hostile bytes.
+    do {
+      _ = try QuickSummary.summarize(bytes)
+    } catch is AutomergeDecodeError {
+    } catch {
+      return false
+    }
     do {
       _ = try AutomergeFile.decode(bytes)
       return true
@@ -50,6 +57,24 @@ import Testing
         m[i] ^= UInt8(1 << (rng.next() % 8))
       }
       #expect(Self.survives(m), "\(rel): round \(round), seed \(seed)")
+    }
+  }
+
+  /// Flips in a document chunk's body with its checksum fixed up, so that the document
+  /// header and column parsers (and the quick summary's) see hostile bytes.
+  @Test func documentBodyMutationsWithValidChecksums() throws {
+    let doc = try Fixture.bytes("valid/seed-01/device-0/records/2026/09.automerge")
+    let info = try #require(try AutomergeFile.decode(doc).chunks.first)
+    let bodyStart = info.offset + info.length - info.bodyLength
+    let seed: UInt64 = 11
+    var rng = SplitMix64(state: seed)
+    for round in 0..<400 {
+      var m = doc
+      let i = bodyStart + Int(rng.next() % UInt64(info.bodyLength))
+      m[i] = UInt8(truncatingIfNeeded: rng.next())
+      let hash = SHA256.hash(m, (info.offset + 8)..<(info.offset + info.length)).bytes
+      for k in 0..<4 { m[info.offset + 4 + k] = hash[k] }
+      #expect(Self.survives(m), "document byte \(i), round \(round), seed \(seed)")
     }
   }
 

@@ -155,29 +155,40 @@ public enum ArchiveReader {
       return .failure(.corruptArchive(detail: "\(error)"))
     }
     defer { try? fileSystem.close(source.fd, path: path) }
-    let result: Result<Walk, ArchiveError> = ArchiveLocale.withUTF8 {
+    let client = Unmanaged.passUnretained(source).toOpaque()
+    let result = withReader(lib) { archive throws(ArchiveError) in
+      guard lib.readOpen(archive, client, nil, archiveSourceCallback, nil) == ARCHIVE_OK else {
+        throw .corruptArchive(detail: message(lib, archive, "cannot open"))
+      }
+      return try readEntries(lib, archive, limits, keepBytes: false)
+    }
+    if let error = source.error { return .failure(.io(error)) }
+    return result
+  }
+
+  /// Runs `body` with a new archive reader that knows mn's formats and filters (in the
+  /// UTF-8 locale libarchive needs for names), and frees it afterwards.
+  private static func withReader<T>(
+    _ lib: LibArchive, _ body: (OpaquePointer) throws(ArchiveError) -> T
+  ) -> Result<T, ArchiveError> {
+    ArchiveLocale.withUTF8 {
       guard let archive = lib.readNew() else {
         return .failure(.corruptArchive(detail: "cannot allocate the archive reader"))
       }
       defer { _ = lib.readFree(archive) }
+      // Only built-in decoders: support_filter_all would also run external programs.
       _ = lib.readSupportFormatTar(archive)
       _ = lib.readSupportFormatZip(archive)
       _ = lib.readSupportFilterGzip(archive)
       _ = lib.readSupportFilterXz(archive)
       _ = lib.readSupportFilterZstd(archive)
       _ = lib.readSupportFilterBzip2(archive)
-      let client = Unmanaged.passUnretained(source).toOpaque()
       do throws(ArchiveError) {
-        guard lib.readOpen(archive, client, nil, archiveSourceCallback, nil) == ARCHIVE_OK else {
-          throw .corruptArchive(detail: message(lib, archive, "cannot open"))
-        }
-        return .success(try readEntries(lib, archive, limits, keepBytes: false))
+        return .success(try body(archive))
       } catch {
         return .failure(error)
       }
     }
-    if let error = source.error { return .failure(.io(error)) }
-    return result
   }
 
   /// Reads an archive held in memory.
@@ -194,28 +205,12 @@ public enum ArchiveReader {
     if bytes.count > limits.maxArchiveSize { throw .archiveTooLarge(limit: limits.maxArchiveSize) }
     if bytes.isEmpty { throw .corruptArchive(detail: "empty file") }
     let lib = try LibArchive.shared()
-    let result: Result<ReadArchive, ArchiveError> = ArchiveLocale.withUTF8 {
-      bytes.withUnsafeBytes { buffer in
-        guard let archive = lib.readNew() else {
-          return .failure(.corruptArchive(detail: "cannot allocate the archive reader"))
+    let result = bytes.withUnsafeBytes { buffer in
+      withReader(lib) { archive throws(ArchiveError) in
+        guard lib.readOpenMemory(archive, buffer.baseAddress, buffer.count) == ARCHIVE_OK else {
+          throw .corruptArchive(detail: message(lib, archive, "cannot open"))
         }
-        defer { _ = lib.readFree(archive) }
-        // Only built-in decoders: support_filter_all would also run external programs.
-        _ = lib.readSupportFormatTar(archive)
-        _ = lib.readSupportFormatZip(archive)
-        _ = lib.readSupportFilterGzip(archive)
-        _ = lib.readSupportFilterXz(archive)
-        _ = lib.readSupportFilterZstd(archive)
-        _ = lib.readSupportFilterBzip2(archive)
-        do throws(ArchiveError) {
-          guard lib.readOpenMemory(archive, buffer.baseAddress, buffer.count) == ARCHIVE_OK else {
-            throw .corruptArchive(detail: message(lib, archive, "cannot open"))
-          }
-          let walk = try readEntries(lib, archive, limits, keepBytes: true)
-          return .success(try walk.checked())
-        } catch {
-          return .failure(error)
-        }
+        return try readEntries(lib, archive, limits, keepBytes: true).checked()
       }
     }
     return try result.get()

@@ -83,6 +83,17 @@ import Testing
     #expect(try Self.manifest(box, "out/a.tar.xz")["created"] as? String == "1980-01-02T00:00:00Z")
   }
 
+  /// A zip stores local times: a reproducible one must not depend on the time zone.
+  @Test func reproducibleZipsDoNotDependOnTheTimeZone() throws {
+    let box = try Self.sandbox()
+    let tokyo = try box.run(
+      ["export", "--reproducible", "-o", "out/a.zip"], environment: ["TZ": "Asia/Tokyo"])
+    let newYork = try box.run(
+      ["export", "--reproducible", "-o", "out/b.zip"], environment: ["TZ": "America/New_York"])
+    #expect(tokyo.status == 0 && newYork.status == 0)
+    #expect(try box.read("out/a.zip") == box.read("out/b.zip"))
+  }
+
   @Test func placeholdersAreRefusedUnlessAllowed() throws {
     let box = try Self.sandbox()
     try box.write("Documents/Minuta/records/2026/.11.automerge.icloud", "")

@@ -26,9 +26,10 @@ enum Export {
       A placeholder (a file not downloaded) means the folder is incomplete: the export \
       stops with 69 and lists them, unless --allow-placeholders lists them as missing in the \
       manifest. --reproducible fixes times and owners so the same folder gives the same \
-      bytes (for zip, under the same TZ: zip times are local). An export takes no lock: documents are only ever replaced by rename, so each \
-      file is read whole and consistent, and another writer (the app) is never kept waiting \
-      while a large archive is written or a slow pipe drains.
+      bytes, in any time zone (zip times, local by the format, are then written in UTC). An \
+      export takes no lock: documents are only ever replaced by rename, so each file is read \
+      whole and consistent, and another writer (the app) is never kept waiting while a \
+      large archive is written or a slow pipe drains.
       """,
     options: [
       .option(

@@ -263,10 +263,13 @@ public enum Exporter {
     now: Int64, fileSystem: FileSystem, inspect: DocumentInspector?,
     progress: ((String) -> Void)?
   ) throws(ArchiveError) -> ExportSummary {
-    try ArchiveLocale.withUTF8 { () throws(ArchiveError) -> ExportSummary in
-      try writeEntries(
-        root: root, files: files, sink: sink, label: label, options: options, now: now,
-        fileSystem: fileSystem, inspect: inspect, progress: progress)
+    try ArchiveLocale.withUTCTimeZone(options.reproducible && options.format == .zip) {
+      () throws(ArchiveError) -> ExportSummary in
+      try ArchiveLocale.withUTF8 { () throws(ArchiveError) -> ExportSummary in
+        try writeEntries(
+          root: root, files: files, sink: sink, label: label, options: options, now: now,
+          fileSystem: fileSystem, inspect: inspect, progress: progress)
+      }
     }
   }
 

@@ -129,8 +129,10 @@ public struct LiveFileSystem: FileSystem {
     let expected = max(Int(st.st_size), 0)
     if expected > limit { throw FileSystemError("read", path, Errno(rawValue: EFBIG)) }
     out.reserveCapacity(expected + 1)
-    // Sized to the file (plus one byte to see the end), so that small files cost little.
-    var chunk = [UInt8](repeating: 0, count: min(max(expected + 1, 4096), 1 << 24))
+    // Sized to the file (plus one byte to see the end), so that small files cost little;
+    // not zeroed first (read fills what is used: only `chunk[0..<n]` is ever looked at).
+    let size = min(max(expected + 1, 4096), 1 << 24)
+    var chunk = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
     while true {
       let n = try chunk.withUnsafeMutableBytes { try read(fd, into: $0, path: path) }
       if n == 0 { break }

@@ -280,7 +280,7 @@ struct Reconstruction {
     let n = ctr.count
     opCount = n
     let act = try with(S.idActor, []) {
-      try ColumnDecoder.uint($0, limit: n, spec: S.idActor, chunk: ck)
+      try ColumnDecoder.uint($0, limit: n, spec: S.idActor, chunk: ck, expected: n)
     }
     guard act.count == n else {
       throw ColumnDecoder.fail(S.idActor, ck, "invalid load length len=\(act.count), expected=\(n)")
@@ -300,10 +300,10 @@ struct Reconstruction {
     guard actors.count < Int(Tag.first) else { throw fail("too many actors") }
     do {
       let objActor = try with(S.objActor, []) {
-        try ColumnDecoder.uint($0, limit: n, spec: S.objActor, chunk: ck)
+        try ColumnDecoder.uint($0, limit: n, spec: S.objActor, chunk: ck, expected: n)
       }
       let objCtr = try with(S.objCtr, []) {
-        try ColumnDecoder.uint($0, limit: n, spec: S.objCtr, chunk: ck)
+        try ColumnDecoder.uint($0, limit: n, spec: S.objCtr, chunk: ck, expected: n)
       }
       objects.reserveCapacity(n)
       for i in 0..<n {
@@ -314,13 +314,14 @@ struct Reconstruction {
     }
     do {
       let keyActor = try with(S.keyActor, []) {
-        try ColumnDecoder.uint($0, limit: n, spec: S.keyActor, chunk: ck)
+        try ColumnDecoder.uint($0, limit: n, spec: S.keyActor, chunk: ck, expected: n)
       }
       let keyCtr = try with(S.keyCtr, []) {
-        try ColumnDecoder.delta($0, limit: n, spec: S.keyCtr, chunk: ck)
+        try ColumnDecoder.delta($0, limit: n, spec: S.keyCtr, chunk: ck, expected: n)
       }
       let keyStr = try with(S.keyStr, []) {
-        try ColumnDecoder.string($0, limit: n, spec: S.keyStr, chunk: ck, table: &strings)
+        try ColumnDecoder.string(
+          $0, limit: n, spec: S.keyStr, chunk: ck, table: &strings, expected: n)
       }
       keys.reserveCapacity(n)
       for i in 0..<n {
@@ -331,11 +332,11 @@ struct Reconstruction {
       }
     }
     insert = try with(S.insert, []) {
-      try ColumnDecoder.boolean($0, limit: n, spec: S.insert, chunk: ck)
+      try ColumnDecoder.boolean($0, limit: n, spec: S.insert, chunk: ck, expected: n)
     }
     do {
       let wide = try with(S.action, []) {
-        try ColumnDecoder.uint($0, limit: n, spec: S.action, chunk: ck)
+        try ColumnDecoder.uint($0, limit: n, spec: S.action, chunk: ck, expected: n)
       }
       action.reserveCapacity(wide.count)
       for (i, a) in wide.enumerated() {
@@ -350,11 +351,11 @@ struct Reconstruction {
       }
     }
     valMeta = try with(S.valMeta, []) {
-      try ColumnDecoder.uint($0, limit: n, spec: S.valMeta, chunk: ck)
+      try ColumnDecoder.uint($0, limit: n, spec: S.valMeta, chunk: ck, expected: n)
     }
     valRaw = data[S.valRaw] ?? []
     succNum = try with(S.succNum, []) {
-      try ColumnDecoder.uint($0, limit: n, spec: S.succNum, chunk: ck)
+      try ColumnDecoder.uint($0, limit: n, spec: S.succNum, chunk: ck, expected: n)
     }
     let succTotal = try ChangeChunk.groupTotal(succNum, spec: S.succNum, limit: lim, chunk: ck)
     let sa = try with(S.succActor, []) {
@@ -367,10 +368,11 @@ struct Reconstruction {
       throw ColumnDecoder.fail(S.succActor, ck, "successor columns do not match their counts")
     }
     expand = try with(S.expand, []) {
-      try ColumnDecoder.boolean($0, limit: n, spec: S.expand, chunk: ck)
+      try ColumnDecoder.boolean($0, limit: n, spec: S.expand, chunk: ck, expected: n)
     }
     markName = try with(S.markName, []) {
-      try ColumnDecoder.string($0, limit: n, spec: S.markName, chunk: ck, table: &strings)
+      try ColumnDecoder.string(
+        $0, limit: n, spec: S.markName, chunk: ck, table: &strings, expected: n)
     }
 
     succKeys.reserveCapacity(succTotal)

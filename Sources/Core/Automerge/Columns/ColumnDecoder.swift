@@ -42,11 +42,12 @@ enum ColumnDecoder {
 
   /// RLE of uLEB values (types 0, 1, 2 and 6).
   static func uint(
-    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int
+    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int, expected: Int = 0
   ) throws -> [UInt64] {
     try wrap(spec, chunk) {
       var r = ByteReader(data)
       var out: [UInt64] = []
+      if !data.isEmpty { out.reserveCapacity(min(expected, limit)) }
       while !r.isAtEnd {
         let n = try runLength(&r, limit - out.count, spec, chunk)
         if n > 0 {
@@ -68,11 +69,12 @@ enum ColumnDecoder {
 
   /// RLE of sLEB deltas, accumulated from 0; nulls keep the accumulator (type 3, §5.6).
   static func delta(
-    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int
+    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int, expected: Int = 0
   ) throws -> [Int64] {
     try wrap(spec, chunk) {
       var r = ByteReader(data)
       var out: [Int64] = []
+      if !data.isEmpty { out.reserveCapacity(min(expected, limit)) }
       var acc: Int64 = 0
       while !r.isAtEnd {
         let n = try runLength(&r, limit - out.count, spec, chunk)
@@ -101,11 +103,12 @@ enum ColumnDecoder {
 
   /// Alternating run lengths starting with false (type 4, §5.7).
   static func boolean(
-    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int
+    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int, expected: Int = 0
   ) throws -> [Bool] {
     try wrap(spec, chunk) {
       var r = ByteReader(data)
       var out: [Bool] = []
+      if !data.isEmpty { out.reserveCapacity(min(expected, limit)) }
       var value = false
       while !r.isAtEnd {
         let k = try r.uleb("boolean run")
@@ -124,11 +127,13 @@ enum ColumnDecoder {
   /// - Returns: per row an index into `table` (-1 for null); each run adds one entry, so
   ///   repeated values share one `String`.
   static func string(
-    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int, table: inout [String]
+    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int, table: inout [String],
+    expected: Int = 0
   ) throws -> [Int32] {
     try wrap(spec, chunk) {
       var r = ByteReader(data)
       var out: [Int32] = []
+      if !data.isEmpty { out.reserveCapacity(min(expected, limit)) }
       while !r.isAtEnd {
         let n = try runLength(&r, limit - out.count, spec, chunk)
         if n > 0 {

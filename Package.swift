@@ -3,6 +3,17 @@ import PackageDescription
 
 let linuxOnly = TargetDependencyCondition.when(platforms: [.linux])
 
+// libarchive is loaded with dlopen at its first use (Sources/Core/Archive/LibArchive.swift):
+// linked, it and its dependencies would be loaded at every start of every verb. CArchive only
+// gives the header, but a system library's pkg-config adds its `-larchive` to the link, and the
+// linker keeps it. So no pkg-config on Linux, where the header is in /usr/include; Homebrew's
+// libarchive is keg-only, so macOS still needs it for the header (and links the library).
+#if os(Linux)
+  let archivePkgConfig: String? = nil
+#else
+  let archivePkgConfig: String? = "libarchive"
+#endif
+
 let package = Package(
   name: "mn",
   products: [
@@ -10,14 +21,14 @@ let package = Package(
   ],
   targets: [
     .systemLibrary(
-      name: "CArchive", pkgConfig: "libarchive",
+      name: "CArchive", pkgConfig: archivePkgConfig,
       providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]),
     .systemLibrary(
       name: "CZlib", pkgConfig: "zlib",
       providers: [.apt(["zlib1g-dev"])]),
-    .systemLibrary(
-      name: "CCrypto", pkgConfig: "libcrypto",
-      providers: [.apt(["libssl-dev"])]),
+    // Header only (libssl-dev): libcrypto is opened with dlopen at the first hash, so that
+    // start-up does not pay for loading it (Core/Crypto/LibCrypto.swift).
+    .systemLibrary(name: "CCrypto"),
     .target(
       name: "Core",
       dependencies: ["CArchive", "CZlib", .target(name: "CCrypto", condition: linuxOnly)],
@@ -27,9 +38,12 @@ let package = Package(
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
     .target(name: "Commands", dependencies: ["Core"]),
     .executableTarget(name: "mn", dependencies: ["Commands"]),
-    .testTarget(name: "CoreTests", dependencies: ["Core"], exclude: ["Fixtures"]),
+    // Links libarchive to compare LibArchive's entries with the header's functions.
+    .testTarget(
+      name: "CoreTests", dependencies: ["Core"], exclude: ["Fixtures"],
+      linkerSettings: [.linkedLibrary("archive")]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands"], exclude: ["Snapshots"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["mn"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["mn", "Core"]),
     .testTarget(name: "ConformanceTests", dependencies: ["Core"]),
   ],
   swiftLanguageModes: [.v6]

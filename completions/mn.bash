@@ -4,7 +4,7 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'resolve ls export restore doc help completion' ;;
+    '') echo 'resolve ls fetch merge-conflicts migrate export restore doctor doc help completion' ;;
     'doc') echo 'info heads changes show merge check' ;;
   esac
 }
@@ -14,8 +14,12 @@ _mn_verb() {
   case "$1|$2" in
     '|resolve') echo 'resolve' ;;
     '|ls') echo 'ls' ;;
+    '|fetch') echo 'fetch' ;;
+    '|merge-conflicts') echo 'merge-conflicts' ;;
+    '|migrate') echo 'migrate' ;;
     '|export') echo 'export' ;;
     '|restore') echo 'restore' ;;
+    '|doctor') echo 'doctor' ;;
     '|doc') echo 'doc' ;;
     'doc|info') echo 'info' ;;
     'doc|heads') echo 'heads' ;;
@@ -34,6 +38,9 @@ _mn_options() {
   case "$1" in
     'resolve') echo '--explain --icloud --local --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'ls') echo '--placeholders --conflicts --all -l --long -0 --null --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'fetch') echo '--from --exec --timeout --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'merge-conflicts') echo '-n --dry-run --keep-copies --no-backup --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'migrate') echo '--from --to --dry-run -y --yes --keep-source --fetch --fetch-from --fetch-exec --fetch-timeout --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'export') echo '-o --output --format --allow-placeholders --reproducible --no-verify --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'restore') echo '--to --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc show') echo '--typed --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
@@ -45,6 +52,17 @@ _mn_options() {
 # The value kind of option $2 of the verb path $1; fails for flags and unknown options.
 _mn_value_kind() {
   case "$1|$2" in
+    'fetch|--from') echo 'path' ;;
+    'fetch|--exec') echo 'command' ;;
+    'fetch|--timeout') echo 'seconds' ;;
+    'fetch|--wait') echo 'seconds' ;;
+    'merge-conflicts|--wait') echo 'seconds' ;;
+    'migrate|--from') echo 'directory' ;;
+    'migrate|--to') echo 'directory' ;;
+    'migrate|--fetch-from') echo 'path' ;;
+    'migrate|--fetch-exec') echo 'command' ;;
+    'migrate|--fetch-timeout') echo 'seconds' ;;
+    'migrate|--wait') echo 'seconds' ;;
     'export|-o'|'export|--output') echo 'path' ;;
     'export|--format') echo 'choice:tar tar.gz tar.xz tar.zst zip' ;;
     'restore|--to') echo 'directory' ;;
@@ -59,6 +77,8 @@ _mn_value_kind() {
 _mn_argument_kind() {
   case "$1|$2" in
     'ls|'*) echo 'document' ;;
+    'fetch|'*) echo 'document' ;;
+    'merge-conflicts|'*) echo 'document' ;;
     'restore|0') echo 'path' ;;
     'doc info|0') echo 'document' ;;
     'doc heads|0') echo 'document' ;;

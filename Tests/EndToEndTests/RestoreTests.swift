@@ -62,7 +62,7 @@ import Testing
     #expect(backup.wholeMatch(of: #/minuta-backup-\d{8}-\d{6}-restore\.tar\.gz/#) != nil)
     #expect(
       r.stderr.contains(
-        "mn: backed up '\(box.path("Documents/Minuta"))' to '\(box.path("backups/" + backup))'\n"))
+        "mn: backup written to '\(box.path("backups/" + backup))'\n"))
     for (name, bytes) in before where name != ".minuta.writelock.nosync" {
       #expect(try box.archiveEntry("backups/" + backup, "Minuta/" + name) == bytes)
     }

@@ -61,11 +61,7 @@ public enum CLI {
       throw CommandError(.software, "'\(call.path.joined(separator: " "))' has nothing to run")
     }
     if call.spec.flags.contains(.needsStore) || call.spec.flags.contains(.writesStore) {
-      let found = Discovery.run(
-        DiscoveryInput(
-          flag: call.global.root, variables: env.variables,
-          currentDirectory: env.currentDirectory, isDarwin: Environment.isDarwin),
-        fileSystem: env.fileSystem)
+      let found = env.discover(root: call.global.root)
       if !call.global.quiet {
         for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
       }

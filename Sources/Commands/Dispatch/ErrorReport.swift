@@ -20,6 +20,8 @@ enum ErrorReport {
       return (.dataErr, "invalid Automerge data: \(e)", [])
     case let e as AutomergeMergeError:
       return (.dataErr, e.description, [])
+    case let e as ConflictMergeError:
+      return (.software, e.description, ["this is a bug in mn or a failing disk; please report it"])
     case let e as MaterializeError:
       return (.dataErr, "cannot materialize the document: \(e)", [])
     case let e as StorageError:
@@ -28,6 +30,15 @@ enum ErrorReport {
       case .noSuchFolder: return (.noInput, e.description, [])
       default: return (.dataErr, e.description, [])
       }
+    case let e as MigrationError:
+      return migration(e)
+    case let e as FetchError:
+      switch e {
+      case .sourceNotFound, .sourceNotUsable: return (.noInput, e.description, [])
+      case .sourceIsDataFolder: return (.usage, e.description, [])
+      }
+    case let e as ProcessError:
+      return (.unavailable, e.description, [])
     case let e as ArchiveError:
       let status: ExitStatus
       switch e.exitCategory {
@@ -41,6 +52,68 @@ enum ErrorReport {
     default:
       return (.software, "\(error)", ["this is a bug in mn; please report it"])
     }
+  }
+
+  /// The exit status, message and details of a migration that did not start or finish.
+  static func migration(_ e: MigrationError) -> (ExitStatus, String, [String]) {
+    let rerun =
+      "hint: rerun 'mn migrate' to finish; the journal in the destination records the progress"
+    switch e {
+    case .nested, .unfinishedMigration:
+      var details: [String] = []
+      if case .unfinishedMigration(_, let source, _) = e {
+        details = ["hint: finish it first with 'mn migrate --from \(shellQuoted(source))'"]
+      }
+      return (.usage, e.description, details)
+    case .noSuchSource: return (.noInput, e.description, [])
+    case .noSuchDestination:
+      return (
+        .noInput, e.description,
+        ["hint: turn on iCloud Drive for Minuta, or choose a folder with --to DIR"]
+      )
+    case .placeholders(let paths):
+      return (
+        .unavailable, e.description,
+        listed(paths.map { "not downloaded: \($0)" }) + [
+          "hint: download them first ('mn fetch'), then rerun"
+        ]
+      )
+    case .unreadable(let files):
+      return (
+        .dataErr, e.description,
+        listed(files.map(\.description)) + [
+          "hint: nothing was changed; restore or repair them first"
+        ]
+      )
+    case .conflictsRefused(let documents):
+      return (
+        .dataErr, e.description,
+        listed(documents) + ["hint: nothing was changed; see 'mn merge-conflicts --dry-run'"]
+      )
+    case .destinationNotWritable(_, let error):
+      return (.cantCreate, e.description, ["nothing was moved (\(error))"])
+    case .stepFailed(_, let done, let total, let underlying):
+      let (status, _, _) = describe(underlying)
+      return (
+        status == .software ? .ioErr : status, e.description,
+        ["\(done) of \(total) documents were done before; no change was lost", rerun]
+      )
+    case .verificationFailed: return (.ioErr, e.description, [rerun])
+    case .sourceChanging: return (.tempFail, e.description, [rerun])
+    }
+  }
+
+  /// `text` in single quotes for a shell, as a hint to copy.
+  static func shellQuoted(_ text: String) -> String {
+    "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''")
+      + "'"
+  }
+
+  /// At most 20 lines, then how many more.
+  static func listed(_ lines: [String]) -> [String] {
+    lines.count <= 20
+      ? lines.map { "  " + $0 }
+      : lines.prefix(20).map { "  " + $0 } + ["  … and \(lines.count - 20) more"]
   }
 
   /// The exit status for a failed system call.

@@ -33,6 +33,8 @@ public struct Environment: Sendable {
   public var readLine: @Sendable () -> String?
   /// Sleeps for the given number of seconds (lock waits, fetch polling).
   public var sleep: @Sendable (Double) -> Void
+  /// Starts child processes (`fetch --exec`).
+  public var processRunner: any ProcessRunner
 
   public init(
     variables: [String: String], currentDirectory: String,
@@ -41,7 +43,8 @@ public struct Environment: Sendable {
     stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false, stdinIsTerminal: Bool = false,
     readStandardInput: @escaping @Sendable () throws -> [UInt8] = { [] },
     readLine: @escaping @Sendable () -> String? = { nil },
-    sleep: @escaping @Sendable (Double) -> Void = { _ in }
+    sleep: @escaping @Sendable (Double) -> Void = { _ in },
+    processRunner: any ProcessRunner = LiveProcessRunner()
   ) {
     self.variables = variables
     self.currentDirectory = currentDirectory
@@ -55,6 +58,7 @@ public struct Environment: Sendable {
     self.readStandardInput = readStandardInput
     self.readLine = readLine
     self.sleep = sleep
+    self.processRunner = processRunner
   }
 }
 
@@ -66,5 +70,16 @@ extension Environment {
     #else
       return false
     #endif
+  }
+}
+
+extension Environment {
+  /// Runs data-folder discovery (mn.md §2) with this environment and a `--root` value.
+  func discover(root flag: String?) -> Discovery {
+    Discovery.run(
+      DiscoveryInput(
+        flag: flag, variables: variables, currentDirectory: currentDirectory,
+        isDarwin: Environment.isDarwin),
+      fileSystem: fileSystem)
   }
 }

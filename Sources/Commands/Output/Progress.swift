@@ -47,11 +47,18 @@ final class Progress {
 extension Environment {
   /// The backup directory of mn.md §8 (`MN_BACKUP_DIR`, else the state directory).
   func backupDirectory() throws -> String {
-    guard let dir = WellKnownPaths.backupDirectory(variables: variables, isDarwin: Environment.isDarwin)
+    guard
+      let dir = WellKnownPaths.backupDirectory(variables: variables, isDarwin: Environment.isDarwin)
     else { throw CommandError(.cantCreate, "no backup directory: set MN_BACKUP_DIR or HOME") }
     return Paths.normalize(dir, relativeTo: currentDirectory)
   }
 
   /// Seconds since the epoch, for manifests and backup names.
   var nowSeconds: Int64 { now().seconds }
+
+  /// Seconds since the epoch with the fraction, for timeouts.
+  var nowDouble: Double {
+    let (seconds, nanoseconds) = now()
+    return Double(seconds) + Double(nanoseconds) / 1e9
+  }
 }

@@ -1,3 +1,5 @@
+import Core
+
 /// `mn __complete KIND WORD...`: candidates for the completion scripts, one a line.
 enum Complete {
   static let spec = CommandSpec(
@@ -47,12 +49,17 @@ enum Complete {
     return (own + CommandTable.globalOptions).flatMap(CompletionRenderer.optionWords)
   }
 
-  /// The logical names of the data folder's documents. Until Core/Storage lists documents
-  /// there are none. Discovery is not a table flag here: a missing folder completes to
-  /// nothing instead of failing.
+  /// The logical names of the data folder's documents. Discovery is not a table flag here:
+  /// a missing or unreadable folder completes to nothing instead of failing.
   static func documents(prefix: String, _ call: Invocation, _ env: Environment) throws
     -> [String]
   {
-    []
+    let found = env.discover(root: call.global.root)
+    guard let root = found.root else { return [] }
+    try? DatalessFiles.disableMaterializationForProcess()
+    guard let listing = try? FolderScan.scan(root: root, fileSystem: env.fileSystem) else {
+      return []
+    }
+    return listing.documents.map(\.logicalName)
   }
 }

@@ -212,11 +212,7 @@ struct DocInput {
     let fs = env.fileSystem
     var path = Paths.normalize(argument, relativeTo: env.currentDirectory)
     if try fs.info(path) == nil, !argument.hasPrefix("/") {
-      let found = Discovery.run(
-        DiscoveryInput(
-          flag: call.global.root, variables: env.variables,
-          currentDirectory: env.currentDirectory, isDarwin: Environment.isDarwin),
-        fileSystem: fs)
+      let found = env.discover(root: call.global.root)
       if let root = found.root, try fs.info(Paths.join(root, argument)) != nil {
         path = Paths.normalize(argument, relativeTo: root)
       }

@@ -30,7 +30,9 @@ enum Ls {
     exits: [.ok, .usage, .noInput],
     examples: [
       Example("mn ls --long", "Every document with its state."),
-      Example("mn ls --placeholders -0 | xargs -0 -n1 echo missing:", "Script over what is not downloaded."),
+      Example(
+        "mn ls --placeholders -0 | xargs -0 -n1 echo missing:",
+        "Script over what is not downloaded."),
       Example("mn ls --conflicts --json", "Conflict copies with their service and device."),
     ],
     run: run)
@@ -50,7 +52,8 @@ enum Ls {
     guard let root = call.root else { return .software }
     let exclusive = ["placeholders", "conflicts", "all"].filter { call.flag($0) }
     guard exclusive.count <= 1 else {
-      throw UsageError(message: "--\(exclusive[0]) and --\(exclusive[1]) cannot be used together", path: ["ls"])
+      throw UsageError(
+        message: "--\(exclusive[0]) and --\(exclusive[1]) cannot be used together", path: ["ls"])
     }
     let forms = ["long", "null"].filter { call.flag($0) } + (call.global.json ? ["json"] : [])
     guard forms.count <= 1 else {
@@ -61,29 +64,20 @@ enum Ls {
     if !call.global.quiet {
       for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
     }
-    var documents = listing.documents
-    if !call.arguments.isEmpty {
-      let logical = try call.arguments.map {
-        try FolderPaths.logicalPath(
-          for: $0, root: root, currentDirectory: env.currentDirectory, fileSystem: env.fileSystem)
-      }
-      let (selected, unmatched) = listing.select(logical)
-      if let first = unmatched.first {
-        throw CommandError(.noInput, "no such document '\(first)'")
-      }
-      documents = selected
-    }
-    if call.flag("placeholders") { documents = documents.filter { $0.state == .placeholder || $0.state == .stalePlaceholder } }
+    var documents = try select(call.arguments, in: listing, env)
+    if call.flag("placeholders") { documents = documents.filter(\.isNotDownloaded) }
     if call.flag("conflicts") { documents = documents.filter(\.hasCopies) }
     var rows = documents.map { d in
       Row(
-        name: d.logicalName, state: d.state.rawValue, path: d.placeholder.map(\.path) ?? d.path,
-        size: d.size ?? d.placeholder?.declaredSize, modified: d.modificationSeconds,
+        name: d.logicalName, state: d.state.rawValue, path: d.path, size: d.size,
+        modified: d.modificationSeconds,
         copies: d.copies, placeholder: d.placeholder)
     }
     if call.flag("all") && call.arguments.isEmpty {
       rows += listing.others.map { o in
-        Row(name: o.logicalName, state: "other", path: o.path, size: o.size, modified: o.modificationSeconds)
+        Row(
+          name: o.logicalName, state: "other", path: o.path, size: o.size,
+          modified: o.modificationSeconds)
       }
       rows.sort { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
     }
@@ -99,12 +93,32 @@ enum Ls {
     return .ok
   }
 
+  /// The documents that `PATH…` arguments name (all of them when there are none).
+  ///
+  /// - Throws: `StorageError.outsideRoot` (64) for a path outside the root, and a
+  ///   `CommandError` (66) naming the first argument that selects no document.
+  static func select(_ arguments: [String], in listing: FolderListing, _ env: Environment) throws
+    -> [DocumentEntry]
+  {
+    let logical = try arguments.map {
+      try FolderPaths.logicalPath(
+        for: $0, root: listing.root, currentDirectory: env.currentDirectory,
+        fileSystem: env.fileSystem)
+    }
+    let (selected, unmatched) = listing.select(logical)
+    if let index = logical.firstIndex(where: { unmatched.contains($0) }) {
+      throw CommandError(.noInput, "no such document '\(arguments[index])'")
+    }
+    return selected
+  }
+
   static func long(_ row: Row) -> String {
     let size = row.size.map(String.init) ?? "-"
-    let time = row.modified.map { t -> String in
-      let iso = UTCDateTime(secondsSinceEpoch: t).iso8601
-      return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
-    } ?? "-               "
+    let time =
+      row.modified.map { t -> String in
+        let iso = UTCDateTime(secondsSinceEpoch: t).iso8601
+        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
+      } ?? "-               "
     let copies = row.copies.isEmpty ? "-" : String(row.copies.count)
     return row.state.padding(18) + String(repeating: " ", count: max(0, 10 - size.count)) + size
       + "  " + time + "  " + String(repeating: " ", count: max(0, 2 - copies.count)) + copies
@@ -120,7 +134,9 @@ enum Ls {
       members.append(("modified", .string(UTCDateTime(secondsSinceEpoch: modified).iso8601)))
     }
     if let p = row.placeholder {
-      var placeholder: [(String, JSONValue)] = [("kind", .string(p.kind.rawValue)), ("path", .string(p.path))]
+      var placeholder: [(String, JSONValue)] = [
+        ("kind", .string(p.kind.rawValue)), ("path", .string(p.path)),
+      ]
       if let declared = p.declaredSize { placeholder.append(("declaredSize", .int(declared))) }
       members.append(("placeholder", .object(placeholder)))
     }
@@ -130,7 +146,9 @@ enum Ls {
           "copies",
           .array(
             row.copies.map { c in
-              var copy: [(String, JSONValue)] = [("path", .string(c.path)), ("service", .string(c.service.rawValue))]
+              var copy: [(String, JSONValue)] = [
+                ("path", .string(c.path)), ("service", .string(c.service.rawValue)),
+              ]
               if let device = c.device { copy.append(("device", .string(device))) }
               if let date = c.date { copy.append(("date", .string(date))) }
               if let size = c.size { copy.append(("size", .int(size))) }

@@ -38,11 +38,7 @@ enum Resolve {
       try env.stdout.write(path + "\n")
       return .ok
     }
-    let found = Discovery.run(
-      DiscoveryInput(
-        flag: call.global.root, variables: env.variables,
-        currentDirectory: env.currentDirectory, isDarwin: Environment.isDarwin),
-      fileSystem: env.fileSystem)
+    let found = env.discover(root: call.global.root)
     if !call.global.quiet {
       for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
     }
@@ -66,11 +62,13 @@ enum Resolve {
       details: ["hint: use --root PATH or MINUTA_STORAGE, or see 'mn resolve --explain'"])
   }
 
+  /// How each discovery step is named for people.
+  static let labels: [DiscoverySource: String] = [
+    .flag: "--root", .env: "MINUTA_STORAGE", .pointer: "pointer file",
+    .icloud: "iCloud Drive", .local: "local default",
+  ]
+
   static func explain(_ found: Discovery) -> String {
-    let labels: [DiscoverySource: String] = [
-      .flag: "--root", .env: "MINUTA_STORAGE", .pointer: "pointer file",
-      .icloud: "iCloud Drive", .local: "local default",
-    ]
     var out = ""
     for (i, c) in found.candidates.enumerated() {
       let label = (labels[c.source] ?? c.source.rawValue).padding(16)

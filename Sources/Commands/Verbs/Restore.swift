@@ -99,7 +99,7 @@ enum Restore {
       }
     }
     if let backup = outcome.backup {
-      try env.stderr.write("mn: backed up '\(destination)' to '\(backup.path)'\n")
+      try env.stderr.write("mn: backup written to '\(backup.path)'\n")
     }
     for path in report.keptDifferent {
       try env.stderr.write("mn: warning: '\(path)' differs from the archive's copy; left alone\n")
@@ -126,11 +126,7 @@ enum Restore {
   /// `--to DIR`, else the discovered data folder, else an explicit one still to be created.
   static func destination(_ call: Invocation, _ env: Environment) throws -> String {
     if let to = call.value("to") { return Paths.normalize(to, relativeTo: env.currentDirectory) }
-    let found = Discovery.run(
-      DiscoveryInput(
-        flag: call.global.root, variables: env.variables,
-        currentDirectory: env.currentDirectory, isDarwin: Environment.isDarwin),
-      fileSystem: env.fileSystem)
+    let found = env.discover(root: call.global.root)
     if !call.global.quiet {
       for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
     }

@@ -62,6 +62,11 @@ public enum ArchiveError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The merge of an archived document into the existing one failed (exit 65).
   case mergeFailed(path: String, reason: String)
 
+  // The library.
+  /// libarchive, loaded at the first archive operation, or one of its functions cannot be
+  /// found; `library` is the file name tried first (exit 69).
+  case libraryUnavailable(library: String, detail: String)
+
   /// How a manifest disagrees with an entry.
   public enum ManifestMismatch: Sendable, Equatable {
     case size(expected: Int64, actual: Int64)
@@ -76,7 +81,7 @@ public enum ArchiveError: Error, Sendable, Equatable, CustomStringConvertible {
 
   /// The broad category of the error, for mapping to an exit status.
   public enum Category: Sendable, Equatable {
-    /// Placeholders remain (69).
+    /// Placeholders remain, or libarchive cannot be loaded (69).
     case unavailable
     /// The archive or a document is malformed (65).
     case dataError
@@ -90,7 +95,7 @@ public enum ArchiveError: Error, Sendable, Equatable, CustomStringConvertible {
 
   public var exitCategory: Category {
     switch self {
-    case .placeholdersPresent: return .unavailable
+    case .placeholdersPresent, .libraryUnavailable: return .unavailable
     case .cannotCreateOutput, .backupInsideDataFolder, .destinationConflict: return .cannotCreate
     case .io, .sourceChanged, .writeFailed: return .ioError
     case .invalidExportPath: return .software
@@ -146,6 +151,8 @@ public enum ArchiveError: Error, Sendable, Equatable, CustomStringConvertible {
       return "backup directory '\(directory)' is inside the data folder '\(root)'"
     case .destinationConflict(let path, let reason): return "cannot restore '\(path)': \(reason)"
     case .mergeFailed(let path, let reason): return "cannot merge '\(path)': \(reason)"
+    case .libraryUnavailable(let library, let detail):
+      return "cannot load libarchive (\(library)): \(detail) — install \(LibArchive.package)"
     }
   }
 }

@@ -124,21 +124,22 @@ public enum ArchiveReader {
   {
     if bytes.count > limits.maxArchiveSize { throw .archiveTooLarge(limit: limits.maxArchiveSize) }
     if bytes.isEmpty { throw .corruptArchive(detail: "empty file") }
+    let lib = try LibArchive.shared()
     let result: Result<ReadArchive, ArchiveError> = ArchiveLocale.withUTF8 {
       bytes.withUnsafeBytes { buffer in
-        guard let archive = archive_read_new() else {
+        guard let archive = lib.readNew() else {
           return .failure(.corruptArchive(detail: "cannot allocate the archive reader"))
         }
-        defer { archive_read_free(archive) }
+        defer { _ = lib.readFree(archive) }
         // Only built-in decoders: support_filter_all would also run external programs.
-        archive_read_support_format_tar(archive)
-        archive_read_support_format_zip(archive)
-        archive_read_support_filter_gzip(archive)
-        archive_read_support_filter_xz(archive)
-        archive_read_support_filter_zstd(archive)
-        archive_read_support_filter_bzip2(archive)
+        _ = lib.readSupportFormatTar(archive)
+        _ = lib.readSupportFormatZip(archive)
+        _ = lib.readSupportFilterGzip(archive)
+        _ = lib.readSupportFilterXz(archive)
+        _ = lib.readSupportFilterZstd(archive)
+        _ = lib.readSupportFilterBzip2(archive)
         do throws(ArchiveError) {
-          return .success(try readEntries(archive, buffer, limits))
+          return .success(try readEntries(lib, archive, buffer, limits))
         } catch {
           return .failure(error)
         }
@@ -147,15 +148,18 @@ public enum ArchiveReader {
     return try result.get()
   }
 
-  private static func message(_ archive: OpaquePointer, _ fallback: String) -> String {
-    archive_error_string(archive).map { String(cString: $0) } ?? fallback
+  private static func message(_ lib: LibArchive, _ archive: OpaquePointer, _ fallback: String)
+    -> String
+  {
+    lib.errorString(archive).map { String(cString: $0) } ?? fallback
   }
 
   private static func readEntries(
-    _ archive: OpaquePointer, _ buffer: UnsafeRawBufferPointer, _ limits: ArchiveLimits
+    _ lib: LibArchive, _ archive: OpaquePointer, _ buffer: UnsafeRawBufferPointer,
+    _ limits: ArchiveLimits
   ) throws(ArchiveError) -> ReadArchive {
-    guard archive_read_open_memory(archive, buffer.baseAddress, buffer.count) == ARCHIVE_OK else {
-      throw .corruptArchive(detail: message(archive, "cannot open"))
+    guard lib.readOpenMemory(archive, buffer.baseAddress, buffer.count) == ARCHIVE_OK else {
+      throw .corruptArchive(detail: message(lib, archive, "cannot open"))
     }
     var topFolder: String?
     var files: [String: ArchiveEntry] = [:]
@@ -166,29 +170,29 @@ public enum ArchiveReader {
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
       var entryPointer: OpaquePointer?
-      let status = archive_read_next_header(archive, &entryPointer)
+      let status = lib.readNextHeader(archive, &entryPointer)
       if status == ARCHIVE_EOF { break }
       guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry = entryPointer else {
-        throw .corruptArchive(detail: message(archive, "damaged entry header"))
+        throw .corruptArchive(detail: message(lib, archive, "damaged entry header"))
       }
       count += 1
       if count > limits.maxEntries {
         throw .corruptArchive(detail: "more than \(limits.maxEntries) entries")
       }
       let rawPath =
-        archive_entry_pathname_utf8(entry).map { String(cString: $0) }
-        ?? archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+        lib.entryPathnameUTF8(entry).map { String(cString: $0) }
+        ?? lib.entryPathname(entry).map { String(cString: $0) } ?? ""
       let components = try checkedComponents(rawPath)
       if let first = components.first, ignoredTopFolders.contains(first) { continue }
-      if let target = archive_entry_hardlink(entry) {
+      if let target = lib.entryHardlink(entry) {
         throw .hardLink(path: rawPath, target: String(cString: target))
       }
-      let type = UInt32(archive_entry_filetype(entry)) & archiveFileTypeMask
+      let type = UInt32(lib.entryFiletype(entry)) & archiveFileTypeMask
       if type == archiveSymbolicLink {
-        let target = archive_entry_symlink(entry).map { String(cString: $0) } ?? ""
+        let target = lib.entrySymlink(entry).map { String(cString: $0) } ?? ""
         throw .symbolicLink(path: rawPath, target: target)
       }
-      if let symlink = archive_entry_symlink(entry) {
+      if let symlink = lib.entrySymlink(entry) {
         throw .symbolicLink(path: rawPath, target: String(cString: symlink))
       }
       guard type == archiveRegularFile || type == archiveDirectory else {
@@ -221,23 +225,23 @@ public enum ArchiveReader {
         if files[parent] != nil { throw .duplicateEntry(parent) }
         directories.insert(parent)
       }
-      if archive_entry_size_is_set(entry) != 0,
-        archive_entry_size(entry) > Int64(limits.maxEntrySize)
+      if lib.entrySizeIsSet(entry) != 0,
+        lib.entrySize(entry) > Int64(limits.maxEntrySize)
       {
         throw .entryTooLarge(path: relative, limit: limits.maxEntrySize)
       }
       var data: [UInt8] = []
-      if archive_entry_size_is_set(entry) != 0 {
+      if lib.entrySizeIsSet(entry) != 0 {
         data.reserveCapacity(
-          Int(max(0, min(archive_entry_size(entry), Int64(limits.maxEntrySize)))))
+          Int(max(0, min(lib.entrySize(entry), Int64(limits.maxEntrySize)))))
       }
       while true {
         let n = chunk.withUnsafeMutableBytes {
-          archive_read_data(archive, $0.baseAddress, $0.count)
+          lib.readData(archive, $0.baseAddress, $0.count)
         }
         if n == 0 { break }
         guard n > 0 else {
-          throw .corruptArchive(detail: message(archive, "cannot read '\(relative)'"))
+          throw .corruptArchive(detail: message(lib, archive, "cannot read '\(relative)'"))
         }
         if data.count + n > limits.maxEntrySize {
           throw .entryTooLarge(path: relative, limit: limits.maxEntrySize)
@@ -248,17 +252,17 @@ public enum ArchiveReader {
         }
         data.append(contentsOf: chunk[0..<n])
       }
-      if archive_entry_size_is_set(entry) != 0, archive_entry_size(entry) != Int64(data.count) {
+      if lib.entrySizeIsSet(entry) != 0, lib.entrySize(entry) != Int64(data.count) {
         throw .corruptArchive(detail: "'\(relative)' is shorter than its header says")
       }
       if relative == ArchiveManifest.entryName {
         manifestBytes = data
         continue
       }
-      let permissions = UInt32(archive_entry_perm(entry)) & 0o777
+      let permissions = UInt32(lib.entryPerm(entry)) & 0o777
       files[relative] = ArchiveEntry(
         path: relative, bytes: data, permissions: permissions,
-        modificationTime: Int64(archive_entry_mtime(entry)))
+        modificationTime: Int64(lib.entryMtime(entry)))
     }
     guard let top = topFolder else { throw .emptyArchive }
     let entries = files.values.sorted {

@@ -17,6 +17,8 @@ final class ArchiveWriter {
     init(_ sink: @escaping Sink) { self.sink = sink }
   }
 
+  /// The libarchive functions (loaded on first use: see `LibArchive`).
+  private let lib: LibArchive
   private let archive: OpaquePointer
   private let box: SinkBox
   /// The output's name, for error messages.
@@ -30,17 +32,20 @@ final class ArchiveWriter {
   ///   - reproducible: leaves out timestamps that libarchive adds on its own (gzip header).
   ///   - label: the output's name in errors.
   ///   - sink: receives the bytes.
-  /// - Throws: `ArchiveError.writeFailed` when libarchive cannot be set up.
+  /// - Throws: `ArchiveError.libraryUnavailable` when libarchive cannot be loaded,
+  ///   `.writeFailed` when it cannot be set up.
   init(format: ArchiveFormat, reproducible: Bool, label: String, sink: @escaping Sink) throws {
-    guard let archive = archive_write_new() else {
+    let lib = try LibArchive.shared()
+    guard let archive = lib.writeNew() else {
       throw ArchiveError.writeFailed(path: label, detail: "cannot allocate the archive writer")
     }
+    self.lib = lib
     self.archive = archive
     self.box = SinkBox(sink)
     self.label = label
     try check(setUp(format: format, reproducible: reproducible))
     let client = Unmanaged.passUnretained(box).toOpaque()
-    try check(archive_write_open2(archive, client, nil, archiveWriterCallback, nil, nil))
+    try check(lib.writeOpen2(archive, client, nil, archiveWriterCallback, nil, nil))
   }
 
   deinit {
@@ -48,37 +53,37 @@ final class ArchiveWriter {
     if !closed {
       box.error = box.error ?? ArchiveError.writeFailed(path: label, detail: "abandoned")
     }
-    archive_write_free(archive)
+    _ = lib.writeFree(archive)
   }
 
   private func setUp(format: ArchiveFormat, reproducible: Bool) -> Int32 {
     var status: Int32
     switch format {
     case .zip:
-      status = archive_write_set_format_zip(archive)
+      status = lib.writeSetFormatZip(archive)
       if status == ARCHIVE_OK {
-        status = archive_write_set_format_option(archive, "zip", "hdrcharset", "UTF-8")
+        status = lib.writeSetFormatOption(archive, "zip", "hdrcharset", "UTF-8")
       }
       return status
     case .tar, .tarGz, .tarXz, .tarZst:
-      status = archive_write_set_format_pax_restricted(archive)
+      status = lib.writeSetFormatPaxRestricted(archive)
     }
     guard status == ARCHIVE_OK else { return status }
     if format != .tar {
       // No zero padding after a compressed stream: zstd readers take it for a new frame.
-      status = archive_write_set_bytes_in_last_block(archive, 1)
+      status = lib.writeSetBytesInLastBlock(archive, 1)
       guard status == ARCHIVE_OK else { return status }
     }
     switch format {
-    case .tar, .zip: status = archive_write_add_filter_none(archive)
+    case .tar, .zip: status = lib.writeAddFilterNone(archive)
     case .tarGz:
-      status = archive_write_add_filter_gzip(archive)
+      status = lib.writeAddFilterGzip(archive)
       // A NULL value turns the option off: no modification time in the gzip header.
       if status == ARCHIVE_OK, reproducible {
-        status = archive_write_set_filter_option(archive, "gzip", "timestamp", nil)
+        status = lib.writeSetFilterOption(archive, "gzip", "timestamp", nil)
       }
-    case .tarXz: status = archive_write_add_filter_xz(archive)
-    case .tarZst: status = archive_write_add_filter_zstd(archive)
+    case .tarXz: status = lib.writeAddFilterXz(archive)
+    case .tarZst: status = lib.writeAddFilterZstd(archive)
     }
     return status
   }
@@ -87,7 +92,7 @@ final class ArchiveWriter {
   private func check(_ status: Int32) throws {
     if status == ARCHIVE_OK || status == ARCHIVE_WARN { return }
     if let error = box.error { throw error }
-    let detail = archive_error_string(archive).map { String(cString: $0) } ?? "error \(status)"
+    let detail = lib.errorString(archive).map { String(cString: $0) } ?? "error \(status)"
     throw ArchiveError.writeFailed(path: label, detail: detail)
   }
 
@@ -104,31 +109,31 @@ final class ArchiveWriter {
     path: String, size: Int64, permissions: UInt32, modificationTime: Int64,
     body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
   ) throws {
-    guard let entry = archive_entry_new() else {
+    guard let entry = lib.entryNew() else {
       throw ArchiveError.writeFailed(path: label, detail: "cannot allocate an entry")
     }
-    defer { archive_entry_free(entry) }
-    archive_entry_set_pathname_utf8(entry, path)
-    archive_entry_set_filetype(entry, UInt32(archiveRegularFile))
-    archive_entry_set_perm(entry, permissions & 0o777)
-    archive_entry_set_size(entry, size)
-    archive_entry_set_mtime(entry, time_t(modificationTime), 0)
-    archive_entry_set_uid(entry, 0)
-    archive_entry_set_gid(entry, 0)
-    try check(archive_write_header(archive, entry))
+    defer { lib.entryFree(entry) }
+    lib.entrySetPathnameUTF8(entry, path)
+    lib.entrySetFiletype(entry, UInt32(archiveRegularFile))
+    lib.entrySetPerm(entry, permissions & 0o777)
+    lib.entrySetSize(entry, size)
+    lib.entrySetMtime(entry, time_t(modificationTime), 0)
+    lib.entrySetUid(entry, 0)
+    lib.entrySetGid(entry, 0)
+    try check(lib.writeHeader(archive, entry))
     var written: Int64 = 0
     try body { chunk in
       guard let base = chunk.baseAddress, chunk.count > 0 else { return }
       var offset = 0
       while offset < chunk.count {
-        let n = archive_write_data(archive, base + offset, chunk.count - offset)
+        let n = lib.writeData(archive, base + offset, chunk.count - offset)
         if n <= 0 { try check(Int32(truncatingIfNeeded: n < 0 ? Int(n) : Int(ARCHIVE_FATAL))) }
         offset += n
       }
       written += Int64(chunk.count)
     }
     if written != size { throw ArchiveError.sourceChanged(path: path) }
-    try check(archive_write_finish_entry(archive))
+    try check(lib.writeFinishEntry(archive))
   }
 
   /// Writes one regular file from bytes in memory.
@@ -141,7 +146,7 @@ final class ArchiveWriter {
 
   /// Writes the archive's trailer and flushes everything to the sink.
   func finish() throws {
-    let status = archive_write_close(archive)
+    let status = lib.writeClose(archive)
     closed = true
     if let error = box.error { throw error }
     try check(status)

@@ -1,24 +1,13 @@
-#if canImport(CCrypto)
-  import CCrypto
-#elseif canImport(CommonCrypto)
-  import CommonCrypto
-#endif
-
-/// SHA-256, the chunk hash of §3 (OpenSSL on Linux, CommonCrypto on Darwin).
+/// SHA-256 as the codec uses it: the chunk hash of §3, as a `ChangeHash` (through
+/// `SHA256Digest`, the one place in Core that hashes).
 enum SHA256 {
   /// The 32-byte digest of `bytes` as a `ChangeHash`.
   static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> ChangeHash {
-    var digest = (
-      UInt64(0), UInt64(0), UInt64(0), UInt64(0)
-    )
+    var digest = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
     return withUnsafeMutableBytes(of: &digest) { raw in
-      let out = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-      #if canImport(CCrypto)
-        _ = CCrypto.SHA256(bytes.baseAddress, bytes.count, out)
-      #elseif canImport(CommonCrypto)
-        _ = CC_SHA256(bytes.baseAddress, CC_LONG(bytes.count), out)
-      #endif
-      return ChangeHash(UnsafeBufferPointer(start: out, count: 32))
+      let out = raw.bindMemory(to: UInt8.self)
+      SHA256Digest.hash(UnsafeRawBufferPointer(bytes), into: out.baseAddress.unsafelyUnwrapped)
+      return ChangeHash(UnsafeBufferPointer(out))
     }
   }
 

@@ -78,6 +78,33 @@ final class Sandbox {
       at: Sandbox.packageRoot.appendingPathComponent(source), to: destination)
   }
 
+  /// The environment `mn` runs with: HOME and the XDG folders in the sandbox, C locale, UTC.
+  func environment(_ extra: [String: String] = [:]) -> [String: String] {
+    var env = [
+      "HOME": home, "XDG_CONFIG_HOME": path(".config"), "XDG_STATE_HOME": path(".local/state"),
+      "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+      "LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1",
+    ]
+    env.merge(extraEnvironment) { $1 }
+    env.merge(extra) { $1 }
+    return env
+  }
+
+  /// Starts the built `mn` in the sandbox, its output discarded, and returns at once (for
+  /// tests that kill it part-way).
+  func start(_ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = Sandbox.binary
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: home)
+    process.environment = environment()
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
   /// Runs the built `mn` with `arguments` in `directory` (default: the sandbox).
   @discardableResult
   func run(
@@ -88,14 +115,7 @@ final class Sandbox {
     process.executableURL = Sandbox.binary
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory ?? home)
-    var env = [
-      "HOME": home, "XDG_CONFIG_HOME": path(".config"), "XDG_STATE_HOME": path(".local/state"),
-      "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-      "LC_ALL": "C", "TZ": "UTC", "NO_COLOR": "1",
-    ]
-    env.merge(extraEnvironment) { $1 }
-    env.merge(environment) { $1 }
-    process.environment = env
+    process.environment = self.environment(environment)
     let out = Pipe()
     let err = Pipe()
     let input = Pipe()

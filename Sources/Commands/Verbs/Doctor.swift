@@ -1,0 +1,93 @@
+import Core
+
+/// `mn doctor`: one health report of the data folder (mn.md §11).
+enum Doctor {
+  static let spec = CommandSpec(
+    name: "doctor",
+    abstract: "Check the data folder and say what needs attention.",
+    discussion: """
+      Reports the data folder and how it was found, then everything that needs attention: \
+      placeholders (not downloaded), conflict copies, documents and copies that are not \
+      valid Automerge files, changes whose dependencies are missing, temporary files left \
+      by an interrupted write, and what the folder scan could not use (symbolic links, \
+      documents that are directories). Each finding names what fixes it. The write lock is \
+      reported as free or held; a held lock is normal while the app writes. Every document \
+      and copy is read and decoded, nothing is written, and no download is triggered. Exits \
+      0 when the folder is healthy and 1 when something needs attention.
+      """,
+    exits: [.ok, .negative, .usage, .noInput],
+    examples: [
+      Example("mn doctor", "Check the data folder."),
+      Example("mn doctor --json | jq -r '.findings[].fix'", "Only the fixes."),
+    ],
+    run: run)
+
+  static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
+    let found = env.discover(root: call.global.root)
+    guard let root = found.root, let source = found.source else { throw Resolve.notFound(found) }
+    try? DatalessFiles.disableMaterializationForProcess()
+    let report = try Core.Doctor.examine(
+      root: root, source: source, warnings: found.warnings, fileSystem: env.fileSystem)
+    if call.global.json {
+      try env.stdout.write(JSONWriter.string(json(report), indent: 2) + "\n")
+    } else if !call.global.quiet {
+      try env.stdout.write(text(report))
+    }
+    return report.isHealthy ? .ok : .negative
+  }
+
+  static func summary(_ report: DoctorReport) -> String {
+    let parts = DocumentState.allCases.compactMap { state in
+      report.documents[state].map { "\($0) \(state.rawValue)" }
+    }
+    return "\(report.documentCount)"
+      + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")")
+  }
+
+  static func text(_ report: DoctorReport) -> String {
+    let source = Resolve.labels[report.source] ?? report.source.rawValue
+    var out = "data folder: \(report.root) (from \(source))\n"
+    out += "documents:   \(summary(report))\n"
+    out += "lock:        \(report.lock)\n"
+    for finding in report.findings {
+      let named = finding.subject.isEmpty || finding.message.contains("'\(finding.subject)'")
+      let subject = named ? "" : "\(finding.subject): "
+      out += "\n\(finding.kind.rawValue): \(subject)\(finding.message)\n  fix: \(finding.fix)\n"
+    }
+    let count = report.findings.count
+    out +=
+      count == 0
+      ? "\nhealthy: nothing needs attention\n"
+      : "\n\(count) \(count == 1 ? "finding needs" : "findings need") attention\n"
+    return out
+  }
+
+  static func json(_ report: DoctorReport) -> JSONValue {
+    var lock: [(String, JSONValue)] = []
+    switch report.lock {
+    case .free: lock = [("state", .string("free"))]
+    case .held: lock = [("state", .string("held"))]
+    case .unknown(let why): lock = [("state", .string("unknown")), ("detail", .string(why))]
+    }
+    let counts = DocumentState.allCases.map {
+      ($0.rawValue, JSONValue.int(Int64(report.documents[$0] ?? 0)))
+    }
+    return .object([
+      ("root", .string(report.root)), ("source", .string(report.source.rawValue)),
+      ("healthy", .bool(report.isHealthy)),
+      ("documents", .object([("total", .int(Int64(report.documentCount)))] + counts)),
+      ("filesDecoded", .int(Int64(report.filesDecoded))),
+      ("lock", .object(lock)),
+      (
+        "findings",
+        .array(
+          report.findings.map { f in
+            .object([
+              ("kind", .string(f.kind.rawValue)), ("subject", .string(f.subject)),
+              ("message", .string(f.message)), ("fix", .string(f.fix)),
+            ])
+          })
+      ),
+    ])
+  }
+}

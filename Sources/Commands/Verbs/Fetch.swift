@@ -1,0 +1,170 @@
+import Core
+
+/// `mn fetch`: make placeholders real, downloaded files (mn.md §4).
+enum Fetch {
+  static let spec = CommandSpec(
+    name: "fetch",
+    abstract: "Download placeholders as real files, and verify them.",
+    discussion: """
+      Makes every placeholder (or those of the named documents and their conflict copies) a \
+      real file, checks that it reads as Automerge, and only then removes the stub \
+      (.NAME.icloud, NAME.nextcloud, NAME.owncloud). With --from, the content comes from \
+      another copy of the data folder or from an archive written by 'mn export' (checked \
+      against its manifest); content that is not valid Automerge is never written, and a \
+      file that is present by then is merged with it, never overwritten. With --exec, the \
+      command runs once per placeholder through /bin/sh, {} standing for the file's \
+      absolute path and {rel} for its logical name (both already quoted; with neither, the \
+      path is appended), its output going to standard error; then mn waits for the files. \
+      With no source, mn asks the system to download (macOS) and waits for the sync client. \
+      A size that differs from what the placeholder declared is a warning. When the \
+      timeout runs out, the files still missing are listed on standard error, one logical \
+      name a line, and the exit status is 69.
+      """,
+    arguments: [
+      ArgumentSpec(
+        "PATH", .document, help: "Documents or folders to fetch (default: every placeholder).",
+        optional: true, variadic: true)
+    ],
+    options: [
+      .option(
+        "from", .path, valueName: "SOURCE",
+        help: "Take the files from another copy of the data folder, or from an mn export archive."),
+      .option(
+        "exec", .command, valueName: "COMMAND",
+        help: "Run this shell command per placeholder ({} the path, {rel} the logical name)."),
+      .option(
+        "timeout", .seconds, valueName: "SECONDS",
+        help: "Wait this long for the files and commands (default 300)."),
+      CommonOptions.wait,
+    ],
+    flags: [.writesStore],
+    exits: [.ok, .usage, .dataErr, .noInput, .unavailable, .cantCreate, .ioErr, .tempFail],
+    examples: [
+      Example("mn fetch", "Wait until the sync client has downloaded every placeholder."),
+      Example("mn fetch --from /mnt/laptop/Minuta", "Copy what is missing from another device."),
+      Example(
+        "mn fetch --from minuta-20260906-154512.tar.gz", "Take what is missing from an export."),
+      Example(
+        "mn fetch --exec 'rclone copyto remote:Minuta/{rel} {}'", "Download each file with rclone."),
+    ],
+    run: run)
+
+  static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
+    guard let root = call.root else { return .software }
+    if call.value("from") != nil && call.value("exec") != nil {
+      throw UsageError(message: "--from and --exec cannot be used together", path: ["fetch"])
+    }
+    if let command = call.value("exec"), command.allSatisfy(\.isWhitespace) {
+      throw UsageError(message: "empty command for '--exec'", path: ["fetch"])
+    }
+    let fs = env.fileSystem
+    let listing = try FolderScan.scan(root: root, fileSystem: fs)
+    if call.global.verbose {
+      for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
+    }
+    let documents = try Ls.select(call.arguments, in: listing, env)
+    var source = FetchSource.sync
+    if let from = call.value("from") {
+      source = try Core.Fetch.source(
+        from: Paths.normalize(from, relativeTo: env.currentDirectory), root: root, fileSystem: fs)
+    } else if let command = call.value("exec") {
+      source = .command(command)
+    }
+    let plan = Core.Fetch.plan(root: root, documents: documents)
+    let progress = Progress(env, call, label: "fetching", total: plan.items.count)
+    // Drawn at once: waiting for a sync client can take minutes before the first file.
+    if !plan.items.isEmpty { progress.advance(by: 0) }
+    var request: ((String) throws -> Void)?
+    if source == .sync && SystemDownload.isAvailable { request = SystemDownload.request }
+    let context = FetchContext(
+      fileSystem: fs, now: { env.nowDouble }, sleep: { env.sleep($0) },
+      processRunner: env.processRunner, variables: env.variables, requestDownload: request,
+      progress: { _, _, item in progress.advance(item: item) })
+    let timeout = call.value("timeout").flatMap(Double.init) ?? 300
+    let report = try Core.Fetch.run(
+      plan, source: source, options: FetchOptions(timeout: timeout), context: context)
+    progress.finish()
+    if call.global.json {
+      try env.stdout.write(
+        JSONWriter.string(json(report, root: root, source: source), indent: 2) + "\n")
+    } else if !call.global.quiet {
+      if plan.items.isEmpty { try env.stdout.write("nothing to fetch\n") }
+      for file in report.fetched {
+        try env.stdout.write("\(file.action.rawValue) \(file.logicalName)\n")
+      }
+    }
+    return try diagnose(report, call, env, timeout: timeout)
+  }
+
+  /// Prints warnings and errors on standard error; returns the exit status.
+  static func diagnose(
+    _ report: FetchReport, _ call: Invocation, _ env: Environment, timeout: Double
+  )
+    throws -> ExitStatus
+  {
+    let quiet = call.global.quiet
+    for file in report.fetched where !quiet {
+      if !file.sizeMatches, let declared = file.declaredSize, let size = file.fetchedSize {
+        try env.stderr.write(
+          "mn: warning: '\(file.logicalName)' has \(size) bytes, the placeholder declared \(declared)\n"
+        )
+      }
+      for (stub, reason) in file.keptPlaceholders.sorted(by: { $0.key < $1.key }) {
+        try env.stderr.write("mn: warning: cannot remove placeholder '\(stub)': \(reason)\n")
+      }
+    }
+    for warning in report.warnings where call.global.verbose {
+      try env.stderr.write("mn: warning: \(warning)\n")
+    }
+    for failure in report.failed {
+      try env.stderr.write("mn: error: '\(failure.logicalName)': \(failure.reason)\n")
+    }
+    if !report.missing.isEmpty {
+      let reasons = Set(report.missing.map(\.reason.description))
+      let count = report.missing.count
+      var message = "\(count) \(count == 1 ? "file is" : "files are") still not downloaded"
+      if reasons == [FetchMissing.Reason.notDownloaded.description] {
+        message +=
+          " after \(timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout))s"
+      } else if reasons.count == 1, let reason = reasons.first {
+        message += " (\(reason))"
+      }
+      try env.stderr.write("mn: error: \(message)\n")
+      if !quiet { try env.stderr.write(report.missing.map { $0.logicalName + "\n" }.joined()) }
+    }
+    if report.failed.contains(where: \.reason.isIOError) { return .ioErr }
+    if !report.failed.isEmpty { return .dataErr }
+    return report.missing.isEmpty ? .ok : .unavailable
+  }
+
+  static func json(_ report: FetchReport, root: String, source: FetchSource) -> JSONValue {
+    let sourceValue: [(String, JSONValue)]
+    switch source {
+    case .sync: sourceValue = [("kind", .string("sync"))]
+    case .directory(let p): sourceValue = [("kind", .string("directory")), ("path", .string(p))]
+    case .archive(let p): sourceValue = [("kind", .string("archive")), ("path", .string(p))]
+    case .command(let c): sourceValue = [("kind", .string("command")), ("command", .string(c))]
+    }
+    let fetched: [JSONValue] = report.fetched.map { f in
+      var members: [(String, JSONValue)] = [
+        ("name", .string(f.logicalName)), ("path", .string(f.path)),
+        ("action", .string(f.action.rawValue)), ("size", .int(f.size)),
+      ]
+      if let declared = f.declaredSize { members.append(("declaredSize", .int(declared))) }
+      if let fetched = f.fetchedSize { members.append(("fetchedSize", .int(fetched))) }
+      members.append(("sizeMatches", .bool(f.sizeMatches)))
+      members.append(("removedPlaceholders", .array(f.removedPlaceholders.map(JSONValue.string))))
+      return .object(members)
+    }
+    func unsettled(_ name: String, _ path: String, _ reason: String) -> JSONValue {
+      .object([("name", .string(name)), ("path", .string(path)), ("reason", .string(reason))])
+    }
+    let failed = report.failed.map { unsettled($0.logicalName, $0.path, "\($0.reason)") }
+    let missing = report.missing.map { unsettled($0.logicalName, $0.path, "\($0.reason)") }
+    return .object([
+      ("root", .string(root)), ("source", .object(sourceValue)), ("fetched", .array(fetched)),
+      ("failed", .array(failed)), ("missing", .array(missing)),
+      ("warnings", .array(report.warnings.map(JSONValue.string))),
+    ])
+  }
+}

@@ -1,0 +1,134 @@
+import Core
+
+/// `mn merge-conflicts`: merge conflict copies into their documents (mn.md §5).
+enum MergeConflicts {
+  static let spec = CommandSpec(
+    name: "merge-conflicts",
+    abstract: "Merge conflict copies into their documents and remove the copies.",
+    discussion: """
+      For every document with conflict copies (see 'mn ls --conflicts'): read the document \
+      and every copy, merge them (the union of their Automerge changes; nothing is ever \
+      picked or dropped), write the result atomically under the write lock, read it back and \
+      check that it holds every change of every input, and only then remove the copies. The \
+      document's existing bytes are kept as they are and only the missing changes are \
+      appended; a document that already holds every change is not rewritten. A document \
+      with only copies (copies-only) gets a new file from them.
+
+      Before the first copy is removed, the documents and copies involved are saved in one \
+      verified backup archive in $MN_BACKUP_DIR (default ~/.local/state/minuta/backups; \
+      macOS: ~/Library/Application Support/Minuta/Backups); its path is printed on standard \
+      error. mn never deletes backups.
+
+      A copy that is not a valid Automerge file, is not downloaded, or cannot be read is \
+      kept and reported, the rest goes on, and the exit status says so (65, 69, 74). A \
+      document whose inputs hold two different changes with the same actor and sequence \
+      number is left alone (65). Running it again after a success does nothing. SIGINT \
+      stops it between documents (130), a kill at any moment loses nothing, and a rerun \
+      finishes the job.
+
+      --no-backup skips the backup archive: a copy is still removed only after the merged \
+      document was read back and found to hold all of its changes, but if that document is \
+      later damaged, the copies are gone too. Use it only when the folder is backed up \
+      some other way.
+      """,
+    arguments: [
+      ArgumentSpec(
+        "PATH", .document, help: "Documents, copies or folders to merge (default: all).",
+        optional: true, variadic: true)
+    ],
+    options: [
+      .flag("dry-run", short: "n", help: "Print what would be merged and removed; change nothing."),
+      .flag("keep-copies", help: "Merge, but keep the copies (and make no backup)."),
+      .flag("no-backup", help: "Remove copies without a backup archive first (risky)."),
+      CommonOptions.wait,
+    ],
+    flags: [.writesStore],
+    exits: [
+      .ok, .usage, .dataErr, .noInput, .unavailable, .software, .cantCreate, .ioErr, .tempFail,
+      .interrupted,
+    ],
+    examples: [
+      Example("mn merge-conflicts --dry-run", "Show each copy, its service and what it adds."),
+      Example("mn merge-conflicts", "Merge every copy, back up, remove the copies."),
+      Example("mn merge-conflicts records/2026", "Only the documents of 2026."),
+      Example("mn merge-conflicts --keep-copies --json", "Merge, keep the copies, report as JSON."),
+    ],
+    run: run)
+
+  static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
+    guard let root = call.root else { return .software }
+    try? DatalessFiles.disableMaterializationForProcess()
+    let listing = try FolderScan.scan(root: root, fileSystem: env.fileSystem)
+    var selected = listing.documents
+    if !call.arguments.isEmpty {
+      let logical = try call.arguments.map {
+        try FolderPaths.logicalPath(
+          for: $0, root: root, currentDirectory: env.currentDirectory, fileSystem: env.fileSystem)
+      }
+      let (documents, unmatched) = listing.select(logical)
+      if let first = unmatched.first { throw CommandError(.noInput, "no such document '\(first)'") }
+      selected = documents
+    }
+    let plan = try ConflictMerge.plan(
+      listing: listing, documents: selected, fileSystem: env.fileSystem)
+    let out = Output(call: call, env: env)
+    if call.flag("dry-run") {
+      let report = ConflictMergeReport(root: root, documents: plan.documents)
+      try out.finish(report, dryRun: true)
+      return status(report)
+    }
+    Interrupt.install()
+    let progress = Progress(env, call, label: "merging", total: plan.documents.count)
+    let report = try ConflictMerge.execute(
+      plan, keepCopies: call.flag("keep-copies"), fileSystem: env.fileSystem,
+      backup: { files in
+        guard !call.flag("no-backup") else { return nil }
+        let made = try Backup.make(
+          files: files, source: root, reason: "merge-conflicts",
+          directory: try env.backupDirectory(), dataRoots: [root], version: CommandTable.version,
+          now: env.nowSeconds, fileSystem: env.fileSystem, inspect: DocumentTools.inspect)
+        return made.path
+      },
+      progress: { step in
+        switch step {
+        case .backedUp(let path):
+          progress.finish()
+          out.note("backup written to '\(path)'")
+        case .started(_, _, let name): progress.advance(by: 0, item: name)
+        case .finished: progress.advance()
+        }
+      },
+      isCancelled: { Interrupt.requested })
+    progress.finish()
+    try out.finish(report, dryRun: false)
+    return status(report)
+  }
+
+  /// The exit status a report calls for: 130 when interrupted, else the worst problem.
+  static func status(_ report: ConflictMergeReport) -> ExitStatus {
+    if report.interrupted { return .interrupted }
+    var found: [ExitStatus] = []
+    for document in report.documents {
+      switch document.refusal {
+      case .none: break
+      case .notDownloaded: found.append(.unavailable)
+      case .canonicalNotAutomerge, .collision, .noReadableCopy: found.append(.dataErr)
+      case .canonicalCannotRead(let error): found.append(ErrorReport.status(of: error))
+      case .changedDuringRun: found.append(.tempFail)
+      }
+      guard document.refusal == nil else { continue }
+      for copy in document.copies {
+        switch copy.problem {
+        case .none: break
+        case .notDownloaded: found.append(.unavailable)
+        case .notAutomerge: found.append(.dataErr)
+        case .cannotRead(let error), .cannotRemove(let error):
+          found.append(ErrorReport.status(of: error))
+        case .changedDuringRun: found.append(.tempFail)
+        }
+      }
+    }
+    let order: [ExitStatus] = [.dataErr, .ioErr, .cantCreate, .noInput, .unavailable, .tempFail]
+    return order.first { found.contains($0) } ?? (found.isEmpty ? .ok : .ioErr)
+  }
+}

@@ -1,0 +1,75 @@
+/// `mn migrate --fetch`: fetching the placeholders of both folders before a migration
+/// (mn.md §7, step 2), through the very workflow of `mn fetch` (`Fetch.plan`, `Fetch.run`).
+///
+/// The caller holds both write locks: fetching writes files into both folders.
+extension Migration {
+  /// What fetching would bring down: one `FetchPlan` per folder that has placeholders of
+  /// documents or conflict copies, the source first.
+  ///
+  /// - Parameter plan: from `plan(source:destination:fileSystem:)`.
+  /// - Returns: the non-empty fetch plans.
+  public static func fetchPlans(_ plan: MigrationPlan) -> [FetchPlan] {
+    let listings = [plan.sourceListing] + (plan.destinationListing.map { [$0] } ?? [])
+    return listings.map { Fetch.plan(root: $0.root, documents: $0.documents) }
+      .filter { !$0.items.isEmpty }
+  }
+
+  /// The placeholders of `plan` that fetching cannot bring down (those of files that are
+  /// not documents): the migration stops on them even with `--fetch`.
+  ///
+  /// - Parameter plan: from `plan(source:destination:fileSystem:)`.
+  /// - Returns: absolute paths, sorted.
+  public static func unfetchable(_ plan: MigrationPlan) -> [String] {
+    let covered = Set(fetchPlans(plan).flatMap { $0.items.flatMap { $0.placeholders.map(\.path) } })
+    return plan.placeholders.filter { !covered.contains($0) }
+  }
+
+  /// Tells a `--fetch-from` directory from an archive, refusing either data folder.
+  ///
+  /// - Parameters:
+  ///   - path: absolute.
+  ///   - plan: gives both roots.
+  ///   - fileSystem: used to look.
+  /// - Returns: `.directory` or `.archive`.
+  /// - Throws: `FetchError`, as `Fetch.source(from:root:fileSystem:)`.
+  public static func fetchSource(from path: String, plan: MigrationPlan, fileSystem: any FileSystem)
+    throws(FetchError) -> FetchSource
+  {
+    var source = FetchSource.sync
+    for root in [plan.source, plan.destination] {
+      source = try Fetch.source(from: path, root: root, fileSystem: fileSystem)
+    }
+    return source
+  }
+
+  /// Fetches every placeholder of both folders (`fetchPlans`), then plans again.
+  ///
+  /// Both folders share one timeout: the second starts with what the first left.
+  ///
+  /// - Parameters:
+  ///   - plan: from `plan(source:destination:fileSystem:)`, both locks held.
+  ///   - source: where the content comes from, as for `mn fetch`.
+  ///   - options: the timeout, for both folders together.
+  ///   - context: as for `Fetch.run`.
+  /// - Returns: what fetching did (both folders in one report) and the new plan; its
+  ///   `blocker` lists the placeholders that remain.
+  /// - Throws: what `Fetch.run` and `plan` throw.
+  public static func fetch(
+    _ plan: MigrationPlan, source: FetchSource, options: FetchOptions, context: FetchContext
+  ) throws -> (report: FetchReport, plan: MigrationPlan) {
+    var report = FetchReport()
+    let start = context.now()
+    for fetchPlan in fetchPlans(plan) {
+      var remaining = options
+      remaining.timeout = max(0, options.timeout - (context.now() - start))
+      let part = try Fetch.run(fetchPlan, source: source, options: remaining, context: context)
+      report.fetched += part.fetched
+      report.failed += part.failed
+      report.missing += part.missing
+      report.warnings += part.warnings
+    }
+    let again = try Migration.plan(
+      source: plan.source, destination: plan.destination, fileSystem: context.fileSystem)
+    return (report, again)
+  }
+}

@@ -1,0 +1,110 @@
+import Core
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `kill -9` at random moments of `mn migrate` (mn.md §6): after each kill every change is
+/// still in a non-temporary document of one of the two folders, and a rerun moves them all
+/// into the destination. `MN_CRASH_SEED=N` replays a run; the seed is in every failure.
+@Suite struct MigrateCrashTests {
+  static let iterations = 30
+
+  /// The fixture scene plus four months of 2025 (odd months only local: moves; even months
+  /// on both sides: merges) and a conflict copy in the source. Returns the expected change
+  /// hashes of every document.
+  static func scene() throws -> (MigrateSandbox, [String: Set<String>]) {
+    let scene = try MigrateSandbox()
+    let box = scene.box
+    var expected: [String: Set<String>] = [:]
+    for name in MigrateSandbox.documents {
+      expected[name] = try hashes(scene.expected(name, "changes"))
+    }
+    for month in 1...4 {
+      let name = "records/2025/" + (month < 10 ? "0\(month)" : "\(month)") + ".automerge"
+      let fixture = month % 2 == 1 ? "records/2026/08.automerge" : "records/2026/09.automerge"
+      try box.write(
+        MigrateSandbox.local + "/" + name, box.read(MigrateSandbox.local + "/" + fixture))
+      if month % 2 == 0 {
+        try box.write(
+          MigrateSandbox.icloud + "/" + name, box.read(MigrateSandbox.icloud + "/" + fixture))
+      }
+      expected[name] = expected[fixture]
+    }
+    // A conflict copy, merged first.
+    try box.write(
+      MigrateSandbox.local + "/records/2026/09 2.automerge",
+      box.read(MigrateSandbox.icloud + "/records/2026/09.automerge"))
+    return (scene, expected)
+  }
+
+  /// The first column of `mn doc changes` lines.
+  static func hashes(_ listing: String) -> Set<String> {
+    Set(
+      listing.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) })
+  }
+
+  /// The change hashes of a file decoded with Core; empty when it is absent.
+  static func changes(_ path: String) throws -> Set<String> {
+    guard let data = FileManager.default.contents(atPath: path) else { return [] }
+    return Set(try AutomergeFile.decode([UInt8](data)).changes.map(\.hash.description))
+  }
+
+  @Test func killedAtAnyMomentLosesNothingAndARerunFinishes() throws {
+    let seed =
+      ProcessInfo.processInfo.environment["MN_CRASH_SEED"].flatMap { UInt64($0) }
+      ?? UInt64.random(in: 0...UInt64(UInt32.max))
+    var random = seed
+    func next() -> UInt64 {
+      // SplitMix64, as in CoreTests/Support.
+      random &+= 0x9e37_79b9_7f4a_7c15
+      var z = random
+      z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+      z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+      return z ^ (z >> 31)
+    }
+
+    // How long an uninterrupted run takes: kills land anywhere in it.
+    let (timing, _) = try Self.scene()
+    let started = Date()
+    #expect(try timing.box.run(["migrate", "--yes"]).status == 0)
+    let duration = Date().timeIntervalSince(started)
+
+    for iteration in 0..<Self.iterations {
+      let (scene, expected) = try Self.scene()
+      let local = scene.box.path(MigrateSandbox.local)
+      let icloud = scene.box.path(MigrateSandbox.icloud)
+      for attempt in 0..<(1 + Int(next() % 2)) {
+        let delay = duration * Double(next() % 1000) / 1000
+        let process = try scene.box.start(["migrate", "--yes"])
+        usleep(useconds_t(delay * 1_000_000))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let context =
+          "seed \(seed), iteration \(iteration), kill \(attempt) after \(Int(delay * 1000)) ms"
+        for (name, changes) in expected.sorted(by: { $0.key < $1.key }) {
+          let found = try Self.changes(local + "/" + name).union(
+            try Self.changes(icloud + "/" + name))
+          #expect(changes.isSubset(of: found), "\(name) lost changes; \(context)")
+        }
+      }
+      let rerun = try scene.box.run(["migrate", "--yes"])
+      let context = "seed \(seed), iteration \(iteration)"
+      #expect(rerun.status == 0, "\(context): \(rerun.stderr)")
+      for (name, changes) in expected.sorted(by: { $0.key < $1.key }) {
+        #expect(try Self.changes(icloud + "/" + name) == changes, "\(name); \(context)")
+        #expect(!FileManager.default.fileExists(atPath: local + "/" + name), "\(name); \(context)")
+      }
+      #expect(!FileManager.default.fileExists(atPath: local), "\(context)")
+      #expect(
+        !FileManager.default.fileExists(atPath: icloud + "/" + MigrationJournal.fileName),
+        "\(context)")
+      let pointer = try String(decoding: scene.box.read(MigrateSandbox.pointer), as: UTF8.self)
+      #expect(pointer == icloud + "\n", "\(context)")
+    }
+  }
+}

@@ -130,8 +130,11 @@ struct Reconstruction {
   /// value is in `otherActions`.
   var action: [UInt8] = []
   var otherActions: [Int: UInt64] = [:]
-  var valMeta: [UInt64] = []
-  var valStart: [Int] = []
+  /// Value metadata words, 4 bytes each; `UInt32.max` means the word is in `bigMeta`.
+  var valMeta: [UInt32] = []
+  var bigMeta: [Int: UInt64] = [:]
+  /// Where each op's value payload starts in `valRaw` (checked to fit 32 bits).
+  var valStart: [UInt32] = []
   var valRaw: [UInt8] = []
   var succNum: [UInt64] = []
   var succKeys: [UInt64] = []
@@ -350,7 +353,7 @@ struct Reconstruction {
         }
       }
     }
-    valMeta = try with(S.valMeta, []) {
+    let metaWide = try with(S.valMeta, []) {
       try ColumnDecoder.uint($0, limit: n, spec: S.valMeta, chunk: ck, expected: n)
     }
     valRaw = data[S.valRaw] ?? []
@@ -386,13 +389,25 @@ struct Reconstruction {
       succKeys.append(Reconstruction.pack(UInt32(sc[k]), UInt32(sa[k])))
     }
     // Value payload offsets; the payloads must fill the raw column exactly.
+    guard valRaw.count <= Int(UInt32.max) else {
+      throw ColumnDecoder.fail(S.valRaw, ck, "value column longer than 4 GiB")
+    }
     valStart.reserveCapacity(n)
+    if !metaWide.isEmpty { valMeta.reserveCapacity(n) }
     var pos = 0
     for i in 0..<n {
-      valStart.append(pos)
-      let m = i < valMeta.count ? valMeta[i] : (data[S.valMeta] == nil ? 0 : ColumnDecoder.nullUInt)
+      valStart.append(UInt32(truncatingIfNeeded: pos))
+      let m = i < metaWide.count ? metaWide[i] : (data[S.valMeta] == nil ? 0 : ColumnDecoder.nullUInt)
       guard m != ColumnDecoder.nullUInt else {
         throw ColumnDecoder.fail(S.valMeta, ck, "null value metadata")
+      }
+      if !metaWide.isEmpty {
+        if m < UInt64(UInt32.max) {
+          valMeta.append(UInt32(m))
+        } else {
+          valMeta.append(UInt32.max)
+          bigMeta[i] = m
+        }
       }
       let len = m >> 4
       guard len <= UInt64(valRaw.count - pos) else {
@@ -428,7 +443,11 @@ struct Reconstruction {
     }
   }
 
-  @inline(__always) func meta(_ i: Int) -> UInt64 { i < valMeta.count ? valMeta[i] : 0 }
+  @inline(__always) func meta(_ i: Int) -> UInt64 {
+    guard i < valMeta.count else { return 0 }
+    let m = valMeta[i]
+    return m == UInt32.max ? bigMeta[i] ?? 0 : UInt64(m)
+  }
   @inline(__always) func isInsert(_ i: Int) -> Bool { i < insert.count ? insert[i] : false }
 
   static let actionNull: UInt8 = 0xff
@@ -607,6 +626,9 @@ struct Reconstruction {
     }
     delPredStart.append(Int32(delPredFlat.count))
     let delCount = delId.count
+    // The successor columns are consumed: free them before the changes are built.
+    succNum = []
+    succKeys = []
 
     // Step 5: each op belongs to the first change row of its actor whose maxOp ≥ counter.
     var rowsByActor = [[Int32]](repeating: [], count: actors.count)
@@ -624,40 +646,56 @@ struct Reconstruction {
       rowsByActor[a].append(Int32(r))
     }
     let total = n + delCount
-    var rowOfOp = [Int32](repeating: 0, count: total)
-    var perRow = [Int32](repeating: 0, count: rows + 1)
-    for k in 0..<total {
-      let ctr: UInt32
-      let actor: Int
-      if k < n {
-        ctr = idCtr[k]
-        actor = Int(idActor[k])
-      } else {
-        let id = delId[k - n]
-        ctr = UInt32(truncatingIfNeeded: id >> 32)
-        actor = Int(UInt32(truncatingIfNeeded: id))
-      }
+    // The helpers read local copies, not `self`: a closure over `self` in this mutating
+    // method makes the calls below copy the whole struct.
+    let opCtr = idCtr
+    let opActor = idActor
+    let maxOps = rowMaxOp
+    let actorIds = actors
+    let ck = chunk
+    @inline(__always) func counter(_ k: Int) -> UInt32 {
+      k < n ? opCtr[k] : UInt32(truncatingIfNeeded: delId[k - n] >> 32)
+    }
+    /// The change row of op `k` (its actor's first row whose max op is ≥ its counter).
+    func rowOf(_ k: Int) throws -> Int32 {
+      let ctr = counter(k)
+      let actor = k < n ? Int(opActor[k]) : Int(UInt32(truncatingIfNeeded: delId[k - n]))
       let list = rowsByActor[actor]
       var lo = 0
       var hi = list.count
       while lo < hi {
         let mid = (lo + hi) / 2
-        if rowMaxOp[Int(list[mid])] < ctr { lo = mid + 1 } else { hi = mid }
+        if maxOps[Int(list[mid])] < ctr { lo = mid + 1 } else { hi = mid }
       }
       guard lo < list.count else {
-        throw fail("op \(ctr)@\(actors[actor]) belongs to no change (missing change)")
+        throw AutomergeDecodeError.invalidDocument(
+          reason: "op \(ctr)@\(actorIds[actor]) belongs to no change (missing change)", offset: ck)
       }
-      let row = list[lo]
+      return list[lo]
+    }
+    var rowOfOp = [Int32](repeating: 0, count: total)
+    var perRow = [Int32](repeating: 0, count: rows + 1)
+    for k in 0..<total {
+      let row = try rowOf(k)
       rowOfOp[k] = row
       perRow[Int(row) + 1] += 1
     }
     for r in 0..<rows { perRow[r + 1] += perRow[r] }
-    var fill = perRow
-    var opsByRow = [Int32](repeating: 0, count: total)
+    // Each op goes straight to its place in counter order: a valid change's ops are
+    // numbered `startOp...maxOp` with `startOp = maxOp + 1 - count`. A row whose ops do
+    // not fit (a counter below startOp, or two on one slot) is marked `misplaced`: it is
+    // invalid, and step 6 rebuilds its op list to throw the error in row order.
+    var opsByRow = [Int32](repeating: -1, count: total)
+    var misplaced = [Bool](repeating: false, count: rows)
     for k in 0..<total {
       let r = Int(rowOfOp[k])
-      opsByRow[Int(fill[r])] = Int32(k)
-      fill[r] += 1
+      let start = Int(perRow[r])
+      let slot = Int64(counter(k)) + Int64(Int(perRow[r + 1]) - start) - 1 - Int64(rowMaxOp[r])
+      if slot >= 0, opsByRow[start + Int(slot)] < 0 {
+        opsByRow[start + Int(slot)] = Int32(k)
+      } else {
+        misplaced[r] = true
+      }
     }
     rowOfOp = []
 
@@ -667,14 +705,11 @@ struct Reconstruction {
     changes.reserveCapacity(rows)
     var opCounts: [Int32] = []
     opCounts.reserveCapacity(rows)
-    var hashes: [ChangeHash] = []
-    hashes.reserveCapacity(rows)
     var local = [Int32](repeating: -1, count: actors.count)
     var others: [Int32] = []
     var soloActors: [[ActorId]?] = Array(repeating: nil, count: actors.count)
     var actorTables: [[Int32]: [ActorId]] = [:]
     var ops: [Op] = []
-    var counters: [(ctr: UInt32, k: Int32)] = []
     let arena = stringArena()
     try arena.bytes.withUnsafeBufferPointer { arenaBytes in
       try valRaw.withUnsafeBufferPointer { values in
@@ -683,30 +718,29 @@ struct Reconstruction {
           let author = Int(rowActor[r])
           let start = Int(perRow[r])
           let end = Int(perRow[r + 1])
-          counters.removeAll(keepingCapacity: true)
-          for p in start..<end {
-            let k = Int(opsByRow[p])
-            let ctr = k < n ? idCtr[k] : UInt32(truncatingIfNeeded: delId[k - n] >> 32)
-            counters.append((ctr, Int32(k)))
-          }
-          var sorted = true
-          if counters.count > 1 {
-            for q in 1..<counters.count where counters[q - 1].ctr >= counters[q].ctr {
-              sorted = false
-              break
-            }
-          }
-          if !sorted { counters.sort { $0.ctr < $1.ctr } }
-          let count = counters.count
+          let count = end - start
           let maxOp = UInt64(rowMaxOp[r])
+          if misplaced[r] {
+            // The checks of a valid row, on the row's ops in counter order; one fails.
+            var counters: [(ctr: UInt32, k: Int32)] = []
+            for k in 0..<total where try rowOf(k) == Int32(r) { counters.append((counter(k), Int32(k))) }
+            counters.sort { $0.ctr < $1.ctr }
+            guard UInt64(count) <= maxOp || (count == 0) else {
+              throw fail("change \(r) has more ops than its max op")
+            }
+            let startOp = maxOp + 1 - UInt64(count)
+            guard startOp >= 1 else { throw fail("change \(r) has start op 0") }
+            for (q, c) in counters.enumerated() where UInt64(c.ctr) != startOp + UInt64(q) {
+              throw fail("ops of change \(r) are not consecutive from \(startOp)")
+            }
+            throw fail("ops of change \(r) are not consecutive from \(startOp)")
+          }
           guard UInt64(count) <= maxOp || (count == 0) else {
             throw fail("change \(r) has more ops than its max op")
           }
           let startOp = maxOp + 1 - UInt64(count)
           guard startOp >= 1 else { throw fail("change \(r) has start op 0") }
-          for (q, c) in counters.enumerated() where UInt64(c.ctr) != startOp + UInt64(q) {
-            throw fail("ops of change \(r) are not consecutive from \(startOp)")
-          }
+          let counters = opsByRow[start..<end]
 
           // Actors other than the author, sorted by bytes (= index order).
           others.removeAll(keepingCapacity: true)
@@ -717,7 +751,7 @@ struct Reconstruction {
             }
           }
           for c in counters {
-            let k = Int(c.k)
+            let k = Int(c)
             let objKey: UInt64
             let kind: UInt8
             let keyValue: UInt64
@@ -773,7 +807,7 @@ struct Reconstruction {
             ops.reserveCapacity(count)
           }
           for c in counters {
-            let k = Int(c.k)
+            let k = Int(c)
             if k < n {
               try encodeStoredOp(
                 k, local: local, predFlat: predFlat, predStart: predStart, into: &encoder,
@@ -813,7 +847,7 @@ struct Reconstruction {
           let de = rowDepsStart[r + 1]
           if de > ds {
             deps.reserveCapacity(de - ds)
-            for q in ds..<de { deps.append(hashes[Int(depsIndex[q])]) }
+            for q in ds..<de { deps.append(changes[Int(depsIndex[q])].hash) }
             deps.sort()
           }
           let message: String?
@@ -828,7 +862,6 @@ struct Reconstruction {
             actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message,
             deps: deps,
             extra: extra)
-          hashes.append(hash)
           changes.append(
             Change(
               hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r],
@@ -869,7 +902,7 @@ struct Reconstruction {
         "unrecognized action index \(a == ColumnDecoder.nullUInt ? "null" : String(a))")
     }
     let m = meta(k)
-    let start = valStart[k]
+    let start = Int(valStart[k])
     try ValueDecoder.validate(meta: m, raw: values, start: start, spec: S.valRaw, chunk: chunk)
     if a == UInt64(Action.increment.rawValue) {
       let code = m & 0x0f
@@ -958,7 +991,7 @@ struct Reconstruction {
     }
     let value = try valRaw.withUnsafeBufferPointer {
       try ValueDecoder.decode(
-        meta: meta(k), raw: $0, start: valStart[k], spec: S.valRaw, chunk: chunk)
+        meta: meta(k), raw: $0, start: Int(valStart[k]), spec: S.valRaw, chunk: chunk)
     }
     if act == .increment {
       switch value {

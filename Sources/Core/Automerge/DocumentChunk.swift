@@ -16,11 +16,12 @@ enum DocumentChunk {
   /// - Parameters:
   ///   - buf: the whole input; `body` is the document body's range in it.
   ///   - chunkOffset: the offset of the chunk, for errors.
+  ///   - spareCapacity: room to reserve in `Decoded.changes` for changes the caller appends.
   /// - Throws: `AutomergeDecodeError` for malformed bytes, and `headsMismatch` when the
   ///   regenerated heads differ from the stored ones.
   static func decode(
     _ buf: UnsafeBufferPointer<UInt8>, body: Range<Int>, chunkOffset: Int, verifyHeads: Bool = true,
-    keepOps: Bool = true
+    keepOps: Bool = true, spareCapacity: Int = 0
   ) throws -> Decoded {
     var r = ByteReader(buf, from: body.lowerBound, to: body.upperBound)
     let actorCount = try r.length("actors count", limit: r.remaining)
@@ -69,13 +70,13 @@ enum DocumentChunk {
       limit: ChangeChunk.rowLimit(forBytes: total + body.count))
     try builder.decodeChangeColumns(changeData)
     try builder.decodeOpColumns(opData)
-    let (changes, opCounts) = try builder.reconstruct(keepOps: keepOps)
+    let (changes, opCounts) = try builder.reconstruct(keepOps: keepOps, spareCapacity: spareCapacity)
 
     // §7.5 step 7: the regenerated heads must equal the stored heads, as sets.
     var isDep = [Bool](repeating: false, count: changes.count)
     for j in builder.depsIndex where j >= 0 { isDep[Int(j)] = true }
     var regenerated: [ChangeHash] = []
-    for (i, c) in changes.enumerated() where !isDep[i] { regenerated.append(c.hash) }
+    for i in changes.indices where !isDep[i] { regenerated.append(changes[i].hash) }
     regenerated.sort()
     let stored = Array(Set(heads)).sorted()
     guard regenerated == stored || !verifyHeads else {
@@ -537,7 +538,8 @@ struct Reconstruction {
   }
 
   /// Runs §7.5 steps 1 to 6 and returns the regenerated changes in row order.
-  mutating func reconstruct(keepOps: Bool) throws -> (changes: [Change], opCounts: [Int32]) {
+  /// `spareCapacity`: room to reserve in the returned array beyond its changes.
+  mutating func reconstruct(keepOps: Bool, spareCapacity: Int = 0) throws -> (changes: [Change], opCounts: [Int32]) {
     let n = opCount
     let rows = rowActor.count
 
@@ -702,7 +704,7 @@ struct Reconstruction {
     // Step 6: build each change and hash it.
     var encoder = ChangeEncoder()
     var changes: [Change] = []
-    changes.reserveCapacity(rows)
+    changes.reserveCapacity(rows + spareCapacity)
     var opCounts: [Int32] = []
     opCounts.reserveCapacity(rows)
     var local = [Int32](repeating: -1, count: actors.count)

@@ -122,7 +122,9 @@ struct Reconstruction {
   var idActor: [UInt32] = []
   var idCtr: [UInt32] = []
   /// Per op, the object as a packed id (root = 0, `badObject` when invalid).
-  var objects: [UInt64] = []
+  var objects: [UInt32] = []
+  /// The distinct packed objects of `objects` (a run of equal ones shares an entry).
+  var objectTable: [UInt64] = []
   /// Per op, the key: an element id packed, or a tag in the actor half (`Tag`).
   var keys: [UInt64] = []
   var strings: [String] = []
@@ -131,13 +133,12 @@ struct Reconstruction {
   /// value is in `otherActions`.
   var action: [UInt8] = []
   var otherActions: [Int: UInt64] = [:]
-  /// Value metadata words, 4 bytes each; `UInt32.max` means the word is in `bigMeta`.
-  var valMeta: [UInt32] = []
-  var bigMeta: [Int: UInt64] = [:]
+  /// Value metadata words.
+  var valMeta = PackedUInts()
   /// Where each op's value payload starts in `valRaw` (checked to fit 32 bits).
   var valStart: [UInt32] = []
   var valRaw: [UInt8] = []
-  var succNum: [UInt64] = []
+  var succNum = PackedUInts()
   var succKeys: [UInt64] = []
   var expand: [Bool] = []
   var markName: [Int32] = []
@@ -282,6 +283,7 @@ struct Reconstruction {
       try ColumnDecoder.delta($0, limit: lim, spec: S.idCtr, chunk: ck)
     }
     let n = ctr.count
+    guard n < Int(UInt32.max) else { throw fail("too many ops") }
     opCount = n
     let act = try with(S.idActor, []) {
       try ColumnDecoder.uint($0, limit: n, spec: S.idActor, chunk: ck, expected: n)
@@ -303,17 +305,19 @@ struct Reconstruction {
     }
     guard actors.count < Int(Tag.first) else { throw fail("too many actors") }
     do {
-      let objActor = try with(S.objActor, []) {
-        try ColumnDecoder.uint($0, limit: n, spec: S.objActor, chunk: ck, expected: n)
+      let objActor = try with(S.objActor, PackedUInts()) {
+        try ColumnDecoder.packedUInt($0, limit: n, spec: S.objActor, chunk: ck, expected: n)
       }
-      let objCtr = try with(S.objCtr, []) {
-        try ColumnDecoder.uint($0, limit: n, spec: S.objCtr, chunk: ck, expected: n)
+      let objCtr = try with(S.objCtr, PackedUInts()) {
+        try ColumnDecoder.packedUInt($0, limit: n, spec: S.objCtr, chunk: ck, expected: n)
       }
       objects.reserveCapacity(n)
       for i in 0..<n {
         let a = i < objActor.count ? objActor[i] : ColumnDecoder.nullUInt
         let c = i < objCtr.count ? objCtr[i] : ColumnDecoder.nullUInt
-        objects.append(packObject(a, c))
+        let packed = packObject(a, c)
+        if objectTable.last != packed { objectTable.append(packed) }
+        objects.append(UInt32(truncatingIfNeeded: objectTable.count - 1))
       }
     }
     do {
@@ -354,12 +358,12 @@ struct Reconstruction {
         }
       }
     }
-    let metaWide = try with(S.valMeta, []) {
-      try ColumnDecoder.uint($0, limit: n, spec: S.valMeta, chunk: ck, expected: n)
+    valMeta = try with(S.valMeta, PackedUInts()) {
+      try ColumnDecoder.packedUInt($0, limit: n, spec: S.valMeta, chunk: ck, expected: n)
     }
     valRaw = data[S.valRaw] ?? []
-    succNum = try with(S.succNum, []) {
-      try ColumnDecoder.uint($0, limit: n, spec: S.succNum, chunk: ck, expected: n)
+    succNum = try with(S.succNum, PackedUInts()) {
+      try ColumnDecoder.packedUInt($0, limit: n, spec: S.succNum, chunk: ck, expected: n)
     }
     let succTotal = try ChangeChunk.groupTotal(succNum, spec: S.succNum, limit: lim, chunk: ck)
     let sa = try with(S.succActor, []) {
@@ -394,21 +398,12 @@ struct Reconstruction {
       throw ColumnDecoder.fail(S.valRaw, ck, "value column longer than 4 GiB")
     }
     valStart.reserveCapacity(n)
-    if !metaWide.isEmpty { valMeta.reserveCapacity(n) }
     var pos = 0
     for i in 0..<n {
       valStart.append(UInt32(truncatingIfNeeded: pos))
-      let m = i < metaWide.count ? metaWide[i] : (data[S.valMeta] == nil ? 0 : ColumnDecoder.nullUInt)
+      let m = i < valMeta.count ? valMeta[i] : (data[S.valMeta] == nil ? 0 : ColumnDecoder.nullUInt)
       guard m != ColumnDecoder.nullUInt else {
         throw ColumnDecoder.fail(S.valMeta, ck, "null value metadata")
-      }
-      if !metaWide.isEmpty {
-        if m < UInt64(UInt32.max) {
-          valMeta.append(UInt32(m))
-        } else {
-          valMeta.append(UInt32.max)
-          bigMeta[i] = m
-        }
       }
       let len = m >> 4
       guard len <= UInt64(valRaw.count - pos) else {
@@ -445,9 +440,7 @@ struct Reconstruction {
   }
 
   @inline(__always) func meta(_ i: Int) -> UInt64 {
-    guard i < valMeta.count else { return 0 }
-    let m = valMeta[i]
-    return m == UInt32.max ? bigMeta[i] ?? 0 : UInt64(m)
+    i < valMeta.count ? valMeta[i] : 0
   }
   @inline(__always) func isInsert(_ i: Int) -> Bool { i < insert.count ? insert[i] : false }
 
@@ -505,7 +498,7 @@ struct Reconstruction {
 
   /// The object of stored op `i` as a packed key (root = 0; real ids have counter ≥ 1).
   @inline(__always) func objectKey(_ i: Int) throws -> UInt64 {
-    let v = objects[i]
+    let v = objectTable[Int(objects[i])]
     guard v != UInt64(Tag.badObject) else {
       throw ColumnDecoder.fail(S.objActor, chunk, "invalid object id")
     }
@@ -629,7 +622,7 @@ struct Reconstruction {
     delPredStart.append(Int32(delPredFlat.count))
     let delCount = delId.count
     // The successor columns are consumed: free them before the changes are built.
-    succNum = []
+    succNum = PackedUInts()
     succKeys = []
 
     // Step 5: each op belongs to the first change row of its actor whose maxOp ≥ counter.

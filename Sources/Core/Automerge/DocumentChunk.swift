@@ -547,6 +547,7 @@ struct Reconstruction {
     var delPredStart: [Int32] = []
     var delPredFlat: [UInt64] = []
     var pairs: [(succ: UInt64, pred: UInt64)] = []
+    var matched: [Bool] = []
 
     var succPos = 0
     var i = 0
@@ -583,7 +584,8 @@ struct Reconstruction {
         for o in i..<j { predStart[o + 1] = Int32(predFlat.count) }
       } else {
         pairs.sort { $0.succ != $1.succ ? $0.succ < $1.succ : $0.pred < $1.pred }
-        var matched = [Bool](repeating: false, count: pairs.count)
+        matched.removeAll(keepingCapacity: true)
+        matched.append(contentsOf: repeatElement(false, count: pairs.count))
         for o in i..<j {
           let id = Reconstruction.pack(idCtr[o], idActor[o])
           var lo = 0
@@ -704,6 +706,9 @@ struct Reconstruction {
     var others: [Int32] = []
     var soloActors: [[ActorId]?] = Array(repeating: nil, count: actors.count)
     var actorTables: [[Int32]: [ActorId]] = [:]
+    var lastAuthor = -1
+    var lastOthers: [Int32] = []
+    var lastTable: [ActorId] = []
     var ops: [Op] = []
     let arena = stringArena()
     try arena.bytes.withUnsafeBufferPointer { arenaBytes in
@@ -783,6 +788,9 @@ struct Reconstruction {
               table = [actors[author]]
               soloActors[author] = table
             }
+          } else if author == lastAuthor && others == lastOthers {
+            // Consecutive changes often share their actor table: no key to build.
+            table = lastTable
           } else {
             let key = [Int32(author)] + others
             if let t = actorTables[key] {
@@ -793,6 +801,9 @@ struct Reconstruction {
               actorTables[key] = t
               table = t
             }
+            lastAuthor = author
+            lastOthers = others
+            lastTable = table
           }
 
           // The chunk is encoded straight from the columns; `Op` values are built only when

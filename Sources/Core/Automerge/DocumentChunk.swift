@@ -135,8 +135,9 @@ struct Reconstruction {
   var otherActions: [Int: UInt64] = [:]
   /// Value metadata words.
   var valMeta = PackedUInts()
-  /// Where each op's value payload starts in `valRaw` (checked to fit 32 bits).
-  var valStart: [UInt32] = []
+  /// Where the value payload of every 16th op starts in `valRaw` (checked to fit 32 bits);
+  /// `valueStart` adds the lengths of the ops in between.
+  var valBlock: [UInt32] = []
   var valRaw: [UInt8] = []
   var succNum = PackedUInts()
   var succKeys: [UInt64] = []
@@ -397,10 +398,10 @@ struct Reconstruction {
     guard valRaw.count <= Int(UInt32.max) else {
       throw ColumnDecoder.fail(S.valRaw, ck, "value column longer than 4 GiB")
     }
-    valStart.reserveCapacity(n)
+    valBlock.reserveCapacity(n / 16 + 1)
     var pos = 0
     for i in 0..<n {
-      valStart.append(UInt32(truncatingIfNeeded: pos))
+      if i & 15 == 0 { valBlock.append(UInt32(truncatingIfNeeded: pos)) }
       let m = i < valMeta.count ? valMeta[i] : (data[S.valMeta] == nil ? 0 : ColumnDecoder.nullUInt)
       guard m != ColumnDecoder.nullUInt else {
         throw ColumnDecoder.fail(S.valMeta, ck, "null value metadata")
@@ -442,6 +443,18 @@ struct Reconstruction {
   @inline(__always) func meta(_ i: Int) -> UInt64 {
     i < valMeta.count ? valMeta[i] : 0
   }
+  /// Where stored op `k`'s value payload starts in `valRaw`.
+  @inline(__always) func valueStart(_ k: Int) -> Int {
+    let block = k >> 4
+    var pos = Int(valBlock[block])
+    var j = block << 4
+    while j < k {
+      pos += Int(truncatingIfNeeded: meta(j) >> 4)
+      j += 1
+    }
+    return pos
+  }
+
   @inline(__always) func isInsert(_ i: Int) -> Bool { i < insert.count ? insert[i] : false }
 
   static let actionNull: UInt8 = 0xff
@@ -908,7 +921,7 @@ struct Reconstruction {
         "unrecognized action index \(a == ColumnDecoder.nullUInt ? "null" : String(a))")
     }
     let m = meta(k)
-    let start = Int(valStart[k])
+    let start = valueStart(k)
     try ValueDecoder.validate(meta: m, raw: values, start: start, spec: S.valRaw, chunk: chunk)
     if a == UInt64(Action.increment.rawValue) {
       let code = m & 0x0f
@@ -997,7 +1010,7 @@ struct Reconstruction {
     }
     let value = try valRaw.withUnsafeBufferPointer {
       try ValueDecoder.decode(
-        meta: meta(k), raw: $0, start: Int(valStart[k]), spec: S.valRaw, chunk: chunk)
+        meta: meta(k), raw: $0, start: valueStart(k), spec: S.valRaw, chunk: chunk)
     }
     if act == .increment {
       switch value {

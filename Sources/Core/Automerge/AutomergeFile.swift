@@ -93,12 +93,21 @@ public struct AutomergeFile: Sendable {
         switch h.type {
         case .document:
           let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
-          let decoded = try DocumentChunk.decode(buf, body: h.body, chunkOffset: offset, keepOps: keepOps)
+          let following = changeChunks(buf, from: h.end)
+          var decoded = try DocumentChunk.decode(
+            buf, body: h.body, chunkOffset: offset, keepOps: keepOps,
+            spareCapacity: incoming.isEmpty ? following : 0)
           opCounts.append(contentsOf: decoded.opCounts)
           try check(h, computed)
           info.changes = decoded.changes.map(\.hash)
-          if incoming.isEmpty { incoming = decoded.changes } else { incoming.append(contentsOf: decoded.changes) }
           if offset == 0 { firstDocumentCount = decoded.changes.count }
+          if incoming.isEmpty {
+            swap(&incoming, &decoded.changes)
+          } else {
+            let needed = incoming.count + decoded.changes.count + following
+            if needed > incoming.capacity { incoming.reserveCapacity(max(needed, 2 * incoming.capacity)) }
+            incoming.append(contentsOf: decoded.changes)
+          }
         case .change:
           let hash = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
           try check(h, hash)
@@ -130,8 +139,21 @@ public struct AutomergeFile: Sendable {
         offset = h.end
       }
     }
-    try file.apply(incoming, opCounts: opCounts, allowOrphans: firstIsDocument, trusted: firstDocumentCount)
+    try file.apply(&incoming, opCounts: opCounts, allowOrphans: firstIsDocument, trusted: firstDocumentCount)
     return file
+  }
+
+  /// How many change chunks (each one change) follow `offset` before the next document
+  /// chunk, the end, or a malformed header: the room `decode` reserves for them, so that
+  /// hundreds of thousands of document changes are not copied to grow the array.
+  private static func changeChunks(_ buf: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int {
+    var count = 0
+    var at = offset
+    while at < buf.count, let h = try? Chunk.header(buf, at: at), h.type != .document {
+      count += 1
+      at = h.end
+    }
+    return count
   }
 
   private static func check(_ h: ChunkHeader, _ hash: ChangeHash) throws {
@@ -147,7 +169,9 @@ public struct AutomergeFile: Sendable {
   /// The first `trusted` changes come from the file's first chunk, a document: its
   /// reconstruction already proved them distinct, causally ordered and numbered 1...n per
   /// actor, so they are applied without the queue.
-  mutating func apply(_ incoming: [Change], opCounts: [Int32], allowOrphans: Bool, trusted: Int) throws {
+  ///
+  /// `incoming` is consumed: the changes are moved from it into `changes`.
+  mutating func apply(_ incoming: inout [Change], opCounts: [Int32], allowOrphans: Bool, trusted: Int) throws {
     var seen: [ChangeHash: Int] = [:]  // hash -> index in `incoming`
     seen.reserveCapacity(incoming.count)
     var applied = [Bool](repeating: false, count: incoming.count)
@@ -155,18 +179,28 @@ public struct AutomergeFile: Sendable {
     order.reserveCapacity(incoming.count)
     var unique: [Int32] = []
     var trustedSeqMax: [ActorId: UInt64] = [:]
+    // The trusted changes' authors come in runs: the table is updated once per run.
+    var runAuthor: ActorId? = nil
+    var runMax: UInt64 = 0
+    func endRun() {
+      guard let a = runAuthor else { return }
+      if let m = trustedSeqMax[a], m >= runMax { return }
+      trustedSeqMax[a] = runMax
+    }
     for i in 0..<trusted {
       seen[incoming[i].hash] = i
       applied[i] = true
       order.append(Int32(i))
-      let author = incoming[i].actors[0]
       let seq = incoming[i].seq
-      if let m = trustedSeqMax[author] {
-        if seq > m { trustedSeqMax[author] = seq }
+      if incoming[i].actors[0] == runAuthor {
+        if seq > runMax { runMax = seq }
       } else {
-        trustedSeqMax[author] = seq
+        endRun()
+        runAuthor = incoming[i].actors[0]
+        runMax = seq
       }
     }
+    endRun()
 
     var bySeq: [ActorId: [UInt64: Int32]] = [:]
     for i in trusted..<incoming.count {
@@ -249,23 +283,38 @@ public struct AutomergeFile: Sendable {
         previousAuthor = author
       }
     }
+    self.orphans = orphanIndexes.map { incoming[Int($0)].hash }
     if identity {
       self.changes = incoming
       self.index = seen
     } else {
-      var changes: [Change] = []
-      changes.reserveCapacity(final.count)
-      var index: [ChangeHash: Int] = [:]
-      index.reserveCapacity(final.count)
-      for i in final {
-        index[incoming[Int(i)].hash] = changes.count
-        changes.append(incoming[Int(i)])
+      // `incoming` is permuted in place into the final order (moves, no copies; the
+      // skipped duplicates go to the end and are dropped), and the positions in `seen`,
+      // which holds exactly the kept hashes, are renumbered without rehashing.
+      var target = [Int32](repeating: -1, count: incoming.count)
+      for (k, i) in final.enumerated() { target[Int(i)] = Int32(k) }
+      var next = Int32(final.count)
+      for i in target.indices where target[i] < 0 {
+        target[i] = next
+        next += 1
       }
-      self.changes = changes
-      self.index = index
+      var p = seen.values.startIndex
+      while p != seen.values.endIndex {
+        seen.values[p] = Int(target[seen.values[p]])
+        seen.values.formIndex(after: &p)
+      }
+      for i in target.indices {
+        while Int(target[i]) != i {
+          let t = Int(target[i])
+          incoming.swapAt(i, t)
+          target.swapAt(i, t)
+        }
+      }
+      incoming.removeLast(incoming.count - final.count)
+      self.changes = incoming
+      self.index = seen
     }
     self.heads = heads.sorted()
-    self.orphans = orphanIndexes.map { incoming[Int($0)].hash }
     self.missingDependencies = absent.sorted()
     self.actors = authors.sorted()
     self.opCount = opCount

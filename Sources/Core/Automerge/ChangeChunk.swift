@@ -176,13 +176,31 @@ enum ChangeChunk {
     }
   }
 
+  /// The sum of a group column's counts, as `groupTotal(_:spec:limit:chunk:)`.
+  static func groupTotal(_ counts: PackedUInts, spec: UInt32, limit: Int, chunk: Int) throws -> Int {
+    var total: UInt64 = 0
+    for i in 0..<counts.count {
+      let c = counts[i]
+      guard c != ColumnDecoder.nullUInt else { throw ColumnDecoder.fail(spec, chunk, "null group count") }
+      // Checked before adding: a count near 2^64 must not overflow the sum.
+      guard c <= UInt64(max(limit, 0)) - total else {
+        throw ColumnDecoder.fail(spec, chunk, "group counts too large")
+      }
+      total += c
+    }
+    return Int(total)
+  }
+
   /// The sum of a group column's counts, which must stay within `limit`.
   static func groupTotal(_ counts: [UInt64], spec: UInt32, limit: Int, chunk: Int) throws -> Int {
     var total: UInt64 = 0
     for c in counts {
       guard c != ColumnDecoder.nullUInt else { throw ColumnDecoder.fail(spec, chunk, "null group count") }
+      // Checked before adding: a count near 2^64 must not overflow the sum.
+      guard c <= UInt64(max(limit, 0)) - total else {
+        throw ColumnDecoder.fail(spec, chunk, "group counts too large")
+      }
       total += c
-      guard total <= UInt64(limit) else { throw ColumnDecoder.fail(spec, chunk, "group counts too large") }
     }
     return Int(total)
   }

@@ -166,19 +166,20 @@ struct ChangeEncoder {
     chunk.append(contentsOf: body.bytes)
     chunk.append(contentsOf: data.bytes)
     chunk.append(contentsOf: extra)
-    return ChangeEncoder.sealed(chunk)
+    let hash = ChangeEncoder.seal(&chunk)
+    return (chunk, hash)
   }
 
-  /// Fills in the checksum of a chunk whose header and body are written (§3).
-  private static func sealed(_ bytes: [UInt8]) -> (chunk: [UInt8], hash: ChangeHash) {
-    var chunk = bytes
+  /// Fills in the checksum of a chunk whose header and body are written (§3), in place
+  /// (a copy would allocate every chunk twice), and returns the chunk's hash.
+  private static func seal(_ chunk: inout [UInt8]) -> ChangeHash {
     let hash = SHA256.hash(chunk, 8..<chunk.count)
     let w0 = hash.w0
     chunk[4] = UInt8(truncatingIfNeeded: w0 >> 56)
     chunk[5] = UInt8(truncatingIfNeeded: w0 >> 48)
     chunk[6] = UInt8(truncatingIfNeeded: w0 >> 40)
     chunk[7] = UInt8(truncatingIfNeeded: w0 >> 32)
-    return (chunk, hash)
+    return hash
   }
 
   /// Wraps a body in a chunk header (§3): magic, checksum, type, length.

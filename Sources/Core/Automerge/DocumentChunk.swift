@@ -16,11 +16,12 @@ enum DocumentChunk {
   /// - Parameters:
   ///   - buf: the whole input; `body` is the document body's range in it.
   ///   - chunkOffset: the offset of the chunk, for errors.
+  ///   - spareCapacity: room to reserve in `Decoded.changes` for changes the caller appends.
   /// - Throws: `AutomergeDecodeError` for malformed bytes, and `headsMismatch` when the
   ///   regenerated heads differ from the stored ones.
   static func decode(
     _ buf: UnsafeBufferPointer<UInt8>, body: Range<Int>, chunkOffset: Int, verifyHeads: Bool = true,
-    keepOps: Bool = true
+    keepOps: Bool = true, spareCapacity: Int = 0
   ) throws -> Decoded {
     var r = ByteReader(buf, from: body.lowerBound, to: body.upperBound)
     let actorCount = try r.length("actors count", limit: r.remaining)
@@ -69,13 +70,13 @@ enum DocumentChunk {
       limit: ChangeChunk.rowLimit(forBytes: total + body.count))
     try builder.decodeChangeColumns(changeData)
     try builder.decodeOpColumns(opData)
-    let (changes, opCounts) = try builder.reconstruct(keepOps: keepOps)
+    let (changes, opCounts) = try builder.reconstruct(keepOps: keepOps, spareCapacity: spareCapacity)
 
     // §7.5 step 7: the regenerated heads must equal the stored heads, as sets.
     var isDep = [Bool](repeating: false, count: changes.count)
     for j in builder.depsIndex where j >= 0 { isDep[Int(j)] = true }
     var regenerated: [ChangeHash] = []
-    for (i, c) in changes.enumerated() where !isDep[i] { regenerated.append(c.hash) }
+    for i in changes.indices where !isDep[i] { regenerated.append(changes[i].hash) }
     regenerated.sort()
     let stored = Array(Set(heads)).sorted()
     guard regenerated == stored || !verifyHeads else {
@@ -121,7 +122,9 @@ struct Reconstruction {
   var idActor: [UInt32] = []
   var idCtr: [UInt32] = []
   /// Per op, the object as a packed id (root = 0, `badObject` when invalid).
-  var objects: [UInt64] = []
+  var objects: [UInt32] = []
+  /// The distinct packed objects of `objects` (a run of equal ones shares an entry).
+  var objectTable: [UInt64] = []
   /// Per op, the key: an element id packed, or a tag in the actor half (`Tag`).
   var keys: [UInt64] = []
   var strings: [String] = []
@@ -130,10 +133,13 @@ struct Reconstruction {
   /// value is in `otherActions`.
   var action: [UInt8] = []
   var otherActions: [Int: UInt64] = [:]
-  var valMeta: [UInt64] = []
-  var valStart: [Int] = []
+  /// Value metadata words.
+  var valMeta = PackedUInts()
+  /// Where the value payload of every 16th op starts in `valRaw` (checked to fit 32 bits);
+  /// `valueStart` adds the lengths of the ops in between.
+  var valBlock: [UInt32] = []
   var valRaw: [UInt8] = []
-  var succNum: [UInt64] = []
+  var succNum = PackedUInts()
   var succKeys: [UInt64] = []
   var expand: [Bool] = []
   var markName: [Int32] = []
@@ -278,9 +284,10 @@ struct Reconstruction {
       try ColumnDecoder.delta($0, limit: lim, spec: S.idCtr, chunk: ck)
     }
     let n = ctr.count
+    guard n < Int(UInt32.max) else { throw fail("too many ops") }
     opCount = n
     let act = try with(S.idActor, []) {
-      try ColumnDecoder.uint($0, limit: n, spec: S.idActor, chunk: ck)
+      try ColumnDecoder.uint($0, limit: n, spec: S.idActor, chunk: ck, expected: n)
     }
     guard act.count == n else {
       throw ColumnDecoder.fail(S.idActor, ck, "invalid load length len=\(act.count), expected=\(n)")
@@ -299,28 +306,31 @@ struct Reconstruction {
     }
     guard actors.count < Int(Tag.first) else { throw fail("too many actors") }
     do {
-      let objActor = try with(S.objActor, []) {
-        try ColumnDecoder.uint($0, limit: n, spec: S.objActor, chunk: ck)
+      let objActor = try with(S.objActor, PackedUInts()) {
+        try ColumnDecoder.packedUInt($0, limit: n, spec: S.objActor, chunk: ck, expected: n)
       }
-      let objCtr = try with(S.objCtr, []) {
-        try ColumnDecoder.uint($0, limit: n, spec: S.objCtr, chunk: ck)
+      let objCtr = try with(S.objCtr, PackedUInts()) {
+        try ColumnDecoder.packedUInt($0, limit: n, spec: S.objCtr, chunk: ck, expected: n)
       }
       objects.reserveCapacity(n)
       for i in 0..<n {
         let a = i < objActor.count ? objActor[i] : ColumnDecoder.nullUInt
         let c = i < objCtr.count ? objCtr[i] : ColumnDecoder.nullUInt
-        objects.append(packObject(a, c))
+        let packed = packObject(a, c)
+        if objectTable.last != packed { objectTable.append(packed) }
+        objects.append(UInt32(truncatingIfNeeded: objectTable.count - 1))
       }
     }
     do {
       let keyActor = try with(S.keyActor, []) {
-        try ColumnDecoder.uint($0, limit: n, spec: S.keyActor, chunk: ck)
+        try ColumnDecoder.uint($0, limit: n, spec: S.keyActor, chunk: ck, expected: n)
       }
       let keyCtr = try with(S.keyCtr, []) {
-        try ColumnDecoder.delta($0, limit: n, spec: S.keyCtr, chunk: ck)
+        try ColumnDecoder.delta($0, limit: n, spec: S.keyCtr, chunk: ck, expected: n)
       }
       let keyStr = try with(S.keyStr, []) {
-        try ColumnDecoder.string($0, limit: n, spec: S.keyStr, chunk: ck, table: &strings)
+        try ColumnDecoder.string(
+          $0, limit: n, spec: S.keyStr, chunk: ck, table: &strings, expected: n)
       }
       keys.reserveCapacity(n)
       for i in 0..<n {
@@ -331,11 +341,11 @@ struct Reconstruction {
       }
     }
     insert = try with(S.insert, []) {
-      try ColumnDecoder.boolean($0, limit: n, spec: S.insert, chunk: ck)
+      try ColumnDecoder.boolean($0, limit: n, spec: S.insert, chunk: ck, expected: n)
     }
     do {
       let wide = try with(S.action, []) {
-        try ColumnDecoder.uint($0, limit: n, spec: S.action, chunk: ck)
+        try ColumnDecoder.uint($0, limit: n, spec: S.action, chunk: ck, expected: n)
       }
       action.reserveCapacity(wide.count)
       for (i, a) in wide.enumerated() {
@@ -349,12 +359,12 @@ struct Reconstruction {
         }
       }
     }
-    valMeta = try with(S.valMeta, []) {
-      try ColumnDecoder.uint($0, limit: n, spec: S.valMeta, chunk: ck)
+    valMeta = try with(S.valMeta, PackedUInts()) {
+      try ColumnDecoder.packedUInt($0, limit: n, spec: S.valMeta, chunk: ck, expected: n)
     }
     valRaw = data[S.valRaw] ?? []
-    succNum = try with(S.succNum, []) {
-      try ColumnDecoder.uint($0, limit: n, spec: S.succNum, chunk: ck)
+    succNum = try with(S.succNum, PackedUInts()) {
+      try ColumnDecoder.packedUInt($0, limit: n, spec: S.succNum, chunk: ck, expected: n)
     }
     let succTotal = try ChangeChunk.groupTotal(succNum, spec: S.succNum, limit: lim, chunk: ck)
     let sa = try with(S.succActor, []) {
@@ -367,10 +377,11 @@ struct Reconstruction {
       throw ColumnDecoder.fail(S.succActor, ck, "successor columns do not match their counts")
     }
     expand = try with(S.expand, []) {
-      try ColumnDecoder.boolean($0, limit: n, spec: S.expand, chunk: ck)
+      try ColumnDecoder.boolean($0, limit: n, spec: S.expand, chunk: ck, expected: n)
     }
     markName = try with(S.markName, []) {
-      try ColumnDecoder.string($0, limit: n, spec: S.markName, chunk: ck, table: &strings)
+      try ColumnDecoder.string(
+        $0, limit: n, spec: S.markName, chunk: ck, table: &strings, expected: n)
     }
 
     succKeys.reserveCapacity(succTotal)
@@ -384,10 +395,13 @@ struct Reconstruction {
       succKeys.append(Reconstruction.pack(UInt32(sc[k]), UInt32(sa[k])))
     }
     // Value payload offsets; the payloads must fill the raw column exactly.
-    valStart.reserveCapacity(n)
+    guard valRaw.count <= Int(UInt32.max) else {
+      throw ColumnDecoder.fail(S.valRaw, ck, "value column longer than 4 GiB")
+    }
+    valBlock.reserveCapacity(n / 16 + 1)
     var pos = 0
     for i in 0..<n {
-      valStart.append(pos)
+      if i & 15 == 0 { valBlock.append(UInt32(truncatingIfNeeded: pos)) }
       let m = i < valMeta.count ? valMeta[i] : (data[S.valMeta] == nil ? 0 : ColumnDecoder.nullUInt)
       guard m != ColumnDecoder.nullUInt else {
         throw ColumnDecoder.fail(S.valMeta, ck, "null value metadata")
@@ -426,7 +440,21 @@ struct Reconstruction {
     }
   }
 
-  @inline(__always) func meta(_ i: Int) -> UInt64 { i < valMeta.count ? valMeta[i] : 0 }
+  @inline(__always) func meta(_ i: Int) -> UInt64 {
+    i < valMeta.count ? valMeta[i] : 0
+  }
+  /// Where stored op `k`'s value payload starts in `valRaw`.
+  @inline(__always) func valueStart(_ k: Int) -> Int {
+    let block = k >> 4
+    var pos = Int(valBlock[block])
+    var j = block << 4
+    while j < k {
+      pos += Int(truncatingIfNeeded: meta(j) >> 4)
+      j += 1
+    }
+    return pos
+  }
+
   @inline(__always) func isInsert(_ i: Int) -> Bool { i < insert.count ? insert[i] : false }
 
   static let actionNull: UInt8 = 0xff
@@ -483,7 +511,7 @@ struct Reconstruction {
 
   /// The object of stored op `i` as a packed key (root = 0; real ids have counter ≥ 1).
   @inline(__always) func objectKey(_ i: Int) throws -> UInt64 {
-    let v = objects[i]
+    let v = objectTable[Int(objects[i])]
     guard v != UInt64(Tag.badObject) else {
       throw ColumnDecoder.fail(S.objActor, chunk, "invalid object id")
     }
@@ -516,7 +544,8 @@ struct Reconstruction {
   }
 
   /// Runs §7.5 steps 1 to 6 and returns the regenerated changes in row order.
-  mutating func reconstruct(keepOps: Bool) throws -> (changes: [Change], opCounts: [Int32]) {
+  /// `spareCapacity`: room to reserve in the returned array beyond its changes.
+  mutating func reconstruct(keepOps: Bool, spareCapacity: Int = 0) throws -> (changes: [Change], opCounts: [Int32]) {
     let n = opCount
     let rows = rowActor.count
 
@@ -531,6 +560,7 @@ struct Reconstruction {
     var delPredStart: [Int32] = []
     var delPredFlat: [UInt64] = []
     var pairs: [(succ: UInt64, pred: UInt64)] = []
+    var matched: [Bool] = []
 
     var succPos = 0
     var i = 0
@@ -567,7 +597,8 @@ struct Reconstruction {
         for o in i..<j { predStart[o + 1] = Int32(predFlat.count) }
       } else {
         pairs.sort { $0.succ != $1.succ ? $0.succ < $1.succ : $0.pred < $1.pred }
-        var matched = [Bool](repeating: false, count: pairs.count)
+        matched.removeAll(keepingCapacity: true)
+        matched.append(contentsOf: repeatElement(false, count: pairs.count))
         for o in i..<j {
           let id = Reconstruction.pack(idCtr[o], idActor[o])
           var lo = 0
@@ -605,6 +636,9 @@ struct Reconstruction {
     }
     delPredStart.append(Int32(delPredFlat.count))
     let delCount = delId.count
+    // The successor columns are consumed: free them before the changes are built.
+    succNum = PackedUInts()
+    succKeys = []
 
     // Step 5: each op belongs to the first change row of its actor whose maxOp ≥ counter.
     var rowsByActor = [[Int32]](repeating: [], count: actors.count)
@@ -622,57 +656,73 @@ struct Reconstruction {
       rowsByActor[a].append(Int32(r))
     }
     let total = n + delCount
-    var rowOfOp = [Int32](repeating: 0, count: total)
-    var perRow = [Int32](repeating: 0, count: rows + 1)
-    for k in 0..<total {
-      let ctr: UInt32
-      let actor: Int
-      if k < n {
-        ctr = idCtr[k]
-        actor = Int(idActor[k])
-      } else {
-        let id = delId[k - n]
-        ctr = UInt32(truncatingIfNeeded: id >> 32)
-        actor = Int(UInt32(truncatingIfNeeded: id))
-      }
+    // The helpers read local copies, not `self`: a closure over `self` in this mutating
+    // method makes the calls below copy the whole struct.
+    let opCtr = idCtr
+    let opActor = idActor
+    let maxOps = rowMaxOp
+    let actorIds = actors
+    let ck = chunk
+    @inline(__always) func counter(_ k: Int) -> UInt32 {
+      k < n ? opCtr[k] : UInt32(truncatingIfNeeded: delId[k - n] >> 32)
+    }
+    /// The change row of op `k` (its actor's first row whose max op is ≥ its counter).
+    func rowOf(_ k: Int) throws -> Int32 {
+      let ctr = counter(k)
+      let actor = k < n ? Int(opActor[k]) : Int(UInt32(truncatingIfNeeded: delId[k - n]))
       let list = rowsByActor[actor]
       var lo = 0
       var hi = list.count
       while lo < hi {
         let mid = (lo + hi) / 2
-        if rowMaxOp[Int(list[mid])] < ctr { lo = mid + 1 } else { hi = mid }
+        if maxOps[Int(list[mid])] < ctr { lo = mid + 1 } else { hi = mid }
       }
       guard lo < list.count else {
-        throw fail("op \(ctr)@\(actors[actor]) belongs to no change (missing change)")
+        throw AutomergeDecodeError.invalidDocument(
+          reason: "op \(ctr)@\(actorIds[actor]) belongs to no change (missing change)", offset: ck)
       }
-      let row = list[lo]
+      return list[lo]
+    }
+    var rowOfOp = [Int32](repeating: 0, count: total)
+    var perRow = [Int32](repeating: 0, count: rows + 1)
+    for k in 0..<total {
+      let row = try rowOf(k)
       rowOfOp[k] = row
       perRow[Int(row) + 1] += 1
     }
     for r in 0..<rows { perRow[r + 1] += perRow[r] }
-    var fill = perRow
-    var opsByRow = [Int32](repeating: 0, count: total)
+    // Each op goes straight to its place in counter order: a valid change's ops are
+    // numbered `startOp...maxOp` with `startOp = maxOp + 1 - count`. A row whose ops do
+    // not fit (a counter below startOp, or two on one slot) is marked `misplaced`: it is
+    // invalid, and step 6 rebuilds its op list to throw the error in row order.
+    var opsByRow = [Int32](repeating: -1, count: total)
+    var misplaced = [Bool](repeating: false, count: rows)
     for k in 0..<total {
       let r = Int(rowOfOp[k])
-      opsByRow[Int(fill[r])] = Int32(k)
-      fill[r] += 1
+      let start = Int(perRow[r])
+      let slot = Int64(counter(k)) + Int64(Int(perRow[r + 1]) - start) - 1 - Int64(rowMaxOp[r])
+      if slot >= 0, opsByRow[start + Int(slot)] < 0 {
+        opsByRow[start + Int(slot)] = Int32(k)
+      } else {
+        misplaced[r] = true
+      }
     }
     rowOfOp = []
 
     // Step 6: build each change and hash it.
     var encoder = ChangeEncoder()
     var changes: [Change] = []
-    changes.reserveCapacity(rows)
+    changes.reserveCapacity(rows + spareCapacity)
     var opCounts: [Int32] = []
     opCounts.reserveCapacity(rows)
-    var hashes: [ChangeHash] = []
-    hashes.reserveCapacity(rows)
     var local = [Int32](repeating: -1, count: actors.count)
     var others: [Int32] = []
     var soloActors: [[ActorId]?] = Array(repeating: nil, count: actors.count)
     var actorTables: [[Int32]: [ActorId]] = [:]
+    var lastAuthor = -1
+    var lastOthers: [Int32] = []
+    var lastTable: [ActorId] = []
     var ops: [Op] = []
-    var counters: [(ctr: UInt32, k: Int32)] = []
     let arena = stringArena()
     try arena.bytes.withUnsafeBufferPointer { arenaBytes in
       try valRaw.withUnsafeBufferPointer { values in
@@ -681,30 +731,29 @@ struct Reconstruction {
           let author = Int(rowActor[r])
           let start = Int(perRow[r])
           let end = Int(perRow[r + 1])
-          counters.removeAll(keepingCapacity: true)
-          for p in start..<end {
-            let k = Int(opsByRow[p])
-            let ctr = k < n ? idCtr[k] : UInt32(truncatingIfNeeded: delId[k - n] >> 32)
-            counters.append((ctr, Int32(k)))
-          }
-          var sorted = true
-          if counters.count > 1 {
-            for q in 1..<counters.count where counters[q - 1].ctr >= counters[q].ctr {
-              sorted = false
-              break
-            }
-          }
-          if !sorted { counters.sort { $0.ctr < $1.ctr } }
-          let count = counters.count
+          let count = end - start
           let maxOp = UInt64(rowMaxOp[r])
+          if misplaced[r] {
+            // The checks of a valid row, on the row's ops in counter order; one fails.
+            var counters: [(ctr: UInt32, k: Int32)] = []
+            for k in 0..<total where try rowOf(k) == Int32(r) { counters.append((counter(k), Int32(k))) }
+            counters.sort { $0.ctr < $1.ctr }
+            guard UInt64(count) <= maxOp || (count == 0) else {
+              throw fail("change \(r) has more ops than its max op")
+            }
+            let startOp = maxOp + 1 - UInt64(count)
+            guard startOp >= 1 else { throw fail("change \(r) has start op 0") }
+            for (q, c) in counters.enumerated() where UInt64(c.ctr) != startOp + UInt64(q) {
+              throw fail("ops of change \(r) are not consecutive from \(startOp)")
+            }
+            throw fail("ops of change \(r) are not consecutive from \(startOp)")
+          }
           guard UInt64(count) <= maxOp || (count == 0) else {
             throw fail("change \(r) has more ops than its max op")
           }
           let startOp = maxOp + 1 - UInt64(count)
           guard startOp >= 1 else { throw fail("change \(r) has start op 0") }
-          for (q, c) in counters.enumerated() where UInt64(c.ctr) != startOp + UInt64(q) {
-            throw fail("ops of change \(r) are not consecutive from \(startOp)")
-          }
+          let counters = opsByRow[start..<end]
 
           // Actors other than the author, sorted by bytes (= index order).
           others.removeAll(keepingCapacity: true)
@@ -715,7 +764,7 @@ struct Reconstruction {
             }
           }
           for c in counters {
-            let k = Int(c.k)
+            let k = Int(c)
             let objKey: UInt64
             let kind: UInt8
             let keyValue: UInt64
@@ -752,6 +801,9 @@ struct Reconstruction {
               table = [actors[author]]
               soloActors[author] = table
             }
+          } else if author == lastAuthor && others == lastOthers {
+            // Consecutive changes often share their actor table: no key to build.
+            table = lastTable
           } else {
             let key = [Int32(author)] + others
             if let t = actorTables[key] {
@@ -762,6 +814,9 @@ struct Reconstruction {
               actorTables[key] = t
               table = t
             }
+            lastAuthor = author
+            lastOthers = others
+            lastTable = table
           }
 
           // The chunk is encoded straight from the columns; `Op` values are built only when
@@ -771,7 +826,7 @@ struct Reconstruction {
             ops.reserveCapacity(count)
           }
           for c in counters {
-            let k = Int(c.k)
+            let k = Int(c)
             if k < n {
               try encodeStoredOp(
                 k, local: local, predFlat: predFlat, predStart: predStart, into: &encoder,
@@ -811,7 +866,7 @@ struct Reconstruction {
           let de = rowDepsStart[r + 1]
           if de > ds {
             deps.reserveCapacity(de - ds)
-            for q in ds..<de { deps.append(hashes[Int(depsIndex[q])]) }
+            for q in ds..<de { deps.append(changes[Int(depsIndex[q])].hash) }
             deps.sort()
           }
           let message: String?
@@ -826,7 +881,6 @@ struct Reconstruction {
             actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message,
             deps: deps,
             extra: extra)
-          hashes.append(hash)
           changes.append(
             Change(
               hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r],
@@ -867,7 +921,7 @@ struct Reconstruction {
         "unrecognized action index \(a == ColumnDecoder.nullUInt ? "null" : String(a))")
     }
     let m = meta(k)
-    let start = valStart[k]
+    let start = valueStart(k)
     try ValueDecoder.validate(meta: m, raw: values, start: start, spec: S.valRaw, chunk: chunk)
     if a == UInt64(Action.increment.rawValue) {
       let code = m & 0x0f
@@ -956,7 +1010,7 @@ struct Reconstruction {
     }
     let value = try valRaw.withUnsafeBufferPointer {
       try ValueDecoder.decode(
-        meta: meta(k), raw: $0, start: valStart[k], spec: S.valRaw, chunk: chunk)
+        meta: meta(k), raw: $0, start: valueStart(k), spec: S.valRaw, chunk: chunk)
     }
     if act == .increment {
       switch value {

@@ -42,11 +42,12 @@ enum ColumnDecoder {
 
   /// RLE of uLEB values (types 0, 1, 2 and 6).
   static func uint(
-    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int
+    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int, expected: Int = 0
   ) throws -> [UInt64] {
     try wrap(spec, chunk) {
       var r = ByteReader(data)
       var out: [UInt64] = []
+      if !data.isEmpty { out.reserveCapacity(min(expected, limit)) }
       while !r.isAtEnd {
         let n = try runLength(&r, limit - out.count, spec, chunk)
         if n > 0 {
@@ -66,13 +67,41 @@ enum ColumnDecoder {
     }
   }
 
+  /// RLE of uLEB values, as `uint` (same checks, same errors), at 4 bytes a row.
+  static func packedUInt(
+    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int, expected: Int = 0
+  ) throws -> PackedUInts {
+    try wrap(spec, chunk) {
+      var r = ByteReader(data)
+      var out = PackedUInts()
+      if !data.isEmpty { out.rows.reserveCapacity(min(expected, limit)) }
+      while !r.isAtEnd {
+        let n = try runLength(&r, limit - out.count, spec, chunk)
+        if n > 0 {
+          let v = try r.uleb()
+          out.append(v, count: Int(n))
+        } else if n < 0 {
+          for _ in 0..<Int(-n) { out.append(try r.uleb(), count: 1) }
+        } else {
+          let k = try r.uleb("null run")
+          guard k <= UInt64(limit - out.count) else {
+            throw fail(spec, chunk, "more values than rows")
+          }
+          out.append(nullUInt, count: Int(k))
+        }
+      }
+      return out
+    }
+  }
+
   /// RLE of sLEB deltas, accumulated from 0; nulls keep the accumulator (type 3, §5.6).
   static func delta(
-    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int
+    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int, expected: Int = 0
   ) throws -> [Int64] {
     try wrap(spec, chunk) {
       var r = ByteReader(data)
       var out: [Int64] = []
+      if !data.isEmpty { out.reserveCapacity(min(expected, limit)) }
       var acc: Int64 = 0
       while !r.isAtEnd {
         let n = try runLength(&r, limit - out.count, spec, chunk)
@@ -101,11 +130,12 @@ enum ColumnDecoder {
 
   /// Alternating run lengths starting with false (type 4, §5.7).
   static func boolean(
-    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int
+    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int, expected: Int = 0
   ) throws -> [Bool] {
     try wrap(spec, chunk) {
       var r = ByteReader(data)
       var out: [Bool] = []
+      if !data.isEmpty { out.reserveCapacity(min(expected, limit)) }
       var value = false
       while !r.isAtEnd {
         let k = try r.uleb("boolean run")
@@ -124,11 +154,13 @@ enum ColumnDecoder {
   /// - Returns: per row an index into `table` (-1 for null); each run adds one entry, so
   ///   repeated values share one `String`.
   static func string(
-    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int, table: inout [String]
+    _ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int, table: inout [String],
+    expected: Int = 0
   ) throws -> [Int32] {
     try wrap(spec, chunk) {
       var r = ByteReader(data)
       var out: [Int32] = []
+      if !data.isEmpty { out.reserveCapacity(min(expected, limit)) }
       while !r.isAtEnd {
         let n = try runLength(&r, limit - out.count, spec, chunk)
         if n > 0 {
@@ -148,6 +180,44 @@ enum ColumnDecoder {
         }
       }
       return out
+    }
+  }
+}
+
+/// A decoded uLEB column at 4 bytes a row: values of `UInt32.max` and above (the null
+/// sentinel `ColumnDecoder.nullUInt` included) are stored as `UInt32.max` in `rows` and
+/// kept aside in `wide`, one entry per run, in row order.
+struct PackedUInts {
+  var rows: [UInt32] = []
+  var wide: [(start: Int, count: Int, value: UInt64)] = []
+
+  var count: Int { rows.count }
+  var isEmpty: Bool { rows.isEmpty }
+
+  /// The value of row `i` (`i < count`).
+  @inline(__always) subscript(_ i: Int) -> UInt64 {
+    let v = rows[i]
+    return v != UInt32.max ? UInt64(v) : wideValue(i)
+  }
+
+  private func wideValue(_ i: Int) -> UInt64 {
+    var lo = 0
+    var hi = wide.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if wide[mid].start <= i { lo = mid + 1 } else { hi = mid }
+    }
+    return lo > 0 ? wide[lo - 1].value : UInt64(UInt32.max)
+  }
+
+  /// Appends `n` rows holding `v`.
+  mutating func append(_ v: UInt64, count n: Int) {
+    guard n > 0 else { return }
+    if v < UInt64(UInt32.max) {
+      rows.append(contentsOf: repeatElement(UInt32(v), count: n))
+    } else {
+      wide.append((rows.count, n, v))
+      rows.append(contentsOf: repeatElement(UInt32.max, count: n))
     }
   }
 }

@@ -350,7 +350,7 @@ struct StringRLEEncoder {
         count = 2
       } else {
         scratch.bytes.removeAll(keepingCapacity: true)
-        writeValue(to: &scratch)
+        StringRLEEncoder.write(value, to: &scratch)
         count = 1
         state = .literal
         setValue(x)
@@ -370,7 +370,7 @@ struct StringRLEEncoder {
         count = 2
         return
       }
-      writeValue(to: &scratch)
+      StringRLEEncoder.write(value, to: &scratch)
       count += 1
       setValue(x)
       return
@@ -380,7 +380,11 @@ struct StringRLEEncoder {
   }
 
   @inline(__always) private func same(_ x: UnsafeBufferPointer<UInt8>) -> Bool {
-    value.count == x.count && value.elementsEqual(x)
+    guard value.count == x.count else { return false }
+    return value.withUnsafeBufferPointer { v in
+      for i in 0..<v.count where v[i] != x[i] { return false }
+      return true
+    }
   }
 
   @inline(__always) private mutating func setValue(_ x: UnsafeBufferPointer<UInt8>) {
@@ -388,7 +392,10 @@ struct StringRLEEncoder {
     value.append(contentsOf: x)
   }
 
-  @inline(__always) private func writeValue(to w: inout ByteWriter) {
+  /// Writes `value` into `w`. Static, with the value passed in: a non-mutating method
+  /// called with `&scratch` would read a copy of `self`, and the copy's reference to
+  /// `scratch` would make every append copy the whole literal run (quadratic).
+  @inline(__always) private static func write(_ value: [UInt8], to w: inout ByteWriter) {
     w.uleb(UInt64(value.count))
     w.bytes.append(contentsOf: value)
   }
@@ -398,14 +405,14 @@ struct StringRLEEncoder {
     switch state {
     case .lone:
       out.sleb(-1)
-      writeValue(to: &out)
+      StringRLEEncoder.write(value, to: &out)
     case .run:
       out.sleb(Int64(count))
-      writeValue(to: &out)
+      StringRLEEncoder.write(value, to: &out)
     case .literal:
       out.sleb(-Int64(count + 1))
       out.append(scratch.bytes)
-      writeValue(to: &out)
+      StringRLEEncoder.write(value, to: &out)
     default:
       return
     }

@@ -9,8 +9,11 @@
   ///
   /// Linking libcrypto would make the dynamic loader map and relocate it at every start of
   /// `mn`, about 2.5 ms of CPU time, also for verbs that never hash (`resolve`, `ls`). Scripts
-  /// call `mn` in loops, so it is loaded lazily instead. Only the EVP digest functions are
-  /// used; their C declarations come from `CCrypto`'s header, which no longer links.
+  /// call `mn` in loops, so it is loaded lazily instead. The EVP digest functions are used,
+  /// and the one-shot `SHA256()` where the library still has it: `EVP_Digest` looks the
+  /// algorithm up and allocates a context at every call, which costs more than hashing a
+  /// small change chunk. The C declarations come from `CCrypto`'s header, which no longer
+  /// links.
   struct LibCrypto: @unchecked Sendable {
     typealias DigestFunction =
       @convention(c) (
@@ -18,6 +21,9 @@
         OpaquePointer?, OpaquePointer?
       ) -> Int32
     typealias MDFunction = @convention(c) () -> OpaquePointer?
+    typealias OneShot =
+      @convention(c) (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?)
+      -> UnsafeMutablePointer<UInt8>?
     typealias ContextNew = @convention(c) () -> OpaquePointer?
     typealias ContextFree = @convention(c) (OpaquePointer?) -> Void
     typealias DigestInit = @convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?) -> Int32
@@ -28,6 +34,9 @@
 
     /// `EVP_Digest`: a one-shot digest.
     let digest: DigestFunction
+    /// `SHA256()`: the one-shot digest without the algorithm lookup (deprecated in OpenSSL 3,
+    /// still exported); nil when the library lacks it.
+    let oneShot: OneShot?
     /// `EVP_sha256()`.
     let sha256: OpaquePointer
     let contextNew: ContextNew
@@ -59,7 +68,7 @@
         let digestFinal = symbol("EVP_DigestFinal_ex", DigestFinal.self)
       else { return nil }
       return LibCrypto(
-        digest: digest, sha256: sha256, contextNew: contextNew, contextFree: contextFree,
+        digest: digest, oneShot: symbol("SHA256", OneShot.self), sha256: sha256, contextNew: contextNew, contextFree: contextFree,
         digestInit: digestInit, digestUpdate: digestUpdate, digestFinal: digestFinal)
     }
   }

@@ -93,6 +93,10 @@ public final class SHA256Digest {
       _ = CC_SHA256(bytes.baseAddress, CC_LONG(bytes.count), out)
     #else
       if let lib = LibCrypto.shared {
+        if let oneShot = lib.oneShot {
+          _ = oneShot(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, out)
+          return
+        }
         var length: UInt32 = 0
         if lib.digest(bytes.baseAddress, bytes.count, out, &length, lib.sha256, nil) == 1 { return }
       }

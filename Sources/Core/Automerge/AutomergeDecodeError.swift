@@ -48,7 +48,8 @@ public enum AutomergeDecodeError: Error, Equatable, Sendable, CustomStringConver
         ? "unsupported chunk type 3 (bundle) at offset \(offset)"
         : "unknown chunk type \(type) at offset \(offset)"
     case .checksumMismatch(let offset, let stored, let computed):
-      return "checksum mismatch in chunk at offset \(offset) (stored \(hex32(stored)), computed \(hex32(computed)))"
+      return
+        "checksum mismatch in chunk at offset \(offset) (stored \(hex32(stored)), computed \(hex32(computed)))"
     case .corruptDeflate(let reason, let offset):
       return "corrupt deflate stream at offset \(offset): \(reason)"
     case .invalidUTF8(let offset):

@@ -105,7 +105,9 @@ public struct AutomergeFile: Sendable {
             swap(&incoming, &decoded.changes)
           } else {
             let needed = incoming.count + decoded.changes.count + following
-            if needed > incoming.capacity { incoming.reserveCapacity(max(needed, 2 * incoming.capacity)) }
+            if needed > incoming.capacity {
+              incoming.reserveCapacity(max(needed, 2 * incoming.capacity))
+            }
             incoming.append(contentsOf: decoded.changes)
           }
         case .change:
@@ -113,20 +115,23 @@ public struct AutomergeFile: Sendable {
           try check(h, hash)
           let chunk = Array(UnsafeBufferPointer(rebasing: buf[offset..<h.end]))
           var change = try ChangeChunk.decode(
-            body: UnsafeBufferPointer(rebasing: buf[h.body]), base: h.body.lowerBound, chunkOffset: offset,
+            body: UnsafeBufferPointer(rebasing: buf[h.body]), base: h.body.lowerBound,
+            chunkOffset: offset,
             hash: hash, chunk: chunk)
           info.changes = [hash]
           opCounts.append(Int32(truncatingIfNeeded: change.ops.count))
           if !keepOps { change.ops = [] }
           incoming.append(change)
         case .compressedChange:
-          let body = try Deflate.inflate(UnsafeBufferPointer(rebasing: buf[h.body]), offset: h.body.lowerBound)
+          let body = try Deflate.inflate(
+            UnsafeBufferPointer(rebasing: buf[h.body]), offset: h.body.lowerBound)
           let (chunk, hash) = ChangeEncoder.wrap(type: 1, body: body)
           try check(h, hash)
           let headerLength = chunk.count - body.count
           var change = try chunk.withUnsafeBufferPointer { c in
             try ChangeChunk.decode(
-              body: UnsafeBufferPointer(rebasing: c[headerLength...]), base: offset, chunkOffset: offset,
+              body: UnsafeBufferPointer(rebasing: c[headerLength...]), base: offset,
+              chunkOffset: offset,
               hash: hash, chunk: chunk)
           }
           info.inflatedLength = body.count
@@ -139,7 +144,8 @@ public struct AutomergeFile: Sendable {
         offset = h.end
       }
     }
-    try file.apply(&incoming, opCounts: opCounts, allowOrphans: firstIsDocument, trusted: firstDocumentCount)
+    try file.apply(
+      &incoming, opCounts: opCounts, allowOrphans: firstIsDocument, trusted: firstDocumentCount)
     return file
   }
 
@@ -159,7 +165,8 @@ public struct AutomergeFile: Sendable {
   private static func check(_ h: ChunkHeader, _ hash: ChangeHash) throws {
     let computed = Chunk.checksum(of: hash)
     guard computed == h.checksum else {
-      throw AutomergeDecodeError.checksumMismatch(offset: h.offset, stored: h.checksum, computed: computed)
+      throw AutomergeDecodeError.checksumMismatch(
+        offset: h.offset, stored: h.checksum, computed: computed)
     }
   }
 
@@ -171,7 +178,9 @@ public struct AutomergeFile: Sendable {
   /// actor, so they are applied without the queue.
   ///
   /// `incoming` is consumed: the changes are moved from it into `changes`.
-  mutating func apply(_ incoming: inout [Change], opCounts: [Int32], allowOrphans: Bool, trusted: Int) throws {
+  mutating func apply(
+    _ incoming: inout [Change], opCounts: [Int32], allowOrphans: Bool, trusted: Int
+  ) throws {
     var seen: [ChangeHash: Int] = [:]  // hash -> index in `incoming`
     seen.reserveCapacity(incoming.count)
     var applied = [Bool](repeating: false, count: incoming.count)

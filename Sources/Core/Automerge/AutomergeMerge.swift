@@ -45,7 +45,9 @@ public enum AutomergeMerge {
     var files: [AutomergeFile] = []
     files.reserveCapacity(inputs.count)
     for (i, bytes) in inputs.enumerated() {
-      do { files.append(try AutomergeFile.decode(bytes, keepOps: false)) } catch let e as AutomergeDecodeError {
+      do { files.append(try AutomergeFile.decode(bytes, keepOps: false)) } catch let e
+        as AutomergeDecodeError
+      {
         throw AutomergeMergeError.invalidInput(index: i, e)
       }
     }
@@ -53,7 +55,9 @@ public enum AutomergeMerge {
   }
 
   /// Merges files already decoded (`decoded[i]` is `AutomergeFile.decode(inputs[i])`).
-  public static func merge(_ inputs: [[UInt8]], decoded files: [AutomergeFile]) throws -> MergeResult {
+  public static func merge(_ inputs: [[UInt8]], decoded files: [AutomergeFile]) throws
+    -> MergeResult
+  {
     guard let first = files.first else {
       return MergeResult(bytes: [], added: [], changeCount: 0, heads: [], missingDependencies: [])
     }
@@ -125,7 +129,8 @@ public enum AutomergeMerge {
     let heads = known.filter { !isDep.contains($0) }.sorted()
     _ = first
     return MergeResult(
-      bytes: bytes, added: added, changeCount: known.count, heads: heads, missingDependencies: missing.sorted())
+      bytes: bytes, added: added, changeCount: known.count, heads: heads,
+      missingDependencies: missing.sorted())
   }
 
   /// Checks a merge output: it must decode and hold exactly the union of the inputs' changes.

@@ -15,6 +15,8 @@ enum ChangeChunk {
   ///   - chunkOffset: the offset of the chunk in the file, for column errors.
   ///   - hash: the change hash, already computed by the chunk layer.
   ///   - chunk: the canonical type-1 chunk bytes to keep in `Change.chunk`.
+  /// - Returns: the change, with its ops.
+  /// - Throws: `AutomergeDecodeError` for malformed bytes.
   static func decode(
     body: UnsafeBufferPointer<UInt8>, base: Int, chunkOffset: Int, hash: ChangeHash, chunk: [UInt8]
   ) throws -> Change {
@@ -40,7 +42,9 @@ enum ChangeChunk {
     let extra = Array(UnsafeBufferPointer(rebasing: body[extraRange]))
     _ = metaAt
 
-    guard startOp >= 1 else { throw AutomergeDecodeError.invalidChange(reason: "start op is 0", offset: startAt) }
+    guard startOp >= 1 else {
+      throw AutomergeDecodeError.invalidChange(reason: "start op is 0", offset: startAt)
+    }
     guard startOp <= UInt64(UInt32.max) else {
       throw AutomergeDecodeError.invalidChange(reason: "counter too large", offset: startAt)
     }
@@ -57,7 +61,8 @@ enum ChangeChunk {
 
   /// Decodes the op columns of §6.2 into ops with change-local actor indices (§6.3).
   static func decodeOps(
-    _ buf: UnsafeBufferPointer<UInt8>, columns: [ColumnEntry], actorCount: Int, chunkOffset: Int, limit: Int
+    _ buf: UnsafeBufferPointer<UInt8>, columns: [ColumnEntry], actorCount: Int, chunkOffset: Int,
+    limit: Int
   ) throws -> [Op] {
     func data(_ spec: UInt32) -> UnsafeBufferPointer<UInt8>? {
       for c in columns where c.spec == spec { return UnsafeBufferPointer(rebasing: buf[c.range]) }
@@ -101,15 +106,17 @@ enum ChangeChunk {
     let raw = data(S.valRaw) ?? UnsafeBufferPointer(start: nil, count: 0)
     let predNum = try uint(S.predNum)
     let predSum = try groupTotal(predNum, spec: S.predNum, limit: limit, chunk: ck)
-    let predActor: [UInt64] = try data(S.predActor).map {
-      try ColumnDecoder.uint($0, limit: predSum, spec: S.predActor, chunk: ck)
-    } ?? []
+    let predActor: [UInt64] =
+      try data(S.predActor).map {
+        try ColumnDecoder.uint($0, limit: predSum, spec: S.predActor, chunk: ck)
+      } ?? []
     let predCtr = try delta(S.predCtr, predSum)
     let expand = try bools(S.expand)
     let markName = try strs(S.markName)
 
     guard insert.count == n else {
-      throw ColumnDecoder.fail(S.insert, ck, "insert column has \(insert.count) values for \(n) ops")
+      throw ColumnDecoder.fail(
+        S.insert, ck, "insert column has \(insert.count) values for \(n) ops")
     }
     let columnsRef = OpColumnsRef(
       actorCount: actorCount, chunk: ck, objActor: objActor, objCtr: objCtr, keyActor: keyActor,
@@ -121,17 +128,23 @@ enum ChangeChunk {
     for i in 0..<n {
       let action = actions[i]
       guard action <= 7, let act = Action(rawValue: UInt8(action)) else {
-        throw ColumnDecoder.fail(S.action, ck, "unrecognized action index \(action == ColumnDecoder.nullUInt ? "null" : String(action))")
+        throw ColumnDecoder.fail(
+          S.action, ck,
+          "unrecognized action index \(action == ColumnDecoder.nullUInt ? "null" : String(action))")
       }
       let object = try columnsRef.object(i)
       let key = try columnsRef.key(i)
-      let meta = i < valMeta.count ? valMeta[i] : (data(S.valMeta) == nil ? 0 : ColumnDecoder.nullUInt)
-      guard meta != ColumnDecoder.nullUInt else { throw ColumnDecoder.fail(S.valMeta, ck, "null value metadata") }
+      let meta =
+        i < valMeta.count ? valMeta[i] : (data(S.valMeta) == nil ? 0 : ColumnDecoder.nullUInt)
+      guard meta != ColumnDecoder.nullUInt else {
+        throw ColumnDecoder.fail(S.valMeta, ck, "null value metadata")
+      }
       let length = meta >> 4
       guard length <= UInt64(raw.count - rawOffset) else {
         throw ColumnDecoder.fail(S.valRaw, ck, "value payload past the end of the column")
       }
-      let value = try ValueDecoder.decode(meta: meta, raw: raw, start: rawOffset, spec: S.valRaw, chunk: ck)
+      let value = try ValueDecoder.decode(
+        meta: meta, raw: raw, start: rawOffset, spec: S.valRaw, chunk: ck)
       rawOffset += Int(length)
       if act == .increment {
         switch value {
@@ -149,20 +162,30 @@ enum ChangeChunk {
           }
           let a = predActor[predIndex]
           let c = predCtr[predIndex]
-          guard a < UInt64(actorCount) else { throw ColumnDecoder.fail(S.predActor, ck, "missing actor \(a)") }
-          guard c >= 0 && c <= Int64(UInt32.max) else { throw ColumnDecoder.fail(S.predCtr, ck, "counter too large") }
+          guard a < UInt64(actorCount) else {
+            throw ColumnDecoder.fail(S.predActor, ck, "missing actor \(a)")
+          }
+          guard c >= 0 && c <= Int64(UInt32.max) else {
+            throw ColumnDecoder.fail(S.predCtr, ck, "counter too large")
+          }
           pred.append(OpId(counter: UInt32(c), actor: UInt32(a)))
           predIndex += 1
         }
       }
       let name: String?
-      if i < markName.count, markName[i] >= 0 { name = strings[Int(markName[i])] } else { name = nil }
+      if i < markName.count, markName[i] >= 0 {
+        name = strings[Int(markName[i])]
+      } else {
+        name = nil
+      }
       ops.append(
         Op(
           object: object, key: key, insert: insert[i], action: act, value: value, pred: pred,
           expand: i < expand.count ? expand[i] : false, markName: name))
     }
-    guard rawOffset == raw.count else { throw ColumnDecoder.fail(S.valRaw, ck, "extra bytes in value column") }
+    guard rawOffset == raw.count else {
+      throw ColumnDecoder.fail(S.valRaw, ck, "extra bytes in value column")
+    }
     guard predIndex == predActor.count, predIndex == predCtr.count else {
       throw ColumnDecoder.fail(S.predActor, ck, "pred columns longer than their group")
     }
@@ -177,11 +200,14 @@ enum ChangeChunk {
   }
 
   /// The sum of a group column's counts, as `groupTotal(_:spec:limit:chunk:)`.
-  static func groupTotal(_ counts: PackedUInts, spec: UInt32, limit: Int, chunk: Int) throws -> Int {
+  static func groupTotal(_ counts: PackedUInts, spec: UInt32, limit: Int, chunk: Int) throws -> Int
+  {
     var total: UInt64 = 0
     for i in 0..<counts.count {
       let c = counts[i]
-      guard c != ColumnDecoder.nullUInt else { throw ColumnDecoder.fail(spec, chunk, "null group count") }
+      guard c != ColumnDecoder.nullUInt else {
+        throw ColumnDecoder.fail(spec, chunk, "null group count")
+      }
       // Checked before adding: a count near 2^64 must not overflow the sum.
       guard c <= UInt64(max(limit, 0)) - total else {
         throw ColumnDecoder.fail(spec, chunk, "group counts too large")
@@ -195,7 +221,9 @@ enum ChangeChunk {
   static func groupTotal(_ counts: [UInt64], spec: UInt32, limit: Int, chunk: Int) throws -> Int {
     var total: UInt64 = 0
     for c in counts {
-      guard c != ColumnDecoder.nullUInt else { throw ColumnDecoder.fail(spec, chunk, "null group count") }
+      guard c != ColumnDecoder.nullUInt else {
+        throw ColumnDecoder.fail(spec, chunk, "null group count")
+      }
       // Checked before adding: a count near 2^64 must not overflow the sum.
       guard c <= UInt64(max(limit, 0)) - total else {
         throw ColumnDecoder.fail(spec, chunk, "group counts too large")
@@ -222,10 +250,15 @@ struct OpColumnsRef {
     let c = i < objCtr.count ? objCtr[i] : ColumnDecoder.nullUInt
     if a == ColumnDecoder.nullUInt && c == ColumnDecoder.nullUInt { return .root }
     guard a != ColumnDecoder.nullUInt, c != ColumnDecoder.nullUInt else {
-      throw ColumnDecoder.fail(ColumnSpecs.objActor, chunk, "object id with only one of actor and counter")
+      throw ColumnDecoder.fail(
+        ColumnSpecs.objActor, chunk, "object id with only one of actor and counter")
     }
-    guard a < UInt64(actorCount) else { throw ColumnDecoder.fail(ColumnSpecs.objActor, chunk, "missing actor \(a)") }
-    guard c <= UInt64(UInt32.max) else { throw ColumnDecoder.fail(ColumnSpecs.objCtr, chunk, "counter too large") }
+    guard a < UInt64(actorCount) else {
+      throw ColumnDecoder.fail(ColumnSpecs.objActor, chunk, "missing actor \(a)")
+    }
+    guard c <= UInt64(UInt32.max) else {
+      throw ColumnDecoder.fail(ColumnSpecs.objCtr, chunk, "counter too large")
+    }
     return .object(OpId(counter: UInt32(c), actor: UInt32(a)))
   }
 
@@ -235,7 +268,8 @@ struct OpColumnsRef {
     let c = i < keyCtr.count ? keyCtr[i] : ColumnDecoder.nullInt
     if s >= 0 {
       guard a == ColumnDecoder.nullUInt, c == ColumnDecoder.nullInt else {
-        throw ColumnDecoder.fail(ColumnSpecs.keyStr, chunk, "key with both a string and an element id")
+        throw ColumnDecoder.fail(
+          ColumnSpecs.keyStr, chunk, "key with both a string and an element id")
       }
       return .map(strings[Int(s)])
     }
@@ -243,9 +277,12 @@ struct OpColumnsRef {
       guard c == 0 else { throw ColumnDecoder.fail(ColumnSpecs.keyCtr, chunk, "invalid key") }
       return .head
     }
-    guard a < UInt64(actorCount) else { throw ColumnDecoder.fail(ColumnSpecs.keyActor, chunk, "missing actor \(a)") }
+    guard a < UInt64(actorCount) else {
+      throw ColumnDecoder.fail(ColumnSpecs.keyActor, chunk, "missing actor \(a)")
+    }
     guard c >= 0 && c <= Int64(UInt32.max) else {
-      throw ColumnDecoder.fail(ColumnSpecs.keyCtr, chunk, c == ColumnDecoder.nullInt ? "invalid key" : "counter too large")
+      throw ColumnDecoder.fail(
+        ColumnSpecs.keyCtr, chunk, c == ColumnDecoder.nullInt ? "invalid key" : "counter too large")
     }
     return .element(OpId(counter: UInt32(c), actor: UInt32(a)))
   }

@@ -40,7 +40,8 @@ enum Chunk {
       throw AutomergeDecodeError.truncated(what: "chunk body", offset: lengthAt)
     }
     let body = r.position..<(r.position + Int(length))
-    return ChunkHeader(offset: offset, type: type, checksum: checksum, body: body, hashed: typeAt..<body.upperBound)
+    return ChunkHeader(
+      offset: offset, type: type, checksum: checksum, body: body, hashed: typeAt..<body.upperBound)
   }
 
   /// The first four bytes of a hash, as stored in a chunk header.

@@ -14,12 +14,14 @@ enum Deflate {
   /// - Parameters:
   ///   - input: the compressed bytes; the stream must end exactly at their end.
   ///   - offset: the absolute offset of `input` in the file, for errors.
+  /// - Returns: the inflated bytes.
   /// - Throws: `AutomergeDecodeError.corruptDeflate` when the stream is malformed, truncated,
   ///   followed by extra bytes, or inflates beyond `outputLimit`.
   static func inflate(_ input: UnsafeBufferPointer<UInt8>, offset: Int) throws -> [UInt8] {
     let limit = outputLimit(forInput: input.count)
     var stream = z_stream()
-    guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+    guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+    else {
       throw AutomergeDecodeError.corruptDeflate(reason: "cannot initialise zlib", offset: offset)
     }
     defer { inflateEnd(&stream) }
@@ -30,12 +32,14 @@ enum Deflate {
     while true {
       if produced == out.count {
         guard out.count < limit else {
-          throw AutomergeDecodeError.corruptDeflate(reason: "inflated data too large", offset: offset)
+          throw AutomergeDecodeError.corruptDeflate(
+            reason: "inflated data too large", offset: offset)
         }
         out.append(contentsOf: repeatElement(0, count: min(limit - out.count, out.count)))
       }
       let status: Int32 = out.withUnsafeMutableBufferPointer { o in
-        stream.next_out = o.baseAddress! + produced
+        // `out` is never empty here (at least 64 bytes), so it has a base address.
+        stream.next_out = o.baseAddress.map { $0 + produced }
         stream.avail_out = UInt32(o.count - produced)
         let r = CZlib.inflate(&stream, Z_NO_FLUSH)
         produced = o.count - Int(stream.avail_out)
@@ -57,9 +61,10 @@ enum Deflate {
   /// Compresses `input` to a raw DEFLATE stream at zlib's default level (6, as flate2).
   static func deflate(_ input: [UInt8]) -> [UInt8] {
     var stream = z_stream()
-    guard deflateInit2_(
-      &stream, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-      Int32(MemoryLayout<z_stream>.size)) == Z_OK
+    guard
+      deflateInit2_(
+        &stream, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+        Int32(MemoryLayout<z_stream>.size)) == Z_OK
     else { return [] }
     defer { deflateEnd(&stream) }
     let bound = Int(deflateBound(&stream, UInt(input.count)))

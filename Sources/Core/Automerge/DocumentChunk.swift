@@ -15,8 +15,12 @@ enum DocumentChunk {
   ///
   /// - Parameters:
   ///   - buf: the whole input; `body` is the document body's range in it.
+  ///   - body: the range of the document body in `buf`.
   ///   - chunkOffset: the offset of the chunk, for errors.
+  ///   - verifyHeads: check the regenerated heads against the stored ones.
+  ///   - keepOps: keep each change's ops (else only their count).
   ///   - spareCapacity: room to reserve in `Decoded.changes` for changes the caller appends.
+  /// - Returns: the regenerated changes, the stored heads and each change's op count.
   /// - Throws: `AutomergeDecodeError` for malformed bytes, and `headsMismatch` when the
   ///   regenerated heads differ from the stored ones.
   static func decode(
@@ -70,7 +74,8 @@ enum DocumentChunk {
       limit: ChangeChunk.rowLimit(forBytes: total + body.count))
     try builder.decodeChangeColumns(changeData)
     try builder.decodeOpColumns(opData)
-    let (changes, opCounts) = try builder.reconstruct(keepOps: keepOps, spareCapacity: spareCapacity)
+    let (changes, opCounts) = try builder.reconstruct(
+      keepOps: keepOps, spareCapacity: spareCapacity)
 
     // §7.5 step 7: the regenerated heads must equal the stored heads, as sets.
     var isDep = [Bool](repeating: false, count: changes.count)
@@ -545,7 +550,9 @@ struct Reconstruction {
 
   /// Runs §7.5 steps 1 to 6 and returns the regenerated changes in row order.
   /// `spareCapacity`: room to reserve in the returned array beyond its changes.
-  mutating func reconstruct(keepOps: Bool, spareCapacity: Int = 0) throws -> (changes: [Change], opCounts: [Int32]) {
+  mutating func reconstruct(keepOps: Bool, spareCapacity: Int = 0) throws -> (
+    changes: [Change], opCounts: [Int32]
+  ) {
     let n = opCount
     let rows = rowActor.count
 
@@ -736,7 +743,9 @@ struct Reconstruction {
           if misplaced[r] {
             // The checks of a valid row, on the row's ops in counter order; one fails.
             var counters: [(ctr: UInt32, k: Int32)] = []
-            for k in 0..<total where try rowOf(k) == Int32(r) { counters.append((counter(k), Int32(k))) }
+            for k in 0..<total where try rowOf(k) == Int32(r) {
+              counters.append((counter(k), Int32(k)))
+            }
             counters.sort { $0.ctr < $1.ctr }
             guard UInt64(count) <= maxOp || (count == 0) else {
               throw fail("change \(r) has more ops than its max op")

@@ -32,12 +32,15 @@ public enum QuickSummary {
         case .change:
           let hash = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
           try verify(h, hash)
-          changes.append(try changeFacts(UnsafeBufferPointer(rebasing: buf[h.body]), h.body.lowerBound, hash))
+          changes.append(
+            try changeFacts(UnsafeBufferPointer(rebasing: buf[h.body]), h.body.lowerBound, hash))
         case .compressedChange:
-          let body = try Deflate.inflate(UnsafeBufferPointer(rebasing: buf[h.body]), offset: h.body.lowerBound)
+          let body = try Deflate.inflate(
+            UnsafeBufferPointer(rebasing: buf[h.body]), offset: h.body.lowerBound)
           let hash = ChangeEncoder.wrap(type: 1, body: body).hash
           try verify(h, hash)
-          changes.append(try body.withUnsafeBufferPointer { try changeFacts($0, h.body.lowerBound, hash) })
+          changes.append(
+            try body.withUnsafeBufferPointer { try changeFacts($0, h.body.lowerBound, hash) })
         }
         offset = h.end
       }
@@ -110,7 +113,8 @@ public enum QuickSummary {
   private static func verify(_ h: ChunkHeader, _ hash: ChangeHash) throws {
     let computed = Chunk.checksum(of: hash)
     guard computed == h.checksum else {
-      throw AutomergeDecodeError.checksumMismatch(offset: h.offset, stored: h.checksum, computed: computed)
+      throw AutomergeDecodeError.checksumMismatch(
+        offset: h.offset, stored: h.checksum, computed: computed)
     }
   }
 
@@ -161,6 +165,7 @@ public enum QuickSummary {
     guard let entry = columns.first(where: { $0.spec == spec }) else { return nil }
     let slice = UnsafeBufferPointer(rebasing: buf[entry.range])
     if !entry.deflated { return try decode(slice) }
-    return try Deflate.inflate(slice, offset: entry.range.lowerBound).withUnsafeBufferPointer(decode)
+    return try Deflate.inflate(slice, offset: entry.range.lowerBound).withUnsafeBufferPointer(
+      decode)
   }
 }

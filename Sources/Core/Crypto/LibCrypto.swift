@@ -68,7 +68,8 @@
         let digestFinal = symbol("EVP_DigestFinal_ex", DigestFinal.self)
       else { return nil }
       return LibCrypto(
-        digest: digest, oneShot: symbol("SHA256", OneShot.self), sha256: sha256, contextNew: contextNew, contextFree: contextFree,
+        digest: digest, oneShot: symbol("SHA256", OneShot.self), sha256: sha256,
+        contextNew: contextNew, contextFree: contextFree,
         digestInit: digestInit, digestUpdate: digestUpdate, digestFinal: digestFinal)
     }
   }

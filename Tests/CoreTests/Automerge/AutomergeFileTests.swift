@@ -5,7 +5,8 @@ import Testing
 @Suite struct AutomergeFileTests {
   static let listed = [
     "valid/seed-01/device-0/tags.automerge", "valid/seed-01/device-0/tags.changes.automerge",
-    "valid/seed-01/device-0/tags.incremental.automerge", "valid/seed-01/device-0/records/2026/09.automerge",
+    "valid/seed-01/device-0/tags.incremental.automerge",
+    "valid/seed-01/device-0/records/2026/09.automerge",
     "valid/seed-01/device-1/tags.automerge",
   ]
 
@@ -31,12 +32,17 @@ import Testing
   }
 
   @Test func chunkListing() throws {
-    let file = try AutomergeFile.decode(Fixture.bytes("valid/seed-01/device-0/tags.incremental.automerge"))
+    let file = try AutomergeFile.decode(
+      Fixture.bytes("valid/seed-01/device-0/tags.incremental.automerge"))
     #expect(file.chunks.map(\.offset) == [0, 638, 800, 975, 1124])
     #expect(file.chunks.map(\.type) == [.document, .change, .change, .change, .change])
     #expect(file.chunks[0].bodyLength == 627 && file.chunks[0].checksum == 0xfe36_c38f)
-    #expect(file.chunks[4].changes.map(\.description) == ["41b46758614d3e0e4cfe30d8770cf650fc25459d163e4b8b0eebb58ec55ec2bc"])
-    let changes = try AutomergeFile.decode(Fixture.bytes("valid/seed-01/device-0/tags.changes.automerge"))
+    #expect(
+      file.chunks[4].changes.map(\.description) == [
+        "41b46758614d3e0e4cfe30d8770cf650fc25459d163e4b8b0eebb58ec55ec2bc"
+      ])
+    let changes = try AutomergeFile.decode(
+      Fixture.bytes("valid/seed-01/device-0/tags.changes.automerge"))
     #expect(changes.chunks[0].type == .compressedChange && changes.chunks[0].inflatedLength == 531)
   }
 
@@ -59,7 +65,10 @@ import Testing
     let doc = try Fixture.bytes("valid/seed-01/device-1/tags.automerge")
     let other = try AutomergeFile.decode(Fixture.bytes("valid/seed-01/device-0/tags.automerge"))
     let docFile = try AutomergeFile.decode(doc)
-    let last = try #require(other.changes.last { docFile.change($0.hash) == nil && !$0.deps.allSatisfy { docFile.change($0) != nil } })
+    let last = try #require(
+      other.changes.last {
+        docFile.change($0.hash) == nil && !$0.deps.allSatisfy { docFile.change($0) != nil }
+      })
     let file = try AutomergeFile.decode(doc + last.chunk)
     #expect(file.orphans == [last.hash])
     #expect(!file.missingDependencies.isEmpty)

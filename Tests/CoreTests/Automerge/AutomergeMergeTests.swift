@@ -15,7 +15,8 @@ import Testing
       #expect(Array(result.bytes.prefix(inputs[0].count)) == inputs[0])
       let merged = try AutomergeFile.decode(result.bytes)
       #expect(ChangeListing.heads(merged.heads) == (try Fixture.text(Self.expected + ".heads")))
-      #expect(ChangeListing.changes(merged.changes) == (try Fixture.text(Self.expected + ".changes")))
+      #expect(
+        ChangeListing.changes(merged.changes) == (try Fixture.text(Self.expected + ".changes")))
       #expect(result.heads == merged.heads)
       #expect(try AutomergeMerge.verify(result.bytes, inputs: inputs))
       // The appended chunks are in dependency order.
@@ -50,7 +51,8 @@ import Testing
   @Test func duplicateSeqIsRefused() throws {
     let a = try AutomergeFile.decode(Fixture.bytes(Self.d0))
     let c1 = a.changes[0]
-    let twin = Change(actors: c1.actors, seq: 1, startOp: 1, time: 1, message: "twin", deps: [], ops: [])
+    let twin = Change(
+      actors: c1.actors, seq: 1, startOp: 1, time: 1, message: "twin", deps: [], ops: [])
     #expect(throws: AutomergeMergeError.self) {
       try AutomergeMerge.merge([Fixture.bytes(Self.d0), twin.chunk])
     }

@@ -33,12 +33,15 @@ import Testing
     #expect(c1.hash.description == Self.h1)
     #expect(c2.hash.description == Self.h2)
     #expect(c1.chunk == Array(Self.twoChanges[0..<67]))
-    #expect(c1.seq == 1 && c1.startOp == 1 && c1.time == 1_675_313_094_465 && c1.message == "change 1")
+    #expect(
+      c1.seq == 1 && c1.startOp == 1 && c1.time == 1_675_313_094_465 && c1.message == "change 1")
     #expect(c1.ops == [Op(object: .root, key: .map("a"), insert: false, action: .makeMap)])
     #expect(c2.deps.map(\.description) == [Self.h1])
     #expect(
       c2.ops == [
-        Op(object: .object(OpId(counter: 1, actor: 0)), key: .map("a"), insert: false, action: .set, value: .string("b"))
+        Op(
+          object: .object(OpId(counter: 1, actor: 0)), key: .map("a"), insert: false, action: .set,
+          value: .string("b"))
       ])
     for c in file.changes {
       let (chunk, hash) = c.encoded()
@@ -48,7 +51,8 @@ import Testing
     #expect(file.heads.map(\.description) == [Self.h2])
     // Building the change from its fields gives the same bytes.
     let rebuilt = Change(
-      actors: c2.actors, seq: 2, startOp: 2, time: c2.time, message: "change 2", deps: c2.deps, ops: c2.ops)
+      actors: c2.actors, seq: 2, startOp: 2, time: c2.time, message: "change 2", deps: c2.deps,
+      ops: c2.ops)
     #expect(rebuilt.chunk == c2.chunk)
   }
 
@@ -75,15 +79,22 @@ import Testing
     let ok = try Fixture.bytes("valid/upstream/counter_value_is_ok.automerge")
     let file = try AutomergeFile.decode(ok)
     #expect(file.changes[0].ops[0].value == .counter(2000))
-    for bad in ["counter_value_is_overlong.automerge", "counter_value_has_incorrect_meta.automerge"] {
-      #expect(throws: AutomergeDecodeError.self) { try AutomergeFile.decode(Fixture.bytes("malformed/" + bad)) }
+    for bad in [
+      "counter_value_is_overlong.automerge", "counter_value_has_incorrect_meta.automerge",
+    ] {
+      #expect(throws: AutomergeDecodeError.self) {
+        try AutomergeFile.decode(Fixture.bytes("malformed/" + bad))
+      }
     }
   }
 
   @Test func checksumMismatch() {
     var bytes = Self.twoChanges
     bytes[4] ^= 1
-    #expect(throws: AutomergeDecodeError.checksumMismatch(offset: 0, stored: 0x9bc3_d730, computed: 0x9ac3_d730)) {
+    #expect(
+      throws: AutomergeDecodeError.checksumMismatch(
+        offset: 0, stored: 0x9bc3_d730, computed: 0x9ac3_d730)
+    ) {
       try AutomergeFile.decode(bytes)
     }
   }
@@ -109,7 +120,8 @@ import Testing
     let file = try AutomergeFile.decode(Self.twoChanges)
     let c1 = file.changes[0]
     let other = Change(
-      actors: c1.actors, seq: 1, startOp: 1, time: 0, message: "another first change", deps: [], ops: c1.ops)
+      actors: c1.actors, seq: 1, startOp: 1, time: 0, message: "another first change", deps: [],
+      ops: c1.ops)
     #expect(throws: AutomergeDecodeError.duplicateSeq(actor: c1.actors[0], seq: 1)) {
       try AutomergeFile.decode(c1.chunk + other.chunk)
     }

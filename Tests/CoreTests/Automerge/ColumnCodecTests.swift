@@ -26,7 +26,9 @@ import Testing
 
   @Test func stringRLE() throws {
     var e = RLEEncoder<String>()
-    for v: String? in ["a", "", nil, "boo", "boo"] { if let v { e.append(v) } else { e.appendNull() } }
+    for v: String? in ["a", "", nil, "boo", "boo"] {
+      if let v { e.append(v) } else { e.appendNull() }
+    }
     let bytes = e.take()
     #expect(bytes == hex("7e 01 61 00 00 01 02 03 62 6f 6f"))
     var table: [String] = []
@@ -46,7 +48,10 @@ import Testing
 
   static let deltaCases: [([Int64?], String)] = [
     ([3, 4, 5, 6, 9, 7, 8], "7f 03 03 01 7d 03 7e 01"),
-    ([nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, 0, 3, 4, 5, 6, 7, 8, 9, 10, 11], "00 0b 7e 00 03 08 01"),
+    (
+      [nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, 0, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+      "00 0b 7e 00 03 08 01"
+    ),
     ([1, nil, 2], "7f 01 00 01 7f 01"),
   ]
 
@@ -61,7 +66,8 @@ import Testing
   }
 
   static let boolCases: [([Bool], String)] = [
-    ([true, true, false, false, false], "00 02 03"), ([false, false], "02"), ([true], "00 01"), ([], ""),
+    ([true, true, false, false, false], "00 02 03"), ([false, false], "02"), ([true], "00 01"),
+    ([], ""),
   ]
 
   @Test(arguments: boolCases) func boolean(_ values: [Bool], _ bytes: String) throws {
@@ -76,18 +82,24 @@ import Testing
 
   static let valueCases: [(ScalarValue, String, String)] = [
     (.string("b"), "7f 16", "62"), (.counter(2000), "7f 28", "d0 0f"), (.bool(true), "7f 02", ""),
-    (.f64(3.14159267), "7f 85 01", "cd 06 78 56 fb 21 09 40"), (.uint(UInt64.max), "7f a3 01", "ff ff ff ff ff ff ff ff ff 01"),
-    (.bytes([]), "7f 07", ""), (.null, "7f 00", ""), (.int(-4), "7f 14", "7c"), (.timestamp(-905182979000), "7f 69", "c8 b8 8f f7 d3 65"),
+    (.f64(3.14159267), "7f 85 01", "cd 06 78 56 fb 21 09 40"),
+    (.uint(UInt64.max), "7f a3 01", "ff ff ff ff ff ff ff ff ff 01"),
+    (.bytes([]), "7f 07", ""), (.null, "7f 00", ""), (.int(-4), "7f 14", "7c"),
+    (.timestamp(-905182979000), "7f 69", "c8 b8 8f f7 d3 65"),
     (.unknown(code: 12, bytes: [1, 2]), "7f 2c", "01 02"),
   ]
 
-  @Test(arguments: valueCases) func values(_ value: ScalarValue, _ meta: String, _ raw: String) throws {
+  @Test(arguments: valueCases) func values(_ value: ScalarValue, _ meta: String, _ raw: String)
+    throws
+  {
     var e = ValueEncoder()
     e.append(value)
     let (m, r) = e.take()
     #expect(m == hex(meta))
     #expect(r == hex(raw))
-    let word = try hex(meta).withUnsafeBufferPointer { try ColumnDecoder.uint($0, limit: 1, spec: 86, chunk: 0) }[0]
+    let word = try hex(meta).withUnsafeBufferPointer {
+      try ColumnDecoder.uint($0, limit: 1, spec: 86, chunk: 0)
+    }[0]
     let back = try r.withUnsafeBufferPointer {
       try ValueDecoder.decode(meta: word, raw: $0, start: 0, spec: 87, chunk: 0)
     }
@@ -104,7 +116,9 @@ import Testing
 
   @Test(arguments: badValues) func valueRejects(_ meta: UInt64, _ raw: String) {
     #expect(throws: AutomergeDecodeError.self) {
-      try hex(raw).withUnsafeBufferPointer { try ValueDecoder.decode(meta: meta, raw: $0, start: 0, spec: 87, chunk: 0) }
+      try hex(raw).withUnsafeBufferPointer {
+        try ValueDecoder.decode(meta: meta, raw: $0, start: 0, spec: 87, chunk: 0)
+      }
     }
   }
 
@@ -112,7 +126,9 @@ import Testing
     // A repeat run of 2^40 values, a null run of 2^40, and a literal longer than the data.
     for bytes in ["80 80 80 80 80 20 01", "00 80 80 80 80 80 20", "7d 01"] {
       #expect(throws: AutomergeDecodeError.self) {
-        try hex(bytes).withUnsafeBufferPointer { try ColumnDecoder.uint($0, limit: 1000, spec: 2, chunk: 0) }
+        try hex(bytes).withUnsafeBufferPointer {
+          try ColumnDecoder.uint($0, limit: 1000, spec: 2, chunk: 0)
+        }
       }
     }
   }
@@ -126,7 +142,9 @@ import Testing
       var e = RLEEncoder<UInt64>()
       for v in values { if let v { e.append(v) } else { e.appendNull() } }
       let bytes = e.take()
-      let back = try bytes.withUnsafeBufferPointer { try ColumnDecoder.uint($0, limit: 100, spec: 2, chunk: 0) }
+      let back = try bytes.withUnsafeBufferPointer {
+        try ColumnDecoder.uint($0, limit: 100, spec: 2, chunk: 0)
+      }
       var padded = back
       while padded.count < n { padded.append(Self.null) }
       #expect(padded == values.map { $0 ?? Self.null }, "seed \(seed)")

@@ -22,7 +22,8 @@ import Testing
     #expect(file.changes.count == 1)
     let c = file.changes[0]
     #expect(c.chunk == Self.exemplarChange)
-    #expect(c.hash.description == "3df6f946d47c57c7fa84fccc3f72c2301c94d6c7d3a79bb6267c315b3d2d364c")
+    #expect(
+      c.hash.description == "3df6f946d47c57c7fa84fccc3f72c2301c94d6c7d3a79bb6267c315b3d2d364c")
     #expect(c.seq == 1 && c.startOp == 1 && c.time == 0 && c.message == nil && c.actors.count == 1)
     #expect(c.ops.count == 21)
     // Op 21 (the second timestamp) has pred [13@author].

@@ -33,7 +33,8 @@ struct TOp {
   var expand = false
   var markName: String? = nil
 
-  static func put(_ key: String, _ value: ScalarValue, in obj: Obj = .root, pred: [TID] = []) -> TOp {
+  static func put(_ key: String, _ value: ScalarValue, in obj: Obj = .root, pred: [TID] = []) -> TOp
+  {
     TOp(obj: obj, key: .map(key), action: .set, value: value, pred: pred)
   }
   static func make(_ action: Action, _ key: String, in obj: Obj = .root, pred: [TID] = []) -> TOp {
@@ -61,7 +62,8 @@ struct TOp {
     TOp(obj: obj, key: .elem(elem), action: .increment, value: .int(by), pred: pred)
   }
   static func markBegin(_ obj: Obj, after: K, _ name: String, _ value: ScalarValue) -> TOp {
-    TOp(obj: obj, key: after, insert: true, action: .mark, value: value, expand: true, markName: name)
+    TOp(
+      obj: obj, key: after, insert: true, action: .mark, value: value, expand: true, markName: name)
   }
   static func markEnd(_ obj: Obj, after: K) -> TOp {
     TOp(obj: obj, key: after, insert: true, action: .mark, expand: true)

@@ -29,7 +29,8 @@ import Testing
 
   static let badUnsigned: [(String, String)] = [
     ("80 00", "overlong"), ("81 80 00", "overlong"), ("ff ff ff ff ff ff ff ff ff 02", "too large"),
-    ("ff ff ff ff ff ff ff ff ff 00", "overlong"), ("80 80 80 80 80 80 80 80 80 81 01", "too large"),
+    ("ff ff ff ff ff ff ff ff ff 00", "overlong"),
+    ("80 80 80 80 80 80 80 80 80 81 01", "too large"),
     ("", "truncated"), ("80", "truncated"), ("ff ff", "truncated"),
   ]
 
@@ -40,7 +41,8 @@ import Testing
     } catch let e as AutomergeDecodeError {
       switch (e, kind) {
       case (.truncated, "truncated"): break
-      case (.invalidLEB(let reason, _), _) where reason.contains(kind == "too large" ? "too large" : "overlong"): break
+      case (.invalidLEB(let reason, _), _)
+      where reason.contains(kind == "too large" ? "too large" : "overlong"): break
       default: Issue.record("\(bytes): unexpected \(e)")
       }
     } catch { Issue.record("untyped error \(error)") }
@@ -59,7 +61,8 @@ import Testing
     } catch let e as AutomergeDecodeError {
       switch (e, kind) {
       case (.truncated, "truncated"): break
-      case (.invalidLEB(let reason, _), _) where reason.contains(kind == "too large" ? "too large" : "overlong"): break
+      case (.invalidLEB(let reason, _), _)
+      where reason.contains(kind == "too large" ? "too large" : "overlong"): break
       default: Issue.record("\(bytes): unexpected \(e)")
       }
     } catch { Issue.record("untyped error \(error)") }
@@ -82,7 +85,9 @@ import Testing
 
   @Test func utf8Validation() {
     let good: [[UInt8]] = [[], Array("abc".utf8), Array("é🇬🇧".utf8), [0xef, 0xbf, 0xbf]]
-    let bad: [[UInt8]] = [[0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80]]
+    let bad: [[UInt8]] = [
+      [0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80],
+    ]
     for g in good { #expect(g.withUnsafeBufferPointer { UTF8Validation.string($0) } != nil) }
     for b in bad { #expect(b.withUnsafeBufferPointer { UTF8Validation.string($0) } == nil, "\(b)") }
   }

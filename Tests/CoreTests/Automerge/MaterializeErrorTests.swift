@@ -44,7 +44,8 @@ import Testing
   @Test func missingOrForeignElements() {
     let list = TOp.Obj.id(TID(1, A.a))
     var doc = TestDoc()
-    doc.add(A.a, startOp: 1, [.make(.makeList, "l"), .insert(list, after: .elem(TID(7, A.b)), .int(1))])
+    doc.add(
+      A.a, startOp: 1, [.make(.makeList, "l"), .insert(list, after: .elem(TID(7, A.b)), .int(1))])
     #expect(error(doc) == .missingElement(op: id(2, A.a)))
     // An element of another list.
     var doc2 = TestDoc()
@@ -78,7 +79,8 @@ import Testing
       A.a, startOp: 1,
       [
         .make(.makeList, "l"), .insert(list, after: .elem(TID(3, A.a)), .int(1)),
-        .insert(list, after: .elem(TID(2, A.a)), .int(2)), .insert(list, after: .elem(TID(4, A.a)), .int(3)),
+        .insert(list, after: .elem(TID(2, A.a)), .int(2)),
+        .insert(list, after: .elem(TID(4, A.a)), .int(3)),
       ])
     #expect(error(doc) == .unreachableElement(op: id(2, A.a)))
   }
@@ -107,7 +109,11 @@ import Testing
     var doc = TestDoc()
     doc.add(
       A.a, startOp: 1,
-      [.put("n", .counter(1)), TOp(obj: .root, key: .map("n"), action: .increment, value: .string("x"), pred: [TID(1, A.a)])])
+      [
+        .put("n", .counter(1)),
+        TOp(
+          obj: .root, key: .map("n"), action: .increment, value: .string("x"), pred: [TID(1, A.a)]),
+      ])
     #expect(error(doc) == .nonNumericIncrement(op: id(2, A.a)))
   }
 

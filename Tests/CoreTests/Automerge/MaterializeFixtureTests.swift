@@ -8,7 +8,8 @@ import Testing
 @Suite struct MaterializeFixtureTests {
   static let files = [
     "valid/seed-01/device-0/tags.automerge", "valid/seed-01/device-0/tags.changes.automerge",
-    "valid/seed-01/device-0/tags.incremental.automerge", "valid/seed-01/device-0/records/2026/09.automerge",
+    "valid/seed-01/device-0/tags.incremental.automerge",
+    "valid/seed-01/device-0/records/2026/09.automerge",
     "valid/seed-01/device-1/tags.automerge", "valid/upstream/exemplar",
     "valid/upstream/counter_value_is_ok.automerge", "valid/upstream/two_change_chunks.automerge",
     "valid/upstream/two_change_chunks_compressed.automerge",
@@ -22,7 +23,8 @@ import Testing
       let expected = try JSONParser.parse(Fixture.bytes(rel + suffix)).sortedKeys
       #expect(try Materializer.materialize(file, typed: typed) == expected, "\(rel)\(suffix)")
       // The generic entry point (with its own dependency check) agrees.
-      #expect(try Materializer.materialize(file.changes, typed: typed) == expected, "\(rel)\(suffix)")
+      #expect(
+        try Materializer.materialize(file.changes, typed: typed) == expected, "\(rel)\(suffix)")
     }
   }
 

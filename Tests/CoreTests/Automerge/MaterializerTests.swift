@@ -92,7 +92,9 @@ import Testing
       [.make(.makeList, "l"), .insert(.id(list), after: .head, .string("x"))])
     // All three insert right after x, concurrently, with the same counter 3.
     for (actor, text) in [(A.a, "a"), (A.b, "b"), (A.c, "c")] {
-      doc.add(actor, startOp: 3, deps: [h], [.insert(.id(list), after: .elem(TID(2, A.a)), .string(text))])
+      doc.add(
+        actor, startOp: 3, deps: [h], [.insert(.id(list), after: .elem(TID(2, A.a)), .string(text))]
+      )
     }
     // And c also inserts at HEAD with counter 4, which puts it before x.
     doc.add(A.c, startOp: 4, deps: [h], [.insert(.id(list), after: .head, .string("first"))])
@@ -114,10 +116,12 @@ import Testing
         .insert(.id(list), after: .elem(TID(2, A.a)), .string("2")),
         .insert(.id(list), after: .elem(TID(3, A.a)), .string("3")),
       ])
-    doc.add(A.b, startOp: 3, deps: [h], [.insert(.id(list), after: .elem(TID(2, A.a)), .string("B"))])
+    doc.add(
+      A.b, startOp: 3, deps: [h], [.insert(.id(list), after: .elem(TID(2, A.a)), .string("B"))])
     #expect(try doc.json() == json(#"{"l":["1","B","2","3"]}"#))
     // With a smaller actor, c's element goes after a's whole subtree.
-    doc.add(A.c, startOp: 3, deps: [h], [.insert(.id(list), after: .elem(TID(2, A.a)), .string("C"))])
+    doc.add(
+      A.c, startOp: 3, deps: [h], [.insert(.id(list), after: .elem(TID(2, A.a)), .string("C"))])
     #expect(try doc.json() == json(#"{"l":["1","B","2","3","C"]}"#))
   }
 
@@ -138,7 +142,9 @@ import Testing
         .delElement(.id(list), TID(3, A.a), pred: [TID(3, A.a)]),
         .setElement(.id(list), TID(4, A.a), .string("a"), pred: [TID(4, A.a)]),
       ])
-    doc.add(A.b, startOp: 5, deps: [h], [.setElement(.id(list), TID(4, A.a), .string("b"), pred: [TID(4, A.a)])])
+    doc.add(
+      A.b, startOp: 5, deps: [h],
+      [.setElement(.id(list), TID(4, A.a), .string("b"), pred: [TID(4, A.a)])])
     // 6@aa beats 5@bb: the counter decides before the actor.
     #expect(try doc.json() == json(#"{"l":[1,"a"]}"#))
     #expect(try doc.json(typed: true) == json(#"{"l":[{"$int":1},"a"]}"#))
@@ -150,7 +156,9 @@ import Testing
     let h = doc.add(
       A.a, startOp: 1, [.make(.makeList, "l"), .insert(.id(list), after: .head, .int(1))])
     doc.add(A.a, startOp: 3, deps: [h], [.delElement(.id(list), TID(2, A.a), pred: [TID(2, A.a)])])
-    doc.add(A.b, startOp: 3, deps: [h], [.setElement(.id(list), TID(2, A.a), .int(9), pred: [TID(2, A.a)])])
+    doc.add(
+      A.b, startOp: 3, deps: [h],
+      [.setElement(.id(list), TID(2, A.a), .int(9), pred: [TID(2, A.a)])])
     #expect(try doc.json() == json(#"{"l":[9]}"#))
   }
 
@@ -159,7 +167,8 @@ import Testing
     var doc = TestDoc()
     let h = doc.add(
       A.a, startOp: 1, [.make(.makeList, "l"), .insert(.id(list), after: .head, .counter(1))])
-    doc.add(A.b, startOp: 3, deps: [h], [.incElement(.id(list), TID(2, A.a), 41, pred: [TID(2, A.a)])])
+    doc.add(
+      A.b, startOp: 3, deps: [h], [.incElement(.id(list), TID(2, A.a), 41, pred: [TID(2, A.a)])])
     #expect(try doc.json(typed: true) == json(#"{"l":[{"$counter":42}]}"#))
   }
 
@@ -215,9 +224,14 @@ import Testing
 
   @Test func overwrittenObjectsDisappearAndConflictingObjectsPickTheWinner() throws {
     var doc = TestDoc()
-    let h = doc.add(A.a, startOp: 1, [.make(.makeMap, "m"), .put("x", .int(1), in: .id(TID(1, A.a)))])
-    doc.add(A.a, startOp: 3, deps: [h], [.make(.makeMap, "r"), .put("v", .string("a"), in: .id(TID(3, A.a)))])
-    doc.add(A.b, startOp: 3, deps: [h], [.make(.makeMap, "r"), .put("v", .string("b"), in: .id(TID(3, A.b)))])
+    let h = doc.add(
+      A.a, startOp: 1, [.make(.makeMap, "m"), .put("x", .int(1), in: .id(TID(1, A.a)))])
+    doc.add(
+      A.a, startOp: 3, deps: [h],
+      [.make(.makeMap, "r"), .put("v", .string("a"), in: .id(TID(3, A.a)))])
+    doc.add(
+      A.b, startOp: 3, deps: [h],
+      [.make(.makeMap, "r"), .put("v", .string("b"), in: .id(TID(3, A.b)))])
     doc.add(A.c, startOp: 3, deps: [h], [.put("m", .null, pred: [TID(1, A.a)])])
     #expect(try doc.json() == json(#"{"m":null,"r":{"v":"b"}}"#))
   }
@@ -266,7 +280,9 @@ import Testing
       Issue.record("not an object")
       return
     }
-    #expect(members.map { Array($0.0.utf8) } == ["", "Z", "e\u{301}", "é", "\u{FF5A}", "😀"].map { Array($0.utf8) })
+    #expect(
+      members.map { Array($0.0.utf8) }
+        == ["", "Z", "e\u{301}", "é", "\u{FF5A}", "😀"].map { Array($0.utf8) })
   }
 
   @Test func theExemplarContent() throws {
@@ -317,14 +333,17 @@ import Testing
   @Test func changeOrderDoesNotMatter() throws {
     let list = TID(1, A.a)
     var doc = TestDoc()
-    let h1 = doc.add(A.a, startOp: 1, [.make(.makeList, "l"), .insert(.id(list), after: .head, .int(1))])
-    let h2 = doc.add(A.b, startOp: 3, deps: [h1], [.insert(.id(list), after: .elem(TID(2, A.a)), .int(2))])
+    let h1 = doc.add(
+      A.a, startOp: 1, [.make(.makeList, "l"), .insert(.id(list), after: .head, .int(1))])
+    let h2 = doc.add(
+      A.b, startOp: 3, deps: [h1], [.insert(.id(list), after: .elem(TID(2, A.a)), .int(2))])
     doc.add(A.c, startOp: 4, deps: [h2], [.insert(.id(list), after: .elem(TID(3, A.b)), .int(3))])
     doc.add(A.a, startOp: 3, deps: [h1], [.put("k", .string("a"))])
     let expected = try doc.json()
     #expect(try expected == json(#"{"k":"a","l":[1,2,3]}"#))
     #expect(try Materializer.materialize(doc.changes.reversed(), typed: false) == expected)
-    #expect(try Materializer.materialize([2, 0, 3, 1].map { doc.changes[$0] }, typed: false) == expected)
+    #expect(
+      try Materializer.materialize([2, 0, 3, 1].map { doc.changes[$0] }, typed: false) == expected)
   }
 
   @Test func orphansAndDuplicatesAreLeftOut() throws {

@@ -7,11 +7,13 @@ import Testing
 @Suite struct MutationTests {
   static let small = [
     "valid/upstream/exemplar", "valid/upstream/two_change_chunks.automerge",
-    "valid/upstream/two_change_chunks_compressed.automerge", "valid/seed-01/device-0/tags.automerge",
+    "valid/upstream/two_change_chunks_compressed.automerge",
+    "valid/seed-01/device-0/tags.automerge",
     "valid/seed-01/device-0/tags.changes.automerge",
   ]
   static let larger = [
-    "valid/seed-01/device-0/tags.incremental.automerge", "valid/seed-01/device-0/records/2026/09.automerge",
+    "valid/seed-01/device-0/tags.incremental.automerge",
+    "valid/seed-01/device-0/records/2026/09.automerge",
     "valid/seed-01/device-0/tags.changes.automerge",
   ]
 

@@ -5,7 +5,8 @@ import Testing
 @Suite struct QuickSummaryTests {
   static let shapes = [
     "valid/seed-01/device-0/tags.automerge", "valid/seed-01/device-0/tags.changes.automerge",
-    "valid/seed-01/device-0/tags.incremental.automerge", "valid/seed-01/device-0/records/2026/09.automerge",
+    "valid/seed-01/device-0/tags.incremental.automerge",
+    "valid/seed-01/device-0/records/2026/09.automerge",
     "valid/seed-01/device-1/tags.automerge", "valid/upstream/two_change_chunks.automerge",
     "valid/upstream/two_change_chunks_compressed.automerge",
     "valid/upstream/two_change_chunks_out_of_order.automerge",

@@ -2,7 +2,6 @@ import Testing
 
 @testable import Core
 
-
 /// Cross-checks the tree-walk RGA order against Automerge's incremental insertion rule.
 @Suite struct SequenceOrderTests {
   /// One replica of a list, kept the way Rust's op tree keeps it: elements in sequence
@@ -26,7 +25,9 @@ import Testing
           let id = op.pred.first ?? TID(0, Actors.a)  // the generator passes the op's own id here
           while i < elements.count && Replica.less(id, elements[i].id) { i += 1 }
           elements.insert((id, value, false), at: i)
-        } else if case .elem(let target) = op.key, let k = elements.firstIndex(where: { $0.id == target }) {
+        } else if case .elem(let target) = op.key,
+          let k = elements.firstIndex(where: { $0.id == target })
+        {
           elements[k].deleted = true
         }
       case .map:
@@ -73,7 +74,9 @@ import Testing
           replicas[r].apply(del)
           replayOps.append(del)
         } else {
-          let after: TOp.K = visible.isEmpty || rng.below(5) == 0 ? .head : .elem(visible[rng.below(visible.count)].id)
+          let after: TOp.K =
+            visible.isEmpty || rng.below(5) == 0
+            ? .head : .elem(visible[rng.below(visible.count)].id)
           let value = "\(counter)@\(r)"
           docOps.append(.insert(.id(list), after: after, .string(value)))
           var replay = TOp.insert(.id(list), after: after, .string(value))

@@ -4,7 +4,8 @@ import Foundation
 
 /// Fixtures of `Tests/CoreTests/Fixtures`, found from this file's path.
 enum Fixture {
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent()
     .appendingPathComponent("Fixtures")
 
   static func bytes(_ rel: String) throws -> [UInt8] {
@@ -22,7 +23,8 @@ enum Fixture {
     while let rel = e.nextObject() as? String {
       if rel.hasSuffix(".md") || rel.hasSuffix(".heads") || rel.hasSuffix(".changes") { continue }
       var isDir: ObjCBool = false
-      _ = FileManager.default.fileExists(atPath: base.appendingPathComponent(rel).path, isDirectory: &isDir)
+      _ = FileManager.default.fileExists(
+        atPath: base.appendingPathComponent(rel).path, isDirectory: &isDir)
       if !isDir.boolValue { out.append(dir + "/" + rel) }
     }
     return out.sorted()

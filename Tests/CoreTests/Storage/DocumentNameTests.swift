@@ -48,7 +48,9 @@ import Testing
   @Test func orderIsTheLogicalNamesByteOrder() throws {
     var names = [DocumentName.tags]
     for year in [0, 9, 10, 999, 1000, 2025, 2026, 9999] {
-      for month in [1, 2, 9, 10, 12] { names.append(try #require(.month(year: year, month: month))) }
+      for month in [1, 2, 9, 10, 12] {
+        names.append(try #require(.month(year: year, month: month)))
+      }
     }
     for a in names {
       for b in names {

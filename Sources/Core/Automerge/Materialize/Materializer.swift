@@ -47,6 +47,7 @@ public enum Materializer {
   ///   - file: a decoded file.
   ///   - typed: wrap the values whose JSON form loses their type (mn.md §10).
   ///   - maxDepth: the deepest object nesting accepted.
+  /// - Returns: the document's JSON.
   /// - Throws: `MaterializeError`, as `materialize(_:typed:maxDepth:)`.
   public static func materialize(
     _ file: AutomergeFile, typed: Bool, maxDepth: Int = defaultMaxDepth
@@ -142,7 +143,9 @@ extension OpSet {
       let g = Int(elementWinner[Int(e)])
       if g < 0 { continue }
       if flags[g] & OpSet.actionMask == Action.set.rawValue, case .string(let s) = value(g) {
-        let appended: Void? = s.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        let appended: Void? = s.utf8.withContiguousStorageIfAvailable {
+          bytes.append(contentsOf: $0)
+        }
         if appended == nil { bytes.append(contentsOf: s.utf8) }
       } else {
         bytes.append(contentsOf: [0xef, 0xbf, 0xbc])

@@ -65,7 +65,7 @@ public struct OpSet: Sendable {
 
   /// Builds the op set of `changes` (automerge-format.md §8.3, §8.4).
   ///
-  /// - Parameter changes: decoded changes in any order; duplicates (by hash) and changes
+  /// - Parameter input: decoded changes in any order; duplicates (by hash) and changes
   ///   whose dependencies are not all present are left out, as Automerge leaves them out.
   /// - Throws: `MaterializeError` when the ops refer to things that do not exist.
   public init(changes input: [Change]) throws(MaterializeError) {
@@ -287,7 +287,8 @@ public struct OpSet: Sendable {
       rankTable.append(contentsOf: previousRanks)
       let count = UInt64(opCount)
       // Overflow-safe form of `startOp + count - 1 <= UInt32.max`.
-      guard count == 0 || (startOp <= UInt64(UInt32.max) && count - 1 <= UInt64(UInt32.max) - startOp)
+      guard
+        count == 0 || (startOp <= UInt64(UInt32.max) && count - 1 <= UInt64(UInt32.max) - startOp)
       else {
         throw .counterTooLarge(change: changes[c].hash)
       }
@@ -419,7 +420,9 @@ public struct OpSet: Sendable {
   ) throws(MaterializeError) -> Bool {
     var object = 0
     if case .object(let id) = ops[j].object {
-      guard let make = try resolve(id, in: c, lookup) else { throw .missingObject(op: documentId(g)) }
+      guard let make = try resolve(id, in: c, lookup) else {
+        throw .missingObject(op: documentId(g))
+      }
       if make == cache.make {
         object = cache.object
       } else {

@@ -134,3 +134,63 @@ private protocol Runnable: AnyObject { func runOnThread() }
 extension Worker: Runnable {
   func runOnThread() { run() }
 }
+
+/// Documents handed from the writer to the thread that hashes and inspects them for the
+/// manifest (which is written last, so nothing waits for these facts but the manifest).
+/// The writer waits when more than `limit` bytes are queued.
+final class DocumentQueue: @unchecked Sendable {
+  private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+  private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+  private let limit: Int
+  // Guarded by `mutex`.
+  private var pending: [(index: Int, bytes: [UInt8])] = []
+  private var queuedBytes = 0
+  private var closed = false
+
+  init(limit: Int = 64 << 20) {
+    self.limit = limit
+    pthread_mutex_init(mutex, nil)
+    pthread_cond_init(condition, nil)
+  }
+
+  deinit {
+    pthread_cond_destroy(condition)
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
+    condition.deallocate()
+  }
+
+  /// Queues document `index`; waits while the queue is over its limit.
+  func put(_ index: Int, _ bytes: [UInt8]) {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    while queuedBytes > limit && !pending.isEmpty && !closed {
+      pthread_cond_wait(condition, mutex)
+    }
+    pending.append((index, bytes))
+    queuedBytes += bytes.count
+    pthread_cond_broadcast(condition)
+  }
+
+  /// No more documents: `take` returns nil once the queue is empty.
+  func close() {
+    pthread_mutex_lock(mutex)
+    closed = true
+    pthread_cond_broadcast(condition)
+    pthread_mutex_unlock(mutex)
+  }
+
+  /// The next document, waiting for one; nil when the queue is closed and empty.
+  func take() -> (index: Int, bytes: [UInt8])? {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    while pending.isEmpty && !closed {
+      pthread_cond_wait(condition, mutex)
+    }
+    if pending.isEmpty { return nil }
+    let next = pending.removeFirst()
+    queuedBytes -= next.bytes.count
+    pthread_cond_broadcast(condition)
+    return next
+  }
+}

@@ -281,6 +281,21 @@ public enum Exporter {
     let stamp = options.reproducible ? reproducibleTime : now
     var listed: [ArchiveManifest.File] = []
     var unreadable: [String] = []
+    // Documents are hashed and inspected on a second thread while the writer compresses:
+    // the manifest that needs those facts is written last.
+    let queue = DocumentQueue()
+    let facts = Worker.start { () -> [Int: DocumentFacts] in
+      var out: [Int: DocumentFacts] = [:]
+      while let (index, bytes) = queue.take() { out[index] = DocumentFacts(bytes, inspect) }
+      return out
+    }
+    var joined = false
+    defer {
+      if !joined {
+        queue.close()
+        _ = facts?.join()
+      }
+    }
     do {
       let writer = try ArchiveWriter(
         format: options.format, reproducible: options.reproducible, label: label,
@@ -306,20 +321,12 @@ public enum Exporter {
         var entry = ArchiveManifest.File(path: file.relativePath, kind: file.kind)
         if file.kind == .document {
           let bytes = try fileSystem.readFile(file.absolutePath, limit: options.limits.maxEntrySize)
-          if let inspect {
-            do {
-              let facts = try inspect(bytes)
-              entry.changes = facts.changes
-              entry.heads = facts.heads
-            } catch {
-              if !options.includeUnreadableDocuments {
-                throw ArchiveError.unreadableDocument(path: file.relativePath, reason: "\(error)")
-              }
-              unreadable.append(file.relativePath)
-            }
-          }
           entry.size = Int64(bytes.count)
-          entry.sha256 = SHA256Digest.hexHash(bytes)
+          if facts != nil {
+            queue.put(listed.count, bytes)
+          } else {
+            try DocumentFacts(bytes, inspect).fill(&entry, options, &unreadable)
+          }
           try writer.addFile(
             path: name, bytes: bytes, permissions: info.permissions, modificationTime: mtime)
         } else {
@@ -349,6 +356,15 @@ public enum Exporter {
           entry.sha256 = Hex.encode(digest.finalize())
         }
         listed.append(entry)
+      }
+      if let facts {
+        queue.close()
+        joined = true
+        let found = facts.join() ?? [:]
+        for index in listed.indices where listed[index].kind == .document {
+          guard let fact = found[index] else { throw ArchiveError.sourceChanged(path: listed[index].path) }
+          try fact.fill(&listed[index], options, &unreadable)
+        }
       }
       let manifest = ArchiveManifest(
         version: options.version, created: UTCDateTime(secondsSinceEpoch: stamp).iso8601,
@@ -382,6 +398,10 @@ final class ArchiveSink {
   let observe: ((UnsafeRawBufferPointer) -> Void)?
   let digest = SHA256Digest()
   var count: Int64 = 0
+  /// Where the last early writeback started: every 8 MiB the written part is handed to the
+  /// disk, so that the final `fsync` does not wait for the whole archive at once.
+  private var writebackFrom: Int64 = 0
+  private static let writebackStep: Int64 = 8 << 20
 
   init(
     fileSystem: FileSystem, fd: FileDescriptor, label: String,
@@ -397,6 +417,41 @@ final class ArchiveSink {
     try fileSystem.write(fd, chunk, path: label)
     digest.update(chunk)
     count += Int64(chunk.count)
+    if count - writebackFrom >= ArchiveSink.writebackStep {
+      fileSystem.startWriteback(fd, offset: writebackFrom, length: count - writebackFrom)
+      writebackFrom = count
+    }
     observe?(chunk)
+  }
+}
+
+/// A document's SHA-256 and, when an inspector is given, what it says of the document.
+struct DocumentFacts: Sendable {
+  var sha256: String
+  var inspected: Result<(changes: Int, heads: [String]), any Error>?
+
+  init(_ bytes: [UInt8], _ inspect: DocumentInspector?) {
+    sha256 = SHA256Digest.hexHash(bytes)
+    inspected = inspect.map { inspect in Result { try inspect(bytes) } }
+  }
+
+  /// Puts the facts into the document's manifest entry; an unreadable document is listed
+  /// in `unreadable`, or refused unless the options include such documents.
+  func fill(
+    _ entry: inout ArchiveManifest.File, _ options: ExportOptions, _ unreadable: inout [String]
+  ) throws(ArchiveError) {
+    entry.sha256 = sha256
+    switch inspected {
+    case .success(let facts)?:
+      entry.changes = facts.changes
+      entry.heads = facts.heads
+    case .failure(let error)?:
+      if !options.includeUnreadableDocuments {
+        throw .unreadableDocument(path: entry.path, reason: "\(error)")
+      }
+      unreadable.append(entry.path)
+    case nil:
+      break
+    }
   }
 }

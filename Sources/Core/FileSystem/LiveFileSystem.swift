@@ -184,6 +184,15 @@ public struct LiveFileSystem: FileSystem {
     _ = try retrying("sync", path) { fsync(fd.rawValue) }
   }
 
+  public func startWriteback(_ fd: FileDescriptor, offset: Int64, length: Int64) {
+    #if os(Linux)
+      // Not in Swift's Glibc module (it needs _GNU_SOURCE): looked up once in libc.
+      if let start = syncFileRange {
+        _ = start(fd.rawValue, offset, length, 2)  // SYNC_FILE_RANGE_WRITE
+      }
+    #endif
+  }
+
   public func close(_ fd: FileDescriptor, path: String) throws {
     // close is not retried on EINTR: the descriptor is released either way on Linux.
     if cClose(fd.rawValue) != 0 {
@@ -246,3 +255,12 @@ private func cRead(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int) -> Int
 }
 @discardableResult private func cClose(_ fd: Int32) -> Int32 { close(fd) }
 private func cRename(_ a: String, _ b: String) -> Int32 { rename(a, b) }
+
+#if os(Linux)
+  /// `sync_file_range`, or nil when libc lacks it.
+  private let syncFileRange: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
+    guard let symbol = dlsym(nil, "sync_file_range") else { return nil }
+    return unsafeBitCast(
+      symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
+  }()
+#endif

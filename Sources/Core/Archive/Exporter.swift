@@ -362,7 +362,9 @@ public enum Exporter {
         joined = true
         let found = facts.join() ?? [:]
         for index in listed.indices where listed[index].kind == .document {
-          guard let fact = found[index] else { throw ArchiveError.sourceChanged(path: listed[index].path) }
+          guard let fact = found[index] else {
+            throw ArchiveError.sourceChanged(path: listed[index].path)
+          }
           try fact.fill(&listed[index], options, &unreadable)
         }
       }

@@ -95,6 +95,23 @@ import Testing
     #expect(throws: ArchiveError.self) { try #require(reader.join()).get() }
   }
 
+  /// Every document put reaches the hashing thread, in order, also when the writer has to
+  /// wait for the queue to drain (a limit far below what is put).
+  @Test func documentQueueHandsOverEverythingInOrder() throws {
+    let queue = DocumentQueue(limit: 1000)
+    let taker = try #require(
+      Worker.start { () -> [Int] in
+        var seen: [Int] = []
+        while let (index, bytes) = queue.take() {
+          if bytes.count == index % 700 { seen.append(index) }
+        }
+        return seen
+      })
+    for index in 0..<500 { queue.put(index, [UInt8](repeating: 1, count: index % 700)) }
+    queue.close()
+    #expect(taker.join() == Array(0..<500))
+  }
+
   @Test func workersReturnTheirValue() throws {
     let worker = try #require(Worker.start { 6 * 7 })
     #expect(worker.join() == 42)

@@ -164,6 +164,15 @@ struct ByteReader {
     return s
   }
 
+  /// Reads a uLEB count and that many 32-byte hashes (dependencies, heads).
+  mutating func hashes(count countWhat: String, each what: String) throws -> [ChangeHash] {
+    let n = try length(countWhat, limit: remaining / 32)
+    var out: [ChangeHash] = []
+    out.reserveCapacity(n)
+    for _ in 0..<n { out.append(try hash(what)) }
+    return out
+  }
+
   /// Reads a 32-byte change hash (§2.3).
   mutating func hash(_ what: String) throws -> ChangeHash {
     let r = try skip(32, what)

@@ -21,10 +21,7 @@ enum ChangeChunk {
     body: UnsafeBufferPointer<UInt8>, base: Int, chunkOffset: Int, hash: ChangeHash, chunk: [UInt8]
   ) throws -> Change {
     var r = ByteReader(body, base: base)
-    let depCount = try r.length("deps count", limit: r.remaining / 32)
-    var deps: [ChangeHash] = []
-    deps.reserveCapacity(depCount)
-    for _ in 0..<depCount { deps.append(try r.hash("dependency hash")) }
+    let deps = try r.hashes(count: "deps count", each: "dependency hash")
     let author = try r.byteString("actor id")
     let seq = try r.uleb("seq")
     let startAt = r.offset

@@ -11,6 +11,31 @@ enum DocumentChunk {
     var opCounts: [Int32]
   }
 
+  /// Reads the start of a document body (§7.1): the actors (sorted and unique), the stored
+  /// heads, and where the change and op columns are.
+  static func header(_ r: inout ByteReader) throws -> (
+    actors: [ActorId], heads: [ChangeHash], changeColumns: [ColumnEntry], opColumns: [ColumnEntry]
+  ) {
+    let actorCount = try r.length("actors count", limit: r.remaining)
+    var actors: [ActorId] = []
+    actors.reserveCapacity(actorCount)
+    for _ in 0..<actorCount {
+      let at = r.offset
+      let a = ActorId(try r.byteString("actor id"))
+      if let last = actors.last, !(last < a) {
+        throw AutomergeDecodeError.invalidDocument(
+          reason: "actors are not sorted and unique", offset: at)
+      }
+      actors.append(a)
+    }
+    let heads = try r.hashes(count: "heads count", each: "head hash")
+    let changeMeta = try ColumnMetadata.read(&r, allowDeflate: true)
+    let opMeta = try ColumnMetadata.read(&r, allowDeflate: true)
+    let changeColumns = try ColumnMetadata.layout(changeMeta, &r)
+    let opColumns = try ColumnMetadata.layout(opMeta, &r)
+    return (actors, heads, changeColumns, opColumns)
+  }
+
   /// Decodes a document body and regenerates its changes.
   ///
   /// - Parameters:
@@ -28,28 +53,9 @@ enum DocumentChunk {
     keepOps: Bool = true, spareCapacity: Int = 0
   ) throws -> Decoded {
     var r = ByteReader(buf, from: body.lowerBound, to: body.upperBound)
-    let actorCount = try r.length("actors count", limit: r.remaining)
-    var actors: [ActorId] = []
-    actors.reserveCapacity(actorCount)
-    for _ in 0..<actorCount {
-      let at = r.offset
-      let a = ActorId(try r.byteString("actor id"))
-      if let last = actors.last, !(last < a) {
-        throw AutomergeDecodeError.invalidDocument(
-          reason: "actors are not sorted and unique", offset: at)
-      }
-      actors.append(a)
-    }
-    let headCount = try r.length("heads count", limit: r.remaining / 32)
-    var heads: [ChangeHash] = []
-    heads.reserveCapacity(headCount)
-    for _ in 0..<headCount { heads.append(try r.hash("head hash")) }
-    let changeMeta = try ColumnMetadata.read(&r, allowDeflate: true)
-    let opMeta = try ColumnMetadata.read(&r, allowDeflate: true)
-    let changeCols = try ColumnMetadata.layout(changeMeta, &r)
-    let opCols = try ColumnMetadata.layout(opMeta, &r)
+    let (actors, heads, changeCols, opCols) = try header(&r)
     if !r.isAtEnd {
-      for _ in 0..<headCount { _ = try r.uleb("head index") }
+      for _ in 0..<heads.count { _ = try r.uleb("head index") }
       guard r.isAtEnd else {
         throw AutomergeDecodeError.trailingBytes(what: "document head indexes", offset: r.offset)
       }

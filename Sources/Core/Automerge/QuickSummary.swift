@@ -123,10 +123,7 @@ public enum QuickSummary {
     _ body: UnsafeBufferPointer<UInt8>, _ base: Int, _ hash: ChangeHash
   ) throws -> ChangeFacts {
     var r = ByteReader(body, base: base)
-    let n = try r.length("deps count", limit: r.remaining / 32)
-    var deps: [ChangeHash] = []
-    deps.reserveCapacity(n)
-    for _ in 0..<n { deps.append(try r.hash("dependency hash")) }
+    let deps = try r.hashes(count: "deps count", each: "dependency hash")
     let author = try r.byteString("actor id")
     let seq = try r.uleb("seq")
     return ChangeFacts(hash: hash, deps: deps, author: author, seq: seq)
@@ -137,17 +134,8 @@ public enum QuickSummary {
     _ buf: UnsafeBufferPointer<UInt8>, _ h: ChunkHeader
   ) throws -> DocumentFacts {
     var r = ByteReader(buf, from: h.body.lowerBound, to: h.body.upperBound)
-    let actorCount = try r.length("actors count", limit: r.remaining)
-    var actors: [[UInt8]] = []
-    for _ in 0..<actorCount { actors.append(try r.byteString("actor id")) }
-    let headCount = try r.length("heads count", limit: r.remaining / 32)
-    var heads: [ChangeHash] = []
-    heads.reserveCapacity(headCount)
-    for _ in 0..<headCount { heads.append(try r.hash("head hash")) }
-    let changeMeta = try ColumnMetadata.read(&r, allowDeflate: true)
-    let opMeta = try ColumnMetadata.read(&r, allowDeflate: true)
-    let columns = try ColumnMetadata.layout(changeMeta, &r)
-    _ = try ColumnMetadata.layout(opMeta, &r)
+    let (actorIds, heads, columns, _) = try DocumentChunk.header(&r)
+    let actors = actorIds.map(\.bytes)
     let limit = ChangeChunk.rowLimit(forBytes: h.body.count)
     let rowActor = try column(buf, columns, ColumnSpecs.changeActor) {
       try ColumnDecoder.uint($0, limit: limit, spec: ColumnSpecs.changeActor, chunk: h.offset)

@@ -6,16 +6,11 @@
   import Darwin
 #endif
 
-/// How far the archive being written has got, shared by the writer and the thread that
-/// reads it back: the reader never reads past what `write` has returned for.
-final class WriteWatermark: @unchecked Sendable {
+/// A mutex with one condition variable: the waiting and waking that the writer's helper
+/// threads share.
+final class Monitor: @unchecked Sendable {
   private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
   private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-  // Guarded by `mutex`.
-  private var written = 0
-  private var state = State.writing
-
-  enum State { case writing, finished, abandoned }
 
   init() {
     pthread_mutex_init(mutex, nil)
@@ -29,17 +24,37 @@ final class WriteWatermark: @unchecked Sendable {
     condition.deallocate()
   }
 
-  private func locked<T>(_ body: () -> T) -> T {
+  /// Runs `body` holding the mutex.
+  func locked<T>(_ body: () -> T) -> T {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
     return body()
   }
 
+  /// Inside `locked`: releases the mutex until `broadcast`, then holds it again.
+  func wait() { pthread_cond_wait(condition, mutex) }
+
+  /// Inside `locked`: wakes every waiting thread.
+  func broadcast() { pthread_cond_broadcast(condition) }
+}
+
+/// How far the archive being written has got, shared by the writer and the thread that
+/// reads it back: the reader never reads past what `write` has returned for.
+final class WriteWatermark: @unchecked Sendable {
+  private let monitor = Monitor()
+  // Guarded by `monitor`.
+  private var written = 0
+  private var state = State.writing
+
+  enum State { case writing, finished, abandoned }
+
+  private func locked<T>(_ body: () -> T) -> T { monitor.locked(body) }
+
   /// `count` more bytes are in the file.
   func advance(by count: Int) {
     locked {
       written += count
-      pthread_cond_broadcast(condition)
+      monitor.broadcast()
     }
   }
 
@@ -47,7 +62,7 @@ final class WriteWatermark: @unchecked Sendable {
   func end(_ final: State) {
     locked {
       state = final
-      pthread_cond_broadcast(condition)
+      monitor.broadcast()
     }
   }
 
@@ -57,9 +72,7 @@ final class WriteWatermark: @unchecked Sendable {
   ///   or nil when the writing was abandoned.
   func available(after position: Int) -> Int? {
     locked {
-      while written <= position && state == .writing {
-        pthread_cond_wait(condition, mutex)
-      }
+      while written <= position && state == .writing { monitor.wait() }
       if state == .abandoned { return nil }
       return written - position
     }
@@ -139,58 +152,42 @@ extension Worker: Runnable {
 /// manifest (which is written last, so nothing waits for these facts but the manifest).
 /// The writer waits when more than `limit` bytes are queued.
 final class DocumentQueue: @unchecked Sendable {
-  private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-  private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+  private let monitor = Monitor()
   private let limit: Int
-  // Guarded by `mutex`.
+  // Guarded by `monitor`.
   private var pending: [(index: Int, bytes: [UInt8])] = []
   private var queuedBytes = 0
   private var closed = false
 
-  init(limit: Int = 64 << 20) {
-    self.limit = limit
-    pthread_mutex_init(mutex, nil)
-    pthread_cond_init(condition, nil)
-  }
-
-  deinit {
-    pthread_cond_destroy(condition)
-    pthread_mutex_destroy(mutex)
-    mutex.deallocate()
-    condition.deallocate()
-  }
+  init(limit: Int = 64 << 20) { self.limit = limit }
 
   /// Queues document `index`; waits while the queue is over its limit.
   func put(_ index: Int, _ bytes: [UInt8]) {
-    pthread_mutex_lock(mutex)
-    defer { pthread_mutex_unlock(mutex) }
-    while queuedBytes > limit && !pending.isEmpty && !closed {
-      pthread_cond_wait(condition, mutex)
+    monitor.locked {
+      while queuedBytes > limit && !pending.isEmpty && !closed { monitor.wait() }
+      pending.append((index, bytes))
+      queuedBytes += bytes.count
+      monitor.broadcast()
     }
-    pending.append((index, bytes))
-    queuedBytes += bytes.count
-    pthread_cond_broadcast(condition)
   }
 
   /// No more documents: `take` returns nil once the queue is empty.
   func close() {
-    pthread_mutex_lock(mutex)
-    closed = true
-    pthread_cond_broadcast(condition)
-    pthread_mutex_unlock(mutex)
+    monitor.locked {
+      closed = true
+      monitor.broadcast()
+    }
   }
 
   /// The next document, waiting for one; nil when the queue is closed and empty.
   func take() -> (index: Int, bytes: [UInt8])? {
-    pthread_mutex_lock(mutex)
-    defer { pthread_mutex_unlock(mutex) }
-    while pending.isEmpty && !closed {
-      pthread_cond_wait(condition, mutex)
+    monitor.locked {
+      while pending.isEmpty && !closed { monitor.wait() }
+      if pending.isEmpty { return nil }
+      let next = pending.removeFirst()
+      queuedBytes -= next.bytes.count
+      monitor.broadcast()
+      return next
     }
-    if pending.isEmpty { return nil }
-    let next = pending.removeFirst()
-    queuedBytes -= next.bytes.count
-    pthread_cond_broadcast(condition)
-    return next
   }
 }

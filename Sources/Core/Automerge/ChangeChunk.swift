@@ -199,25 +199,21 @@ enum ChangeChunk {
   /// The sum of a group column's counts, as `groupTotal(_:spec:limit:chunk:)`.
   static func groupTotal(_ counts: PackedUInts, spec: UInt32, limit: Int, chunk: Int) throws -> Int
   {
-    var total: UInt64 = 0
-    for i in 0..<counts.count {
-      let c = counts[i]
-      guard c != ColumnDecoder.nullUInt else {
-        throw ColumnDecoder.fail(spec, chunk, "null group count")
-      }
-      // Checked before adding: a count near 2^64 must not overflow the sum.
-      guard c <= UInt64(max(limit, 0)) - total else {
-        throw ColumnDecoder.fail(spec, chunk, "group counts too large")
-      }
-      total += c
-    }
-    return Int(total)
+    try groupTotal(counts.count, { counts[$0] }, spec: spec, limit: limit, chunk: chunk)
   }
 
   /// The sum of a group column's counts, which must stay within `limit`.
   static func groupTotal(_ counts: [UInt64], spec: UInt32, limit: Int, chunk: Int) throws -> Int {
+    try groupTotal(counts.count, { counts[$0] }, spec: spec, limit: limit, chunk: chunk)
+  }
+
+  /// The sum of `count` group counts, read by `value`, which must stay within `limit`.
+  private static func groupTotal(
+    _ count: Int, _ value: (Int) -> UInt64, spec: UInt32, limit: Int, chunk: Int
+  ) throws -> Int {
     var total: UInt64 = 0
-    for c in counts {
+    for i in 0..<count {
+      let c = value(i)
       guard c != ColumnDecoder.nullUInt else {
         throw ColumnDecoder.fail(spec, chunk, "null group count")
       }

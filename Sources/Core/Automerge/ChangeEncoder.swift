@@ -191,12 +191,7 @@ struct ChangeEncoder {
     w.uleb(UInt64(body.count))
     chunk.append(contentsOf: w.bytes)
     chunk.append(contentsOf: body)
-    let hash = SHA256.hash(chunk, 8..<chunk.count)
-    let w0 = hash.w0
-    chunk[4] = UInt8(truncatingIfNeeded: w0 >> 56)
-    chunk[5] = UInt8(truncatingIfNeeded: w0 >> 48)
-    chunk[6] = UInt8(truncatingIfNeeded: w0 >> 40)
-    chunk[7] = UInt8(truncatingIfNeeded: w0 >> 32)
+    let hash = seal(&chunk)
     return (chunk, hash)
   }
 }

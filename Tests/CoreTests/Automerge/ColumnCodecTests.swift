@@ -25,7 +25,7 @@ import Testing
   }
 
   @Test func stringRLE() throws {
-    var e = RLEEncoder<String>()
+    var e = StringRLEEncoder()
     for v: String? in ["a", "", nil, "boo", "boo"] {
       if let v { e.append(v) } else { e.appendNull() }
     }
@@ -40,7 +40,7 @@ import Testing
 
   @Test func stringsCompareByBytes() {
     // "é" precomposed and decomposed are equal Swift strings but different bytes.
-    var e = RLEEncoder<String>()
+    var e = StringRLEEncoder()
     e.append("\u{e9}")
     e.append("e\u{301}")
     #expect(e.take() == hex("7e 02 c3 a9 03 65 cc 81"))

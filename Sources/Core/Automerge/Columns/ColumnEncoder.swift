@@ -5,27 +5,64 @@
 
 /// A value that an RLE column can hold.
 protocol RLEValue {
+  /// How the encoder keeps its pending value (a string's bytes live in a reused buffer).
+  associatedtype Stored
+  /// The stored value before any is kept.
+  static var none: Stored { get }
   /// Equality as the encoder sees it (strings compare by UTF-8 bytes, not Unicode).
-  static func same(_ a: Self, _ b: Self) -> Bool
-  /// Writes the value's encoding.
-  static func write(_ v: Self, to w: inout ByteWriter)
+  static func same(_ stored: Stored, _ x: Self) -> Bool
+  /// Keeps `x` as the pending value.
+  static func store(_ x: Self, in stored: inout Stored)
+  /// Writes the value's encoding. Static, with the value passed in: a non-mutating method
+  /// called with `&scratch` would read a copy of the encoder, and the copy's reference to
+  /// `scratch` would make every append copy the whole literal run (quadratic).
+  static func write(_ v: Stored, to w: inout ByteWriter)
 }
 
 extension UInt64: RLEValue {
+  static var none: UInt64 { 0 }
   @inline(__always) static func same(_ a: UInt64, _ b: UInt64) -> Bool { a == b }
+  @inline(__always) static func store(_ x: UInt64, in stored: inout UInt64) { stored = x }
   @inline(__always) static func write(_ v: UInt64, to w: inout ByteWriter) { w.uleb(v) }
 }
 
 extension Int64: RLEValue {
+  static var none: Int64 { 0 }
   @inline(__always) static func same(_ a: Int64, _ b: Int64) -> Bool { a == b }
+  @inline(__always) static func store(_ x: Int64, in stored: inout Int64) { stored = x }
   @inline(__always) static func write(_ v: Int64, to w: inout ByteWriter) { w.sleb(v) }
 }
 
-extension String: RLEValue {
-  @inline(__always) static func same(_ a: String, _ b: String) -> Bool {
-    a.utf8.elementsEqual(b.utf8)
+/// A string given as its UTF-8 bytes, kept in a reused buffer: appending allocates nothing
+/// once the buffers have grown.
+extension UnsafeBufferPointer<UInt8>: RLEValue {
+  static var none: [UInt8] { [] }
+  @inline(__always) static func same(_ stored: [UInt8], _ x: Self) -> Bool {
+    guard stored.count == x.count else { return false }
+    return stored.withUnsafeBufferPointer { v in
+      for i in 0..<v.count where v[i] != x[i] { return false }
+      return true
+    }
   }
-  @inline(__always) static func write(_ v: String, to w: inout ByteWriter) { w.string(v) }
+  @inline(__always) static func store(_ x: Self, in stored: inout [UInt8]) {
+    stored.removeAll(keepingCapacity: true)
+    stored.append(contentsOf: x)
+  }
+  @inline(__always) static func write(_ v: [UInt8], to w: inout ByteWriter) {
+    w.uleb(UInt64(v.count))
+    w.bytes.append(contentsOf: v)
+  }
+}
+
+/// The RLE encoder of string columns (§5.3), fed UTF-8 bytes.
+typealias StringRLEEncoder = RLEEncoder<UnsafeBufferPointer<UInt8>>
+
+extension RLEEncoder where V == UnsafeBufferPointer<UInt8> {
+  /// Appends a string value.
+  mutating func append(_ s: String) {
+    var s = s
+    s.withUTF8 { append($0) }
+  }
 }
 
 /// The canonical RLE encoder (§5.3).
@@ -37,7 +74,8 @@ struct RLEEncoder<V: RLEValue> {
   private var state = State.empty
   /// Null count, run length, or number of values in `scratch`.
   private var count = 0
-  private var value: V? = nil
+  /// The pending value (meaningful in the lone, run and literal states).
+  private var value = V.none
   private var leading = true
 
   init() {}
@@ -68,58 +106,57 @@ struct RLEEncoder<V: RLEValue> {
       out.sleb(0)
       out.uleb(UInt64(count))
     case .lone:
-      if let v = value, V.same(v, x) {
+      if V.same(value, x) {
         state = .run
         count = 2
       } else {
         scratch.bytes.removeAll(keepingCapacity: true)
-        if let v = value { V.write(v, to: &scratch) }
+        V.write(value, to: &scratch)
         count = 1
         state = .literal
-        value = x
+        V.store(x, in: &value)
       }
       return
     case .run:
-      if let v = value, V.same(v, x) {
+      if V.same(value, x) {
         count += 1
         return
       }
       flushValue()
     case .literal:
-      if let v = value, V.same(v, x) {
+      if V.same(value, x) {
         out.sleb(-Int64(count))
         out.append(scratch.bytes)
         state = .run
         count = 2
         return
       }
-      if let v = value { V.write(v, to: &scratch) }
+      V.write(value, to: &scratch)
       count += 1
-      value = x
+      V.store(x, in: &value)
       return
     }
     state = .lone
-    value = x
+    V.store(x, in: &value)
   }
 
   /// Emits the pending lone value, run or literal.
   private mutating func flushValue() {
-    guard let v = value else { return }
     switch state {
     case .lone:
       out.sleb(-1)
-      V.write(v, to: &out)
+      V.write(value, to: &out)
     case .run:
       out.sleb(Int64(count))
-      V.write(v, to: &out)
+      V.write(value, to: &out)
     case .literal:
       out.sleb(-Int64(count + 1))
       out.append(scratch.bytes)
-      V.write(v, to: &out)
+      V.write(value, to: &out)
     default:
-      break
+      return
     }
-    value = nil
+    state = .empty
   }
 
   /// Finishes the column and returns its bytes; the encoder is empty afterwards.
@@ -146,7 +183,6 @@ struct RLEEncoder<V: RLEValue> {
     out.bytes.removeAll(keepingCapacity: true)
     state = .empty
     count = 0
-    value = nil
     leading = true
     return n
   }
@@ -290,153 +326,6 @@ struct ValueEncoder {
     let n = raw.bytes.count
     w.bytes.append(contentsOf: raw.bytes)
     raw.bytes.removeAll(keepingCapacity: true)
-    return n
-  }
-}
-
-/// The canonical RLE encoder (§5.3) for string columns, fed UTF-8 bytes.
-///
-/// The same state machine as `RLEEncoder<String>`, but the pending value is kept as bytes
-/// in a reused buffer, so that appending allocates nothing once the buffers have grown.
-struct StringRLEEncoder {
-  private enum State { case empty, nulls, lone, run, literal }
-  private var out = ByteWriter()
-  /// Values of the current literal run, except its last (held in `value`).
-  private var scratch = ByteWriter()
-  private var state = State.empty
-  /// Null count, run length, or number of values in `scratch`.
-  private var count = 0
-  /// The pending value's bytes (meaningful in the lone, run and literal states).
-  private var value: [UInt8] = []
-  private var leading = true
-
-  init() {}
-
-  mutating func appendNull() {
-    switch state {
-    case .empty:
-      state = .nulls
-      count = 1
-      leading = true
-      return
-    case .nulls:
-      count += 1
-      return
-    case .lone, .run, .literal:
-      flushValue()
-    }
-    state = .nulls
-    count = 1
-    leading = false
-  }
-
-  /// Appends a string value.
-  mutating func append(_ s: String) {
-    var s = s
-    s.withUTF8 { append($0) }
-  }
-
-  /// Appends a string value given as its UTF-8 bytes.
-  mutating func append(_ x: UnsafeBufferPointer<UInt8>) {
-    switch state {
-    case .empty:
-      break
-    case .nulls:
-      out.sleb(0)
-      out.uleb(UInt64(count))
-    case .lone:
-      if same(x) {
-        state = .run
-        count = 2
-      } else {
-        scratch.bytes.removeAll(keepingCapacity: true)
-        StringRLEEncoder.write(value, to: &scratch)
-        count = 1
-        state = .literal
-        setValue(x)
-      }
-      return
-    case .run:
-      if same(x) {
-        count += 1
-        return
-      }
-      flushValue()
-    case .literal:
-      if same(x) {
-        out.sleb(-Int64(count))
-        out.append(scratch.bytes)
-        state = .run
-        count = 2
-        return
-      }
-      StringRLEEncoder.write(value, to: &scratch)
-      count += 1
-      setValue(x)
-      return
-    }
-    state = .lone
-    setValue(x)
-  }
-
-  @inline(__always) private func same(_ x: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard value.count == x.count else { return false }
-    return value.withUnsafeBufferPointer { v in
-      for i in 0..<v.count where v[i] != x[i] { return false }
-      return true
-    }
-  }
-
-  @inline(__always) private mutating func setValue(_ x: UnsafeBufferPointer<UInt8>) {
-    value.removeAll(keepingCapacity: true)
-    value.append(contentsOf: x)
-  }
-
-  /// Writes `value` into `w`. Static, with the value passed in: a non-mutating method
-  /// called with `&scratch` would read a copy of `self`, and the copy's reference to
-  /// `scratch` would make every append copy the whole literal run (quadratic).
-  @inline(__always) private static func write(_ value: [UInt8], to w: inout ByteWriter) {
-    w.uleb(UInt64(value.count))
-    w.bytes.append(contentsOf: value)
-  }
-
-  /// Emits the pending lone value, run or literal.
-  private mutating func flushValue() {
-    switch state {
-    case .lone:
-      out.sleb(-1)
-      StringRLEEncoder.write(value, to: &out)
-    case .run:
-      out.sleb(Int64(count))
-      StringRLEEncoder.write(value, to: &out)
-    case .literal:
-      out.sleb(-Int64(count + 1))
-      out.append(scratch.bytes)
-      StringRLEEncoder.write(value, to: &out)
-    default:
-      return
-    }
-    state = .empty
-  }
-
-  /// Finishes the column, appends its bytes to `w` and returns their count; the encoder
-  /// is empty afterwards and keeps its buffers.
-  mutating func flush(into w: inout ByteWriter) -> Int {
-    switch state {
-    case .empty: break
-    case .nulls:
-      if !leading {
-        out.sleb(0)
-        out.uleb(UInt64(count))
-      }
-    default: flushValue()
-    }
-    let n = out.bytes.count
-    w.bytes.append(contentsOf: out.bytes)
-    out.bytes.removeAll(keepingCapacity: true)
-    state = .empty
-    count = 0
-    leading = true
     return n
   }
 }

@@ -111,22 +111,6 @@ public enum ArchiveReader {
     return archive
   }
 
-  /// Reads the archive file at `path` back in blocks, without holding its content, and
-  /// checks it against the manifest it was written with: the manifest read back must equal
-  /// `expected`, and every entry must match it (`mn export` after writing).
-  ///
-  /// - Throws: `ArchiveError.missingManifest`, `.invalidManifest` when the manifest read
-  ///   back differs, `.io` when the file cannot be read, or any error of
-  ///   `read(bytes:limits:)`.
-  static func verifyStreaming(
-    path: String, expected: ArchiveManifest, fileSystem: FileSystem,
-    limits: ArchiveLimits = .standard
-  ) throws(ArchiveError) {
-    let walk = try readBack(path: path, fileSystem: fileSystem, limits: limits, watermark: nil)
-      .get()
-    try walk.check(expected)
-  }
-
   /// One streaming pass over the archive file at `path`, keeping digests, not content.
   ///
   /// - Parameters:

@@ -4,6 +4,14 @@ import Testing
 
 /// The read-back check of `mn export`, which streams the archive instead of loading it.
 @Suite struct StreamingVerifyTests {
+  /// One streamed pass over the finished file at `path`, checked against `expected`, as
+  /// the export does when no second thread is available.
+  static func verifyStreaming(path: String, expected: ArchiveManifest) throws {
+    try ArchiveReader.readBack(
+      path: path, fileSystem: LiveFileSystem(), limits: .standard, watermark: nil
+    ).get().check(expected)
+  }
+
   let hello = Array("hello\n".utf8)
 
   func manifest(_ files: [(String, [UInt8])]) throws -> ArchiveManifest {
@@ -18,8 +26,7 @@ import Testing
     let scratch = try ArchiveScratch()
     defer { scratch.remove() }
     try scratch.write("a.tar", bytes)
-    try ArchiveReader.verifyStreaming(
-      path: scratch.path + "/a.tar", expected: expected, fileSystem: LiveFileSystem())
+    try Self.verifyStreaming(path: scratch.path + "/a.tar", expected: expected)
   }
 
   @Test func acceptsWhatWasWritten() throws {
@@ -75,8 +82,7 @@ import Testing
 
   @Test func aMissingFileIsAnIOError() throws {
     #expect {
-      try ArchiveReader.verifyStreaming(
-        path: "/nonexistent/a.tar", expected: try manifest([]), fileSystem: LiveFileSystem())
+      try Self.verifyStreaming(path: "/nonexistent/a.tar", expected: try manifest([]))
     } throws: { error in
       guard case .io(let e) = error as? ArchiveError else { return false }
       return e.errno == .noSuchFileOrDirectory

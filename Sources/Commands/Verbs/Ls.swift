@@ -82,7 +82,7 @@ enum Ls {
       rows.sort { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
     }
     if call.global.json {
-      try env.stdout.write(JSONWriter.string(.array(rows.map(json)), indent: 2) + "\n")
+      try env.stdout.write(json(rows))
     } else if call.flag("null") {
       for row in rows { try env.stdout.write(Array(row.name.utf8) + [0]) }
     } else if call.flag("long") {
@@ -125,37 +125,66 @@ enum Ls {
       + "  " + row.name
   }
 
-  static func json(_ row: Row) -> JSONValue {
-    var members: [(String, JSONValue)] = [
-      ("name", .string(row.name)), ("state", .string(row.state)), ("path", .string(row.path)),
-      ("size", row.size.map { .int($0) } ?? .null),
-    ]
-    if let modified = row.modified {
-      members.append(("modified", .string(UTCDateTime(secondsSinceEpoch: modified).iso8601)))
+  /// The `--json` text: one array, one object per row, written as a stream (a tree of
+  /// `JSONValue`s would cost more than the listing itself).
+  static func json(_ rows: [Row]) -> [UInt8] {
+    var out = JSONStream(indent: 2, reservingCapacity: 64 + rows.count * 320)
+    out.beginArray()
+    for row in rows {
+      out.beginObject()
+      out.key("name")
+      out.string(row.name)
+      out.key("state")
+      out.string(row.state)
+      out.key("path")
+      out.string(row.path)
+      out.key("size")
+      if let size = row.size { out.int(size) } else { out.null() }
+      if let modified = row.modified {
+        out.key("modified")
+        out.string(UTCDateTime(secondsSinceEpoch: modified).iso8601)
+      }
+      if let p = row.placeholder {
+        out.key("placeholder")
+        out.beginObject()
+        out.key("kind")
+        out.string(p.kind.rawValue)
+        out.key("path")
+        out.string(p.path)
+        if let declared = p.declaredSize {
+          out.key("declaredSize")
+          out.int(declared)
+        }
+        out.endObject()
+      }
+      if !row.copies.isEmpty {
+        out.key("copies")
+        out.beginArray()
+        for c in row.copies {
+          out.beginObject()
+          out.key("path")
+          out.string(c.path)
+          out.key("service")
+          out.string(c.service.rawValue)
+          if let device = c.device {
+            out.key("device")
+            out.string(device)
+          }
+          if let date = c.date {
+            out.key("date")
+            out.string(date)
+          }
+          if let size = c.size {
+            out.key("size")
+            out.int(size)
+          }
+          out.endObject()
+        }
+        out.endArray()
+      }
+      out.endObject()
     }
-    if let p = row.placeholder {
-      var placeholder: [(String, JSONValue)] = [
-        ("kind", .string(p.kind.rawValue)), ("path", .string(p.path)),
-      ]
-      if let declared = p.declaredSize { placeholder.append(("declaredSize", .int(declared))) }
-      members.append(("placeholder", .object(placeholder)))
-    }
-    if !row.copies.isEmpty {
-      members.append(
-        (
-          "copies",
-          .array(
-            row.copies.map { c in
-              var copy: [(String, JSONValue)] = [
-                ("path", .string(c.path)), ("service", .string(c.service.rawValue)),
-              ]
-              if let device = c.device { copy.append(("device", .string(device))) }
-              if let date = c.date { copy.append(("date", .string(date))) }
-              if let size = c.size { copy.append(("size", .int(size))) }
-              return .object(copy)
-            })
-        ))
-    }
-    return .object(members)
+    out.endArray()
+    return out.bytes + [UInt8(ascii: "\n")]
   }
 }

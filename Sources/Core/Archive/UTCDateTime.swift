@@ -43,6 +43,32 @@ public struct UTCDateTime: Sendable, Equatable {
 
   /// ISO 8601 in UTC: `2026-09-06T15:45:12Z`.
   public var iso8601: String {
+    guard (0...9999).contains(year) else { return paddedISO8601 }
+    // Written byte by byte: `ls --json` makes one per file.
+    return String(unsafeUninitializedCapacity: 20) { out in
+      var at = 0
+      func put(_ value: Int, _ width: Int, then separator: UInt8) {
+        var divisor = width == 4 ? 1000 : 10
+        while divisor > 0 {
+          out[at] = UInt8(0x30 + value / divisor % 10)
+          at += 1
+          divisor /= 10
+        }
+        out[at] = separator
+        at += 1
+      }
+      put(year, 4, then: UInt8(ascii: "-"))
+      put(month, 2, then: UInt8(ascii: "-"))
+      put(day, 2, then: UInt8(ascii: "T"))
+      put(hour, 2, then: UInt8(ascii: ":"))
+      put(minute, 2, then: UInt8(ascii: ":"))
+      put(second, 2, then: UInt8(ascii: "Z"))
+      return at
+    }
+  }
+
+  /// `iso8601` for any year (negative or past 9999), from padded strings.
+  var paddedISO8601: String {
     "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))T"
       + "\(Self.pad(hour, 2)):\(Self.pad(minute, 2)):\(Self.pad(second, 2))Z"
   }

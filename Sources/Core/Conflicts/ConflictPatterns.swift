@@ -135,10 +135,8 @@ public enum ConflictPatterns {
       ],
       counterexamples: ["09.automerge..path3", "09.automerge.path1"],
       strip: { name in
-        for suffix: StaticString in ["..path1", "..path2"] where B.hasSuffix(name, suffix) {
-          return .init(keep: name.count - suffix.utf8CodeUnitCount)
-        }
-        return nil
+        guard B.hasSuffix(name, "..path1") || B.hasSuffix(name, "..path2") else { return nil }
+        return .init(keep: name.count - 7)
       }),
     ConflictPattern(
       .syncthing, "NAME.sync-conflict-YYYYMMDD-HHMMSS[-DEVICE].EXT",
@@ -425,11 +423,33 @@ public enum ConflictPatterns {
 
   /// Removes the outermost marker of `name`, trying every row in order.
   static func stripOne(_ name: [UInt8]) -> ([UInt8], ConflictMarker)? {
+    guard mayHaveMarker(name) else { return nil }
+    return tryEveryRow(name)
+  }
+
+  /// Whether `name` can hold a marker at all. Every marker adds a byte that is not an ASCII
+  /// letter, digit or dot (a space, a bracket, a dash, …) or a second dot, except rclone's
+  /// `.conflictN` on a name without an extension. So a name of letters and digits with at
+  /// most one dot, not followed by `conflict` (`09.automerge`, where every stacked copy ends),
+  /// matches no row and is turned away without trying each one. The tests check this
+  /// against every row.
+  static func mayHaveMarker(_ name: [UInt8]) -> Bool {
+    var dot: Int?
+    for (i, byte) in name.enumerated() where !NameBytes.isAlnum(byte) {
+      guard byte == NameBytes.dot, dot == nil else { return true }
+      dot = i
+    }
+    guard let dot else { return false }
+    return NameBytes.matches(name, at: dot + 1, "conflict")
+  }
+
+  /// `stripOne` without the early refusal.
+  static func tryEveryRow(_ name: [UInt8]) -> ([UInt8], ConflictMarker)? {
     var dot = name.count
     if let i = name.lastIndex(of: NameBytes.dot), i > 0 { dot = i }
     let stem = Array(name[..<dot])
-    for pattern in all {
-      if let result = pattern.match(name, stem: stem) { return result }
+    for i in all.indices {
+      if let result = all[i].match(name, stem: stem) { return result }
     }
     return nil
   }

@@ -138,6 +138,9 @@ public struct LiveFileSystem: FileSystem {
       if n == 0 { break }
       out.append(contentsOf: chunk[0..<n])
       if out.count > limit { throw FileSystemError("read", path, Errno(rawValue: EFBIG)) }
+      // Every byte fstat promised has arrived and the read did not fill the buffer's spare
+      // byte: a regular file is at its end, and the read that would return 0 is skipped.
+      if out.count == expected && n < size { break }
     }
     return out
   }

@@ -48,28 +48,30 @@ public struct Placeholder: Sendable, Hashable {
   /// - Returns: nil when the name is not a placeholder's, or the real name would be empty.
   public static func parseFileName(_ fileName: String) -> (kind: PlaceholderKind, realName: String)?
   {
-    // Every placeholder suffix ends in "d": most names fail here without allocating.
+    // Every placeholder suffix ends in "d": most names fail here.
     guard fileName.utf8.last == 0x64 else { return nil }
-    let bytes = Array(fileName.utf8)
-    func stripped(_ suffix: String) -> [UInt8]? {
-      let s = Array(suffix.utf8)
-      guard NameBytes.hasSuffix(bytes, s) else { return nil }
-      return Array(bytes[..<(bytes.count - s.count)])
-    }
-    if var inner = stripped(".icloud"), inner.first == NameBytes.dot {
-      inner.removeFirst()
-      if inner.first == NameBytes.dot { inner.removeFirst() }
-      if NameBytes.hasSuffix(inner, "-tef") { inner.removeLast(4) }
-      let name = NameBytes.string(inner)
-      return isValidComponent(name) ? (.icloud, name) : nil
-    }
-    for (suffix, kind) in [(".nextcloud", PlaceholderKind.nextcloud), (".owncloud", .owncloud)] {
-      if let inner = stripped(suffix) {
-        let name = NameBytes.string(inner)
-        return isValidComponent(name) ? (kind, name) : nil
+    return NameBytes.withBytes(fileName) { bytes -> (PlaceholderKind, String)? in
+      var inner = bytes[...]
+      let kind: PlaceholderKind
+      if NameBytes.hasSuffix(bytes, ".icloud"), bytes.first == NameBytes.dot {
+        kind = .icloud
+        inner = inner.dropFirst().dropLast(7)
+        if inner.first == NameBytes.dot { inner = inner.dropFirst() }
+        if NameBytes.hasSuffix(UnsafeBufferPointer(rebasing: inner), "-tef") {
+          inner = inner.dropLast(4)
+        }
+      } else if NameBytes.hasSuffix(bytes, ".nextcloud") {
+        kind = .nextcloud
+        inner = inner.dropLast(10)
+      } else if NameBytes.hasSuffix(bytes, ".owncloud") {
+        kind = .owncloud
+        inner = inner.dropLast(9)
+      } else {
+        return nil
       }
+      let name = NameBytes.string(UnsafeBufferPointer(rebasing: inner))
+      return isValidComponent(name) ? (kind, name) : nil
     }
-    return nil
   }
 
   /// Builds the placeholder for a file whose name is a placeholder's, reading an iCloud

@@ -28,11 +28,20 @@ public struct DocumentName: Hashable, Comparable, Sendable, CustomStringConverti
   /// The document of one month; nil when `year` is not 0...9999 or `month` not 1...12.
   public static func month(year: Int, month: Int) -> DocumentName? {
     guard (0...9999).contains(year), (1...12).contains(month) else { return nil }
-    let y = NameBytes.pad(year, 4)
-    let m = NameBytes.pad(month, 2)
-    return DocumentName(
-      kind: .month(year: year, month: month), logicalName: "records/\(y)/\(m).automerge")
+    // records/YYYY/MM.automerge, written byte by byte (the scan makes one per file it sees).
+    let logicalName = String(unsafeUninitializedCapacity: 25) { out in
+      for i in 0..<25 { out[i] = monthTemplate[i] }
+      func digit(_ value: Int) -> UInt8 { UInt8(0x30 + value % 10) }
+      (out[8], out[9], out[10], out[11]) = (
+        digit(year / 1000), digit(year / 100), digit(year / 10), digit(year)
+      )
+      (out[13], out[14]) = (digit(month / 10), digit(month))
+      return 25
+    }
+    return DocumentName(kind: .month(year: year, month: month), logicalName: logicalName)
   }
+
+  private static let monthTemplate = Array("records/0000/00.automerge".utf8)
 
   /// Parses a logical name; nil unless it is exactly a document's (no `./`, no trailing `/`).
   public init?(logicalName: String) {
@@ -49,9 +58,13 @@ public struct DocumentName: Hashable, Comparable, Sendable, CustomStringConverti
     self.init(kind: .month(year: year, month: month), logicalName: logicalName)
   }
 
-  /// Parses a file name inside a directory given by its logical path (`""` for the root).
+  /// Parses a file name (one path component) inside a directory given by its logical path
+  /// (`""` for the root).
   public init?(directory: String, fileName: String) {
-    self.init(logicalName: directory.isEmpty ? fileName : directory + "/" + fileName)
+    guard let name = DocumentFolder(logicalPath: directory).document(named: fileName) else {
+      return nil
+    }
+    self = name
   }
 
   /// The logical path of the directory holding the document (`""` or `records/2026`).
@@ -87,4 +100,73 @@ public struct DocumentName: Hashable, Comparable, Sendable, CustomStringConverti
   }
 
   public var description: String { logicalName }
+}
+
+/// Which documents a directory of the data folder can hold, read off its logical path once,
+/// so that the scan can tell the documents among its entries without building a path per
+/// entry.
+public enum DocumentFolder: Sendable, Equatable {
+  /// The root: `tags.automerge`.
+  case root
+  /// `records/YYYY`: the twelve months of one year.
+  case year(Int)
+  /// Any other directory: no documents.
+  case none
+
+  /// The folder at a logical path (`""` is the root, `records/2026` a year).
+  public init(logicalPath: String) {
+    if logicalPath.isEmpty {
+      self = .root
+      return
+    }
+    let utf8 = logicalPath.utf8
+    guard utf8.count == 12, utf8.starts(with: "records/".utf8) else {
+      self = .none
+      return
+    }
+    var year = 0
+    for byte in utf8.dropFirst(8) {
+      guard NameBytes.isDigit(byte) else {
+        self = .none
+        return
+      }
+      year = year * 10 + Int(byte - 0x30)
+    }
+    self = .year(year)
+  }
+
+  /// The document a file name (one path component) names in this folder.
+  public func document(named fileName: String) -> DocumentName? {
+    switch self {
+    case .none: return nil
+    case .root:
+      return NameBytes.withBytes(fileName) { NameBytes.equals($0, "tags.automerge") } ? .tags : nil
+    case .year(let year):
+      let month = NameBytes.withBytes(fileName) { bytes -> Int? in
+        guard bytes.count == 12, NameBytes.hasSuffix(bytes, ".automerge") else { return nil }
+        return Self.month(bytes)
+      }
+      return month.flatMap { DocumentName.month(year: year, month: $0) }
+    }
+  }
+
+  /// Whether a file name can be a conflict copy of one of this folder's documents: it starts
+  /// with a document's stem (`tags`, or a month `01`…`12`). Every conflict pattern keeps the
+  /// stem and adds its marker after it, so any other name cannot be a copy of a document.
+  public func mayHoldCopy(named fileName: String) -> Bool {
+    switch self {
+    case .none: return false
+    case .root: return fileName.utf8.starts(with: "tags".utf8)
+    case .year: return NameBytes.withBytes(fileName) { Self.month($0) } != nil
+    }
+  }
+
+  /// The month of a name that starts with `01`…`12`.
+  private static func month(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard bytes.count >= 2, NameBytes.isDigit(bytes[0]), NameBytes.isDigit(bytes[1]) else {
+      return nil
+    }
+    let month = Int(bytes[0] - 0x30) * 10 + Int(bytes[1] - 0x30)
+    return (1...12).contains(month) ? month : nil
+  }
 }

@@ -89,8 +89,9 @@ private struct Walker {
         continue
       }
       checkEquivalentNames(entries, in: directory)
+      let folder = DocumentFolder(logicalPath: directory)
       for entry in entries {
-        if let sub = visit(entry, in: directory) {
+        if let sub = visit(entry, in: directory, folder) {
           if depth + 1 > FolderScan.maxDepth {
             problems.append(.tooDeep(sub))
           } else {
@@ -101,60 +102,69 @@ private struct Walker {
     }
   }
 
-  /// Classifies one entry; returns its logical path when it is a directory to walk.
-  mutating func visit(_ entry: DirectoryEntry, in directory: String) -> String? {
+  /// Classifies one entry of `directory` (whose documents `folder` says); returns its logical
+  /// path when it is a directory to walk. Paths are built only for what is kept.
+  mutating func visit(_ entry: DirectoryEntry, in directory: String, _ folder: DocumentFolder)
+    -> String?
+  {
     let name = entry.name
-    let logical = FolderLayout.join(directory, name)
-    let path = FolderLayout.path(root: root, logicalName: logical)
-    let isTemporary = TemporaryFileName.target(of: name) != nil
-    if !isTemporary && FolderLayout.isNoSync(name) { return nil }
+    let temporaryTarget = TemporaryFileName.target(of: name)
+    if temporaryTarget == nil && FolderLayout.isNoSync(name) { return nil }
     guard let info = entry.info else {
-      problems.append(.cannotReadEntry(logical, entry.error ?? .ioError))
+      problems.append(.cannotReadEntry(FolderLayout.join(directory, name), entry.error ?? .ioError))
       return nil
     }
     switch info.kind {
     case .directory:
-      if isTemporary { return nil }
-      if DocumentName(logicalName: logical) != nil {
-        problems.append(.documentIsDirectory(logical))
+      if temporaryTarget != nil { return nil }
+      if folder.document(named: name) != nil {
+        problems.append(.documentIsDirectory(FolderLayout.join(directory, name)))
       }
-      return logical
+      return FolderLayout.join(directory, name)
     case .symlink:
-      let target = (try? fileSystem.readLink(path)) ?? ""
+      let logical = FolderLayout.join(directory, name)
+      let target = (try? fileSystem.readLink(path(logical))) ?? ""
       problems.append(
         .symbolicLink(logical, target: target, outsideRoot: pointsOutside(target, from: directory)))
       return nil
     case .other:
-      problems.append(.unsupportedFileType(logical))
+      problems.append(.unsupportedFileType(FolderLayout.join(directory, name)))
       return nil
     case .regular:
-      if let target = TemporaryFileName.target(of: name) {
+      if let target = temporaryTarget {
+        let logical = FolderLayout.join(directory, name)
         temporaries.append(
           TemporaryFile(
-            logicalName: logical, path: path,
+            logicalName: logical, path: path(logical),
             targetLogicalName: FolderLayout.join(directory, target),
             size: info.size, modificationSeconds: info.modificationSeconds))
       } else {
-        file(name, logical: logical, path: path, info: info, in: directory)
+        file(name, info: info, in: directory, folder)
       }
       return nil
     }
   }
 
+  /// The absolute path of a logical path.
+  func path(_ logical: String) -> String {
+    FolderLayout.path(root: root, logicalName: logical)
+  }
+
   /// Sorts a regular file into a document, a copy of one, or an other file.
-  mutating func file(
-    _ name: String, logical: String, path: String, info: FileInfo, in directory: String
-  ) {
+  mutating func file(_ name: String, info: FileInfo, in directory: String, _ folder: DocumentFolder)
+  {
     var placeholder: Placeholder?
     if DatalessFiles.isDataless(info) {
-      placeholder = Placeholder(kind: .dataless, path: path, realName: name)
+      placeholder = Placeholder(
+        kind: .dataless, path: path(FolderLayout.join(directory, name)), realName: name)
     } else if Placeholder.parseFileName(name) != nil {
-      placeholder = Placeholder.read(path: path, fileName: name, fileSystem: fileSystem)
+      placeholder = Placeholder.read(
+        path: path(FolderLayout.join(directory, name)), fileName: name, fileSystem: fileSystem)
     }
     let realName = placeholder?.realName ?? name
     // A placeholder for a local-only file is as local-only as the file.
     if placeholder != nil && FolderLayout.isNoSync(realName) { return }
-    if let document = DocumentName(directory: directory, fileName: realName) {
+    if let document = folder.document(named: realName) {
       if let placeholder {
         documents[document, default: DocumentParts()].placeholders.append((placeholder, info))
       } else {
@@ -162,20 +172,20 @@ private struct Walker {
       }
       return
     }
-    if let copyName = ConflictCopy.parse(fileName: realName),
-      let document = DocumentName(directory: directory, fileName: copyName.canonicalName)
+    let size = placeholder == nil ? info.size : placeholder?.declaredSize
+    let filePath = placeholder?.path ?? path(FolderLayout.join(directory, name))
+    if folder.mayHoldCopy(named: realName), let copyName = ConflictCopy.parse(fileName: realName),
+      let document = folder.document(named: copyName.canonicalName)
     {
       let copy = ConflictCopy(
-        path: path, logicalName: FolderLayout.join(directory, realName), name: copyName,
-        size: placeholder == nil ? info.size : placeholder?.declaredSize,
-        modificationSeconds: info.modificationSeconds, placeholder: placeholder)
+        path: filePath, logicalName: FolderLayout.join(directory, realName), name: copyName,
+        size: size, modificationSeconds: info.modificationSeconds, placeholder: placeholder)
       documents[document, default: DocumentParts()].copies.append(copy)
       return
     }
     others.append(
       OtherFile(
-        logicalName: FolderLayout.join(directory, realName), path: path,
-        size: placeholder == nil ? info.size : placeholder?.declaredSize,
+        logicalName: FolderLayout.join(directory, realName), path: filePath, size: size,
         modificationSeconds: info.modificationSeconds, placeholder: placeholder))
   }
 
@@ -192,7 +202,8 @@ private struct Walker {
   /// Reports names that are canonically equivalent but not byte-identical.
   mutating func checkEquivalentNames(_ entries: [DirectoryEntry], in directory: String) {
     var seen: [String: String] = [:]
-    for name in entries.lazy.map(\.name) where name.utf8.contains(where: { $0 >= 0x80 }) {
+    for entry in entries where !NameBytes.isASCII(entry.name) {
+      let name = entry.name
       if let other = seen[name] {
         let pair = [other, name].sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         problems.append(

@@ -163,3 +163,49 @@ private struct NameGenerator: RandomNumberGenerator {
     return z ^ (z >> 31)
   }
 }
+
+/// The early refusal of names that cannot hold a marker, and the scan's pre-filter.
+@Suite struct ConflictPrefilterTests {
+  @Test(arguments: allExamples)
+  func everyExampleMayHaveAMarker(_ row: Int, _ example: ConflictPattern.Example) {
+    #expect(ConflictPatterns.mayHaveMarker(Array(example.fileName.utf8)), "\(example.fileName)")
+  }
+
+  /// Names of letters and digits with at most one dot match no row, even without the early
+  /// refusal: the refusal changes nothing.
+  @Test func plainNamesMatchNoRow() {
+    var generator = SystemRandomNumberGenerator()
+    let alphabet = Array("abcXYZ0123456789conflictCONFLICTpathsync".utf8)
+    var names = [
+      "09.automerge", "tags.automerge", "09.conflict1", "09.Conflict", "09.Conflict1", "path1",
+      "09.path1", "conflict", "09", "2", "09.automerge1", "Conflict.automerge",
+    ].map { Array($0.utf8) }
+    for _ in 0..<3000 {
+      var name = (0..<Int.random(in: 1...14, using: &generator)).map { _ in
+        alphabet.randomElement(using: &generator) ?? 0x61
+      }
+      if Bool.random(using: &generator) {
+        name.insert(0x2E, at: Int.random(in: 0...name.count, using: &generator))
+      }
+      names.append(name)
+    }
+    var refused = 0
+    for name in names where !ConflictPatterns.mayHaveMarker(name) {
+      refused += 1
+      #expect(ConflictPatterns.tryEveryRow(name) == nil, "\(String(decoding: name, as: UTF8.self))")
+    }
+    #expect(refused > 2000)
+    #expect(!ConflictPatterns.mayHaveMarker(Array("09.automerge".utf8)))
+    #expect(ConflictPatterns.mayHaveMarker(Array("09.conflict1".utf8)))
+    #expect(ConflictCopy.parse(fileName: "09.conflict1")?.canonicalName == "09")
+  }
+
+  /// Every example that is a copy of a document passes the scan's pre-filter of its folder.
+  @Test(arguments: allExamples)
+  func copiesOfDocumentsPassThePrefilter(_ row: Int, _ example: ConflictPattern.Example) {
+    for folder in [DocumentFolder.root, .year(2026)] {
+      guard folder.document(named: example.canonicalName) != nil else { continue }
+      #expect(folder.mayHoldCopy(named: example.fileName), "\(example.fileName)")
+    }
+  }
+}

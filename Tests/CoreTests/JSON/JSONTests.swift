@@ -45,3 +45,64 @@ import Testing
     #expect(JSONWriter.string(v.sortedKeys) == #"{"B":2,"a":4,"b":1,"é":3}"#)
   }
 }
+
+/// `JSONStream` writes what `JSONWriter` writes for the same value.
+@Suite struct JSONStreamTests {
+  /// Replays a value through the stream's calls.
+  private func stream(_ value: JSONValue, into out: inout JSONStream) {
+    switch value {
+    case .array(let items):
+      out.beginArray()
+      for item in items { stream(item, into: &out) }
+      out.endArray()
+    case .object(let members):
+      out.beginObject()
+      for (key, item) in members {
+        out.key(key)
+        stream(item, into: &out)
+      }
+      out.endObject()
+    case .string(let s): out.string(s)
+    case .int(let v): out.int(v)
+    case .null: out.null()
+    default: out.value(value)
+    }
+  }
+
+  @Test(arguments: [0, 2])
+  func matchesTheTreeWriter(indent: Int) {
+    let values: [JSONValue] = [
+      .array([]), .object([]), .int(0), .int(-7), .int(Int64.min), .int(Int64.max), .null,
+      .string("a\"b\\c\n\u{1}é"),
+      .array([.int(1), .array([]), .object([]), .array([.null, .bool(true)])]),
+      .object([
+        ("name", .string("records/2026/09.automerge")), ("size", .int(100)),
+        ("placeholder", .object([("kind", .string("icloud")), ("declaredSize", .int(12))])),
+        ("copies", .array([.object([("path", .string("/x")), ("date", .double(1.5))])])),
+        ("empty", .array([])),
+      ]),
+    ]
+    for value in values {
+      var out = JSONStream(indent: indent)
+      stream(value, into: &out)
+      #expect(
+        String(decoding: out.bytes, as: UTF8.self) == JSONWriter.string(value, indent: indent),
+        "\(value)")
+    }
+  }
+}
+
+@Suite struct UTCDateTimeFormatTests {
+  /// The byte-by-byte ISO 8601 form equals the padded-string form, across years.
+  @Test func iso8601MatchesThePaddedForm() {
+    let samples: [Int64] = [
+      0, -1, 86_399, 951_782_400, 1_788_709_512, 253_402_300_799, 253_402_300_800,
+      -62_135_596_800, -62_167_219_200, -62_198_755_200, 4_102_444_800,
+    ]
+    for seconds in samples + (0..<500).map({ Int64($0) * 7_919_993 - 1_000_000_000 }) {
+      let time = UTCDateTime(secondsSinceEpoch: seconds)
+      #expect(time.iso8601 == time.paddedISO8601, "\(seconds)")
+    }
+    #expect(UTCDateTime(secondsSinceEpoch: 1_788_709_512).iso8601 == "2026-09-06T15:45:12Z")
+  }
+}

@@ -59,3 +59,43 @@ import Testing
     }
   }
 }
+
+@Suite struct DocumentFolderTests {
+  /// `DocumentFolder` answers as parsing the joined logical name does, for every pair.
+  @Test func agreesWithTheLogicalNameParser() {
+    let directories = [
+      "", "records", "records/2026", "records/0000", "records/9999", "records/202", "records/20261",
+      "records/20a6", "Records/2026", "records/2026/09", "x/records/2026", "tags",
+    ]
+    let names = [
+      "tags.automerge", "09.automerge", "01.automerge", "12.automerge", "00.automerge",
+      "13.automerge", "9.automerge", "009.automerge", "09.automerg", "09.automergE",
+      "09.automerge.icloud", "09 2.automerge", "tags.automerge ", "TAGS.automerge", "",
+      "records", "é9.automerge", "09.autómerge",
+    ]
+    for directory in directories {
+      let folder = DocumentFolder(logicalPath: directory)
+      for name in names {
+        let joined = directory.isEmpty ? name : directory + "/" + name
+        #expect(folder.document(named: name) == DocumentName(logicalName: joined), "\(joined)")
+        #expect(DocumentName(directory: directory, fileName: name) == DocumentName(logicalName: joined))
+      }
+    }
+  }
+
+  @Test func monthNamesAreSpelledInFull() throws {
+    #expect(DocumentName.month(year: 7, month: 3)?.logicalName == "records/0007/03.automerge")
+    #expect(DocumentName.month(year: 2026, month: 12)?.logicalName == "records/2026/12.automerge")
+    #expect(DocumentName.month(year: 10000, month: 1) == nil)
+    #expect(DocumentName.month(year: 2026, month: 0) == nil)
+  }
+
+  @Test func copyPrefilter() {
+    #expect(DocumentFolder.root.mayHoldCopy(named: "tags 2.automerge"))
+    #expect(!DocumentFolder.root.mayHoldCopy(named: "09 2.automerge"))
+    #expect(DocumentFolder.year(2026).mayHoldCopy(named: "09 2.automerge"))
+    #expect(!DocumentFolder.year(2026).mayHoldCopy(named: "13 2.automerge"))
+    #expect(!DocumentFolder.year(2026).mayHoldCopy(named: "tags 2.automerge"))
+    #expect(!DocumentFolder.none.mayHoldCopy(named: "09 2.automerge"))
+  }
+}

@@ -78,7 +78,8 @@ import Testing
       for name in names {
         let joined = directory.isEmpty ? name : directory + "/" + name
         #expect(folder.document(named: name) == DocumentName(logicalName: joined), "\(joined)")
-        #expect(DocumentName(directory: directory, fileName: name) == DocumentName(logicalName: joined))
+        #expect(
+          DocumentName(directory: directory, fileName: name) == DocumentName(logicalName: joined))
       }
     }
   }

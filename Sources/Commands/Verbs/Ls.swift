@@ -132,50 +132,50 @@ enum Ls {
     out.beginArray()
     for row in rows {
       out.beginObject()
-      out.key("name")
+      out.literalKey("name")
       out.string(row.name)
-      out.key("state")
+      out.literalKey("state")
       out.string(row.state)
-      out.key("path")
+      out.literalKey("path")
       out.string(row.path)
-      out.key("size")
+      out.literalKey("size")
       if let size = row.size { out.int(size) } else { out.null() }
       if let modified = row.modified {
-        out.key("modified")
+        out.literalKey("modified")
         out.string(UTCDateTime(secondsSinceEpoch: modified).iso8601)
       }
       if let p = row.placeholder {
-        out.key("placeholder")
+        out.literalKey("placeholder")
         out.beginObject()
-        out.key("kind")
+        out.literalKey("kind")
         out.string(p.kind.rawValue)
-        out.key("path")
+        out.literalKey("path")
         out.string(p.path)
         if let declared = p.declaredSize {
-          out.key("declaredSize")
+          out.literalKey("declaredSize")
           out.int(declared)
         }
         out.endObject()
       }
       if !row.copies.isEmpty {
-        out.key("copies")
+        out.literalKey("copies")
         out.beginArray()
         for c in row.copies {
           out.beginObject()
-          out.key("path")
+          out.literalKey("path")
           out.string(c.path)
-          out.key("service")
+          out.literalKey("service")
           out.string(c.service.rawValue)
           if let device = c.device {
-            out.key("device")
+            out.literalKey("device")
             out.string(device)
           }
           if let date = c.date {
-            out.key("date")
+            out.literalKey("date")
             out.string(date)
           }
           if let size = c.size {
-            out.key("size")
+            out.literalKey("size")
             out.int(size)
           }
           out.endObject()

@@ -29,6 +29,20 @@ public struct JSONStream {
   public mutating func key(_ name: String) {
     separate()
     JSONWriter.writeString(name, into: &bytes)
+    colon()
+  }
+
+  /// A key known when compiling, copied as it is: it must need no escape (`"size"`).
+  public mutating func literalKey(_ name: StaticString) {
+    separate()
+    bytes.append(UInt8(ascii: "\""))
+    bytes.append(
+      contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    bytes.append(UInt8(ascii: "\""))
+    colon()
+  }
+
+  private mutating func colon() {
     bytes.append(UInt8(ascii: ":"))
     if indent > 0 { bytes.append(UInt8(ascii: " ")) }
     afterKey = true

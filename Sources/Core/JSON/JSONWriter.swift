@@ -71,6 +71,10 @@ public enum JSONWriter {
     out.append(UInt8(ascii: "\""))
     var s = s
     s.withUTF8 { bytes in
+      if !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5c }) {
+        out.append(contentsOf: bytes)
+        return
+      }
       // Runs of bytes that need no escape are copied whole.
       var start = 0
       for (i, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5c {

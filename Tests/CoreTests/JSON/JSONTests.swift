@@ -82,6 +82,13 @@ import Testing
         ("empty", .array([])),
       ]),
     ]
+    var literal = JSONStream(indent: indent)
+    literal.beginObject()
+    literal.literalKey("size")
+    literal.int(1)
+    literal.endObject()
+    #expect(
+      literal.bytes == Array(JSONWriter.string(.object([("size", .int(1))]), indent: indent).utf8))
     for value in values {
       var out = JSONStream(indent: indent)
       stream(value, into: &out)

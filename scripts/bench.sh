@@ -83,6 +83,17 @@ b=$(median 30 "find $root")
 echo "mn ls --json  $(ms "$a")"
 echo "find          $(ms "$b")"
 echo "ratio         $(ratio "$a" "$b")x"
+# The stubs above are empty (unreadable: the name comes from the file name). Real iCloud
+# stubs are binary property lists, which mn decodes for the real name and declared size.
+python3 - "$root" <<'PY'
+import glob, os, plistlib, sys
+for p in glob.glob(os.path.join(sys.argv[1], "records", "*", ".*.icloud")):
+    with open(p, "wb") as f:
+        plistlib.dump({"NSURLNameKey": os.path.basename(p)[1:-7], "NSURLFileSizeKey": 4242}, f,
+                      fmt=plistlib.FMT_BINARY)
+PY
+a=$(median 30 "$mn --root $root ls --json")
+echo "mn ls --json, stubs as binary property lists  $(ms "$a")  ($(ratio "$a" "$b")x find)"
 
 echo
 echo "== export: 120 documents (~75 MB) to tar.gz vs bsdtar -czf on the same folder; also tar.zst; goal <= 1.1x"

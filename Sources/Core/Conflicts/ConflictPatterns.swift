@@ -448,10 +448,17 @@ public enum ConflictPatterns {
     var dot = name.count
     if let i = name.lastIndex(of: NameBytes.dot), i > 0 { dot = i }
     let stem = Array(name[..<dot])
-    for i in all.indices {
-      if let result = all[i].match(name, stem: stem) { return result }
+    for matcher in matchers {
+      if let result = matcher.match(name, stem: stem) { return result }
     }
     return nil
+  }
+
+  /// The rows without their documentation and examples: what matching needs, cheap to
+  /// iterate (a row of `all` carries strings and arrays that each step would retain).
+  private static let matchers = all.map {
+    ConflictPattern(
+      $0.service, "", $0.position, examples: [], counterexamples: [], strip: $0.strip)
   }
 
   /// The final ` (…)` group of a stem: the index of the space before it and its inner bytes.

@@ -114,7 +114,11 @@ public struct Placeholder: Sendable, Hashable {
 
   /// Whether `name` can be a file name: not empty, not `.` or `..`, no `/` and no NUL.
   public static func isValidComponent(_ name: String) -> Bool {
-    guard !name.isEmpty, name != ".", name != "..", name.utf8.count <= 1024 else { return false }
-    return !name.utf8.contains(0x2F) && !name.utf8.contains(0)
+    NameBytes.withBytes(name) { bytes in
+      guard !bytes.isEmpty, bytes.count <= 1024, !NameBytes.equals(bytes, "."),
+        !NameBytes.equals(bytes, "..")
+      else { return false }
+      return !bytes.contains { $0 == 0x2F || $0 == 0 }
+    }
   }
 }

@@ -44,11 +44,20 @@ public struct DirectoryEntry: Sendable, Equatable {
   public var info: FileInfo?
   /// Why `lstat` failed, when it did.
   public var error: Errno?
+  /// The content of a regular file the listing was asked to read (`reading:`).
+  public var content: [UInt8]?
+  /// Why reading it failed, when it did (`EFBIG` past the limit).
+  public var readError: Errno?
 
-  public init(name: String, info: FileInfo?, error: Errno? = nil) {
+  public init(
+    name: String, info: FileInfo?, error: Errno? = nil, content: [UInt8]? = nil,
+    readError: Errno? = nil
+  ) {
     self.name = name
     self.info = info
     self.error = error
+    self.content = content
+    self.readError = readError
   }
 }
 
@@ -71,6 +80,23 @@ extension FileSystem {
       }
     }
     return out
+  }
+
+  /// The portable form: `contentsOfDirectoryWithInfo`, then `readFile` for each regular
+  /// file whose name `reading` accepts.
+  public func contentsOfDirectoryWithInfo(
+    _ path: String, reading: (String) -> Bool, limit: Int
+  ) throws -> [DirectoryEntry] {
+    let prefix = path.hasSuffix("/") ? path : path + "/"
+    var entries = try contentsOfDirectoryWithInfo(path)
+    for i in entries.indices where entries[i].info?.kind == .regular && reading(entries[i].name) {
+      do {
+        entries[i].content = try readFile(prefix + entries[i].name, limit: limit)
+      } catch {
+        entries[i].readError = (error as? FileSystemError)?.errno ?? .ioError
+      }
+    }
+    return entries
   }
 }
 
@@ -102,6 +128,13 @@ public protocol FileSystem: Sendable {
   /// out. The corresponding C functions are `opendir`, `readdir` and `fstatat`
   /// (`AT_SYMLINK_NOFOLLOW`, relative to the directory, which saves a path lookup per entry).
   func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry]
+  /// As `contentsOfDirectoryWithInfo(_:)`, and also the content (at most `limit` bytes, else
+  /// `EFBIG`) of each regular file whose name `reading` accepts: the scan reads iCloud stubs
+  /// this way. The live form opens such a file relative to the directory and takes its
+  /// information from the open file (`openat`, `fstat`, `read`, `close`: no `lstat`, and no
+  /// final `read` once the size `fstat` gave has arrived).
+  func contentsOfDirectoryWithInfo(_ path: String, reading: (String) -> Bool, limit: Int) throws
+    -> [DirectoryEntry]
   /// The whole content of a regular file; throws `EFBIG` past `limit` bytes. The
   /// corresponding C functions are `open` and `read`.
   func readFile(_ path: String, limit: Int) throws -> [UInt8]

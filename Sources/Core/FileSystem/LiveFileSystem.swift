@@ -86,37 +86,102 @@ public struct LiveFileSystem: FileSystem {
   }
 
   public func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry] {
+    try contentsOfDirectoryWithInfo(path, reading: { _ in false }, limit: 0)
+  }
+
+  public func contentsOfDirectoryWithInfo(
+    _ path: String, reading: (String) -> Bool, limit: Int
+  ) throws -> [DirectoryEntry] {
     guard let dir = opendir(path) else { throw FileSystemError("open directory", path, .current) }
     defer { closedir(dir) }
     let fd = dirfd(dir)
     var entries: [DirectoryEntry] = []
-    var st = stat()
     errno = 0
     while let entry = readdir(dir) {
-      let (name, info, error): (String, FileInfo?, Errno?) = withUnsafePointer(
-        to: entry.pointee.d_name
-      ) {
+      let isRegular = entry.pointee.d_type == UInt8(DT_REG)
+      let listed: DirectoryEntry? = withUnsafePointer(to: entry.pointee.d_name) {
         $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { cName in
           let name = String(cString: cName)
-          if name == "." || name == ".." { return (name, nil, nil) }
-          while fstatat(fd, cName, &st, AT_SYMLINK_NOFOLLOW) != 0 {
-            let error = Errno.current
-            if error == .interrupted { continue }
-            return (name, nil, error)
+          if name == "." || name == ".." { return nil }
+          if isRegular && reading(name), let read = readEntry(fd, cName, name, limit: limit) {
+            return read
           }
-          return (name, makeInfo(st), nil)
+          return statEntry(fd, cName, name)
         }
       }
-      if name == "." || name == ".." { continue }
-      if let info {
-        entries.append(DirectoryEntry(name: name, info: info))
-      } else if let error, error != .noSuchFileOrDirectory {
-        entries.append(DirectoryEntry(name: name, info: nil, error: error))
-      }
+      if let listed { entries.append(listed) }
       errno = 0
     }
     if errno != 0 { throw FileSystemError("read directory", path, .current) }
     return entries
+  }
+
+  /// An entry with its `lstat` information; nil when it vanished in between.
+  private func statEntry(_ directory: Int32, _ cName: UnsafePointer<CChar>, _ name: String)
+    -> DirectoryEntry?
+  {
+    var st = stat()
+    while fstatat(directory, cName, &st, AT_SYMLINK_NOFOLLOW) != 0 {
+      let error = Errno.current
+      if error == .interrupted { continue }
+      if error == .noSuchFileOrDirectory { return nil }
+      return DirectoryEntry(name: name, info: nil, error: error)
+    }
+    return DirectoryEntry(name: name, info: makeInfo(st))
+  }
+
+  /// A regular file (by its directory entry) opened and read, its information taken from
+  /// the open file. Opened without following a link and without blocking, so that a name
+  /// replaced meanwhile by a link or a FIFO is never followed or waited on. Nil when it
+  /// cannot be opened: the caller then falls back to `lstat`, which says why.
+  private func readEntry(
+    _ directory: Int32, _ cName: UnsafePointer<CChar>, _ name: String, limit: Int
+  ) -> DirectoryEntry? {
+    var file: Int32
+    repeat {
+      file = openat(directory, cName, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+    } while file < 0 && Errno.current == .interrupted
+    guard file >= 0 else { return nil }
+    defer { cClose(file) }
+    var st = stat()
+    guard fstat(file, &st) == 0 else { return nil }
+    var entry = DirectoryEntry(name: name, info: makeInfo(st))
+    guard entry.info?.kind == .regular else { return entry }
+    switch readAll(file, expected: Int(st.st_size), limit: limit) {
+    case .success(let bytes): entry.content = bytes
+    case .failure(let error): entry.readError = error
+    }
+    return entry
+  }
+
+  /// Reads an open regular file to its end, at most `limit` bytes. Once every byte of the
+  /// size `fstat` gave (`expected`) has arrived and a read left the buffer's spare byte
+  /// empty, the file is at its end and the read that would return 0 is skipped.
+  private func readAll(_ file: Int32, expected: Int, limit: Int) -> Result<[UInt8], Errno> {
+    let tooBig = Errno(rawValue: EFBIG)
+    guard expected <= limit else { return .failure(tooBig) }
+    var out = [UInt8](repeating: 0, count: max(expected, 0) + 1)
+    var count = 0
+    while true {
+      if count == out.count {
+        guard count <= limit else { return .failure(tooBig) }
+        out += [UInt8](repeating: 0, count: min(max(out.count, 4096), limit + 1 - count))
+      }
+      let wanted = out.count - count
+      let n = out.withUnsafeMutableBytes { buffer -> Int in
+        guard let base = buffer.baseAddress else { return 0 }
+        return cRead(file, base + count, wanted)
+      }
+      if n < 0 {
+        if Errno.current == .interrupted { continue }
+        return .failure(Errno.current)
+      }
+      count += n
+      if count > limit { return .failure(tooBig) }
+      if n == 0 || (n < wanted && count >= expected) { break }
+    }
+    out.removeLast(out.count - count)
+    return .success(out)
   }
 
   public func readFile(_ path: String, limit: Int) throws -> [UInt8] {

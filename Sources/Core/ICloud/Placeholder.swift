@@ -89,11 +89,30 @@ public struct Placeholder: Sendable, Hashable {
   public static func read(path: String, fileName: String, fileSystem: any FileSystem)
     -> Placeholder?
   {
+    read(path: path, fileName: fileName) { stubContent(path, fileSystem) }
+  }
+
+  /// The bytes of the iCloud stub at `path`, or why they cannot be read.
+  public static func stubContent(_ path: String, _ fileSystem: any FileSystem) -> Result<
+    [UInt8], Errno
+  > {
+    do {
+      return .success(try fileSystem.readFile(path, limit: ICloudStub.maxSize))
+    } catch {
+      return .failure((error as? FileSystemError)?.errno ?? .ioError)
+    }
+  }
+
+  /// As `read(path:fileName:fileSystem:)`, with the stub's content (or why it could not be
+  /// read) from `content`, which is only called for an iCloud stub.
+  public static func read(
+    path: String, fileName: String, content: () -> Result<[UInt8], Errno>
+  ) -> Placeholder? {
     guard let (kind, fallbackName) = parseFileName(fileName) else { return nil }
     var placeholder = Placeholder(kind: kind, path: path, realName: fallbackName)
     guard kind == .icloud else { return placeholder }
     do {
-      let stub = try ICloudStub.decode(try fileSystem.readFile(path, limit: ICloudStub.maxSize))
+      let stub = try ICloudStub.decode(try content().get())
       placeholder.declaredSize = stub.size
       if let name = stub.name {
         if isValidComponent(name) {
@@ -104,8 +123,8 @@ public struct Placeholder: Sendable, Hashable {
       }
     } catch let error as BinaryPlistError {
       placeholder.stubProblem = error.description
-    } catch let error as FileSystemError {
-      placeholder.stubProblem = error.errno.description
+    } catch let error as Errno {
+      placeholder.stubProblem = error.description
     } catch {
       placeholder.stubProblem = "\(error)"
     }

@@ -80,8 +80,11 @@ private struct Walker {
     while let (directory, depth) = pending.popLast() {
       let entries: [DirectoryEntry]
       do {
+        // iCloud stubs are read while listing: their information then comes from the open
+        // file, which saves an lstat and a read per stub.
         entries = try fileSystem.contentsOfDirectoryWithInfo(
-          FolderLayout.path(root: root, logicalName: directory))
+          FolderLayout.path(root: root, logicalName: directory),
+          reading: { Placeholder.parseFileName($0)?.kind == .icloud }, limit: ICloudStub.maxSize)
       } catch {
         let errno = (error as? FileSystemError)?.errno ?? .ioError
         if directory.isEmpty { throw .cannotReadDirectory(root, errno) }
@@ -139,7 +142,7 @@ private struct Walker {
             targetLogicalName: FolderLayout.join(directory, target),
             size: info.size, modificationSeconds: info.modificationSeconds))
       } else {
-        file(name, info: info, in: directory, folder)
+        file(entry, info: info, in: directory, folder)
       }
       return nil
     }
@@ -151,15 +154,22 @@ private struct Walker {
   }
 
   /// Sorts a regular file into a document, a copy of one, or an other file.
-  mutating func file(_ name: String, info: FileInfo, in directory: String, _ folder: DocumentFolder)
-  {
+  mutating func file(
+    _ entry: DirectoryEntry, info: FileInfo, in directory: String, _ folder: DocumentFolder
+  ) {
+    let name = entry.name
     var placeholder: Placeholder?
     if DatalessFiles.isDataless(info) {
       placeholder = Placeholder(
         kind: .dataless, path: path(FolderLayout.join(directory, name)), realName: name)
     } else if Placeholder.parseFileName(name) != nil {
-      placeholder = Placeholder.read(
-        path: path(FolderLayout.join(directory, name)), fileName: name, fileSystem: fileSystem)
+      let stubPath = path(FolderLayout.join(directory, name))
+      placeholder = Placeholder.read(path: stubPath, fileName: name) {
+        if let content = entry.content { return .success(content) }
+        if let error = entry.readError { return .failure(error) }
+        // Not read while listing (it could not be opened then): read it now, to say why.
+        return Placeholder.stubContent(stubPath, fileSystem)
+      }
     }
     let realName = placeholder?.realName ?? name
     // A placeholder for a local-only file is as local-only as the file.

@@ -356,10 +356,9 @@ import Testing
     #expect(listing.others.map(\.logicalName) == [".minuta-version"])
   }
 
-  @Test func tenThousandFilesAreFast() throws {
+  /// A large folder lists correctly (its speed is measured by `make bench`, not here).
+  @Test func tenThousandFiles() throws {
     let s = try ScratchFolder()
-    let clock = ContinuousClock()
-    let start = clock.now
     var stubs: [String: [UInt8]] = [:]
     for month in 1...12 {
       let m = month < 10 ? "0\(month)" : "\(month)"
@@ -379,15 +378,13 @@ import Testing
       }
     }
     #expect(count >= 10_000)
-    var listing = FolderListing(root: "")
-    let elapsed = try clock.measure { listing = try FolderScan.scan(root: s.path, fileSystem: fs) }
+    let listing = try FolderScan.scan(root: s.path, fileSystem: fs)
     #expect(listing.documents.count == count / 4)
     #expect(
       listing.documents.allSatisfy {
         $0.state == .conflicted && $0.copies.count == 2 && $0.placeholder != nil
       })
     #expect(listing.problems == [])
-    // Generous for a debug build on a shared machine; the release goal is 2x `find`.
-    #expect(elapsed < .seconds(10), "\(elapsed)")
+    #expect(listing.documents.allSatisfy { $0.placeholder?.declaredSize == 10 })
   }
 }

@@ -47,17 +47,21 @@ public struct ConflictPattern: Sendable {
   public var examples: [Example]
   /// Names this pattern must not match (tests).
   public var counterexamples: [String]
+  /// The bytes of which the stem (or, after the extension, the name) must hold at least one
+  /// for the marker to be there: rows that cannot match are skipped without running `strip`.
+  let needs: MarkerBytes
   /// Recognises the marker at the end of the stem (or of the whole name).
   let strip: @Sendable ([UInt8]) -> Strip?
 
   init(
     _ service: ConflictService, _ form: String, _ position: Position = .beforeExtension,
-    examples: [Example], counterexamples: [String] = [],
+    needs: MarkerBytes, examples: [Example], counterexamples: [String] = [],
     strip: @escaping @Sendable ([UInt8]) -> Strip?
   ) {
     self.service = service
     self.form = form
     self.position = position
+    self.needs = needs
     self.examples = examples
     self.counterexamples = counterexamples
     self.strip = strip
@@ -65,20 +69,57 @@ public struct ConflictPattern: Sendable {
 
   /// Removes this pattern's marker from `name` (whose stem, the part before the last `.`
   /// not at the start, is `stem`); nil when the name does not end with it.
-  func match(_ name: [UInt8], stem: [UInt8]) -> ([UInt8], ConflictMarker)? {
+  func match(_ name: [UInt8], stem: [UInt8], holding: (name: MarkerBytes, stem: MarkerBytes))
+    -> ([UInt8], ConflictMarker)?
+  {
     switch position {
     case .afterExtension:
-      guard let s = strip(name), s.keep > 0, s.keep < name.count else { return nil }
+      guard !needs.isDisjoint(with: holding.name), let s = strip(name), s.keep > 0,
+        s.keep < name.count
+      else { return nil }
       return (
         Array(name[..<s.keep]), ConflictMarker(service: service, device: s.device, date: s.date)
       )
     case .beforeExtension:
-      guard let s = strip(stem), s.keep > 0, s.keep < stem.count else { return nil }
+      guard !needs.isDisjoint(with: holding.stem), let s = strip(stem), s.keep > 0,
+        s.keep < stem.count
+      else { return nil }
       return (
         Array(stem[..<s.keep]) + name[stem.count...],
         ConflictMarker(service: service, device: s.device, date: s.date)
       )
     }
+  }
+}
+
+/// The punctuation that conflict markers are made of, as a set of flags: which of them a
+/// name holds is found in one pass, and each row says which it needs.
+struct MarkerBytes: OptionSet, Sendable {
+  let rawValue: UInt8
+  static let space = MarkerBytes(rawValue: 1 << 0)
+  static let closeParen = MarkerBytes(rawValue: 1 << 1)
+  static let closeBracket = MarkerBytes(rawValue: 1 << 2)
+  static let dash = MarkerBytes(rawValue: 1 << 3)
+  static let underscore = MarkerBytes(rawValue: 1 << 4)
+  static let dot = MarkerBytes(rawValue: 1 << 5)
+
+  init(rawValue: UInt8) { self.rawValue = rawValue }
+
+  /// Which of the marker bytes `bytes` holds.
+  init(of bytes: ArraySlice<UInt8>) {
+    var held: UInt8 = 0
+    for byte in bytes {
+      switch byte {
+      case 0x20: held |= Self.space.rawValue
+      case 0x29: held |= Self.closeParen.rawValue
+      case 0x5D: held |= Self.closeBracket.rawValue
+      case 0x2D: held |= Self.dash.rawValue
+      case 0x5F: held |= Self.underscore.rawValue
+      case 0x2E: held |= Self.dot.rawValue
+      default: break
+      }
+    }
+    rawValue = held
   }
 }
 
@@ -94,6 +135,7 @@ public enum ConflictPatterns {
   public static let all: [ConflictPattern] = [
     ConflictPattern(
       .googleDrive, "NAME.EXT (Conflict ID)  (Backup and Sync)", .afterExtension,
+      needs: .closeParen,
       examples: [
         .init("09.automerge (Conflict a4ab3033)", "09.automerge"),
         .init("tags.automerge (Conflict 1)", "tags.automerge"),
@@ -114,6 +156,7 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .rclone, "NAME.EXT.conflictN  (bisync)", .afterExtension,
+      needs: .dot,
       examples: [
         .init("09.automerge.conflict1", "09.automerge"),
         .init("09.automerge.conflict12", "09.automerge"),
@@ -129,6 +172,7 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .rclone, "NAME.EXT..path1, NAME.EXT..path2  (older bisync)", .afterExtension,
+      needs: .dot,
       examples: [
         .init("09.automerge..path1", "09.automerge"),
         .init("tags.automerge..path2", "tags.automerge"),
@@ -140,6 +184,7 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .syncthing, "NAME.sync-conflict-YYYYMMDD-HHMMSS[-DEVICE].EXT",
+      needs: .dash,
       examples: [
         .init(
           "09.sync-conflict-20260906-154512-ABCDEFG.automerge", "09.automerge", device: "ABCDEFG",
@@ -172,6 +217,7 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .seafile, "NAME (SFConflict EMAIL YYYY-MM-DD-HH-MM-SS).EXT",
+      needs: .closeParen,
       examples: [
         .init(
           "09 (SFConflict ada@example.com 2026-09-06-15-45-12).automerge", "09.automerge",
@@ -198,6 +244,7 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .nextcloud, "NAME (conflicted copy [USER ]YYYY-MM-DD HHMMSS).EXT  (Nextcloud, ownCloud)",
+      needs: .closeParen,
       examples: [
         .init(
           "09 (conflicted copy 2026-09-06 154512).automerge", "09.automerge",
@@ -232,6 +279,7 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .nextcloud, "NAME_conflict-YYYYMMDD-HHMMSS.EXT  (older ownCloud)",
+      needs: .underscore,
       examples: [
         .init("09_conflict-20260906-154512.automerge", "09.automerge", date: "2026-09-06T15:45:12")
       ],
@@ -248,6 +296,7 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .unison, "NAME (conflict[ #N]_on_YYYY-MM-DD).EXT  (-copyonconflict)",
+      needs: .closeParen,
       examples: [
         .init("09 (conflict_on_2026-09-06).automerge", "09.automerge", date: "2026-09-06"),
         .init("09 (conflict #1_on_2026-09-06).automerge", "09.automerge", date: "2026-09-06"),
@@ -273,6 +322,7 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .pcloud, "NAME [conflicted].EXT, NAME (conflicted).EXT",
+      needs: [.closeParen, .closeBracket],
       examples: [
         .init("09 [conflicted].automerge", "09.automerge"),
         .init("09 (conflicted).automerge", "09.automerge"),
@@ -299,6 +349,7 @@ public enum ConflictPatterns {
       .dropbox,
       "NAME (USER's conflicted copy[ YYYY-MM-DD]).EXT, NAME (Case Conflict).EXT, "
         + "NAME (Unicode Encoding Conflict).EXT, each optionally followed by ' (N)'; localized wordings",
+      needs: .closeParen,
       examples: [
         .init(
           "09 (Ada Lovelace's conflicted copy 2026-09-06).automerge", "09.automerge",
@@ -348,6 +399,7 @@ public enum ConflictPatterns {
       strip: { stem in dropbox(stem) }),
     ConflictPattern(
       .googleDrive, "NAME (N).EXT",
+      needs: .closeParen,
       examples: [
         .init("09 (1).automerge", "09.automerge"), .init("tags (12).automerge", "tags.automerge"),
       ],
@@ -362,6 +414,7 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .icloud, "NAME N.EXT  (N ≥ 2; non-coordinating writers)",
+      needs: .space,
       examples: [
         .init("09 2.automerge", "09.automerge"), .init("tags 13.automerge", "tags.automerge"),
       ],
@@ -376,6 +429,7 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .resilio, "NAME.Conflict.EXT, NAME.ConflictN.EXT",
+      needs: .dot,
       examples: [
         .init("09.Conflict.automerge", "09.automerge"),
         .init("09.Conflict1.automerge", "09.automerge"),
@@ -391,6 +445,7 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .rclone, "NAME.conflictN.EXT  (bisync --suffix-keep-extension)",
+      needs: .dot,
       examples: [
         .init("09.conflict1.automerge", "09.automerge"),
         .init("tags.conflict3.automerge", "tags.automerge"),
@@ -405,6 +460,7 @@ public enum ConflictPatterns {
     ConflictPattern(
       .onedrive,
       "NAME-HOSTNAME.EXT, NAME-HOSTNAME-N.EXT  (HOSTNAME must look like a computer's name)",
+      needs: .dash,
       examples: [
         .init("09-DESKTOP-AB12CDE.automerge", "09.automerge", device: "DESKTOP-AB12CDE"),
         .init("09-DESKTOP-AB12CDE-2.automerge", "09.automerge", device: "DESKTOP-AB12CDE"),
@@ -448,8 +504,10 @@ public enum ConflictPatterns {
     var dot = name.count
     if let i = name.lastIndex(of: NameBytes.dot), i > 0 { dot = i }
     let stem = Array(name[..<dot])
+    let stemHolds = MarkerBytes(of: stem[...])
+    let holding = (MarkerBytes(of: name[dot...]).union(stemHolds), stemHolds)
     for matcher in matchers {
-      if let result = matcher.match(name, stem: stem) { return result }
+      if let result = matcher.match(name, stem: stem, holding: holding) { return result }
     }
     return nil
   }
@@ -458,7 +516,8 @@ public enum ConflictPatterns {
   /// iterate (a row of `all` carries strings and arrays that each step would retain).
   private static let matchers = all.map {
     ConflictPattern(
-      $0.service, "", $0.position, examples: [], counterexamples: [], strip: $0.strip)
+      $0.service, "", $0.position, needs: $0.needs, examples: [], counterexamples: [],
+      strip: $0.strip)
   }
 
   /// The final ` (…)` group of a stem: the index of the space before it and its inner bytes.

@@ -3,10 +3,12 @@
 /// text. The output is byte for byte what `JSONWriter` writes for the same value.
 ///
 /// Calls must nest properly (`beginObject`, then `key` before each value, `endObject`); the
-/// stream does not check it.
+/// stream does not check it. The text is kept in a buffer that copies of a stream share: a
+/// stream has one writer.
 public struct JSONStream {
   /// The text so far.
-  public private(set) var bytes: [UInt8] = []
+  public var bytes: [UInt8] { buffer.bytes }
+  private var buffer: ByteBuffer
   private let indent: Int
   private var level = 0
   /// Whether the container being written has no member yet.
@@ -17,7 +19,7 @@ public struct JSONStream {
   /// A stream that pretty-prints with `indent` spaces per level (0: compact).
   public init(indent: Int = 0, reservingCapacity capacity: Int = 0) {
     self.indent = indent
-    bytes.reserveCapacity(capacity)
+    buffer = ByteBuffer(capacity: capacity)
   }
 
   public mutating func beginArray() { open(UInt8(ascii: "[")) }
@@ -28,57 +30,58 @@ public struct JSONStream {
   /// The key of the next member of an object.
   public mutating func key(_ name: String) {
     separate()
-    JSONWriter.writeString(name, into: &bytes)
+    JSONWriter.writeString(name, to: &buffer)
     colon()
   }
 
   /// A key known when compiling, copied as it is: it must need no escape (`"size"`).
   public mutating func literalKey(_ name: StaticString) {
     separate()
-    bytes.append(UInt8(ascii: "\""))
-    bytes.append(
-      contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-    bytes.append(UInt8(ascii: "\""))
+    buffer.put(UInt8(ascii: "\""))
+    buffer.put(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    buffer.put(UInt8(ascii: "\""))
     colon()
   }
 
   private mutating func colon() {
-    bytes.append(UInt8(ascii: ":"))
-    if indent > 0 { bytes.append(UInt8(ascii: " ")) }
+    buffer.put(UInt8(ascii: ":"))
+    if indent > 0 { buffer.put(UInt8(ascii: " ")) }
     afterKey = true
   }
 
   public mutating func string(_ value: String) {
     separate()
-    JSONWriter.writeString(value, into: &bytes)
+    JSONWriter.writeString(value, to: &buffer)
   }
 
   public mutating func int(_ value: Int64) {
     separate()
-    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    if value < 0 { buffer.put(UInt8(ascii: "-")) }
     let magnitude = value.magnitude
     var divisor: UInt64 = 1
     while divisor <= magnitude / 10 { divisor *= 10 }
     while divisor > 0 {
-      bytes.append(UInt8(0x30 + magnitude / divisor % 10))
+      buffer.put(UInt8(0x30 + magnitude / divisor % 10))
       divisor /= 10
     }
   }
 
   public mutating func null() {
     separate()
-    bytes.append(contentsOf: "null".utf8)
+    for byte in "null".utf8 { buffer.put(byte) }
   }
 
   /// Any value, through `JSONWriter`.
   public mutating func value(_ value: JSONValue) {
     separate()
-    JSONWriter.write(value, into: &bytes, indent: indent, level: level)
+    var text: [UInt8] = []
+    JSONWriter.write(value, into: &text, indent: indent, level: level)
+    text.withUnsafeBufferPointer { buffer.put($0) }
   }
 
   private mutating func open(_ bracket: UInt8) {
     separate()
-    bytes.append(bracket)
+    buffer.put(bracket)
     level += 1
     empty = true
   }
@@ -86,7 +89,7 @@ public struct JSONStream {
   private mutating func close(_ bracket: UInt8) {
     level -= 1
     if !empty { newline() }
-    bytes.append(bracket)
+    buffer.put(bracket)
     empty = false
   }
 
@@ -98,14 +101,24 @@ public struct JSONStream {
       return
     }
     guard level > 0 else { return }
-    if !empty { bytes.append(UInt8(ascii: ",")) }
+    if !empty { buffer.put(UInt8(ascii: ",")) }
     empty = false
     newline()
   }
 
   private mutating func newline() {
     guard indent > 0 else { return }
-    bytes.append(UInt8(ascii: "\n"))
-    for _ in 0..<(indent * level) { bytes.append(UInt8(ascii: " ")) }
+    var count = indent * level
+    buffer.put(UInt8(ascii: "\n"))
+    // Copied from a run of spaces, not appended one by one.
+    Self.spaces.withUnsafeBufferPointer { spaces in
+      while count > 0 {
+        let run = min(count, spaces.count)
+        buffer.put(UnsafeBufferPointer(rebasing: spaces[..<run]))
+        count -= run
+      }
+    }
   }
+
+  private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
 }

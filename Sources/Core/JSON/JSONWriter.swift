@@ -68,39 +68,46 @@ public enum JSONWriter {
 
   /// Writes a JSON string literal with the escapes RFC 8259 requires.
   public static func writeString(_ s: String, into out: inout [UInt8]) {
-    out.append(UInt8(ascii: "\""))
+    writeString(s, to: &out)
+  }
+
+  /// Writes a JSON string literal to any sink (an array, or `JSONStream`'s buffer).
+  static func writeString<Sink: JSONSink>(_ s: String, to out: inout Sink) {
+    out.put(UInt8(ascii: "\""))
     var s = s
     s.withUTF8 { bytes in
       if !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5c }) {
-        out.append(contentsOf: bytes)
-        return
+        out.put(bytes)
+      } else {
+        // Runs of bytes that need no escape are copied whole.
+        var start = 0
+        for (i, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5c {
+          out.put(UnsafeBufferPointer(rebasing: bytes[start..<i]))
+          escape(byte, to: &out)
+          start = i + 1
+        }
+        out.put(UnsafeBufferPointer(rebasing: bytes[start...]))
       }
-      // Runs of bytes that need no escape are copied whole.
-      var start = 0
-      for (i, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5c {
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
-        escape(byte, into: &out)
-        start = i + 1
-      }
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
     }
-    out.append(UInt8(ascii: "\""))
+    out.put(UInt8(ascii: "\""))
   }
 
   /// The escape sequence of a quote, a backslash or a control character.
-  private static func escape(_ byte: UInt8, into out: inout [UInt8]) {
+  private static func escape<Sink: JSONSink>(_ byte: UInt8, to out: inout Sink) {
+    out.put(UInt8(ascii: "\\"))
     switch byte {
-    case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-    case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-    case 0x0a: out.append(contentsOf: "\\n".utf8)
-    case 0x0d: out.append(contentsOf: "\\r".utf8)
-    case 0x09: out.append(contentsOf: "\\t".utf8)
-    case 0x08: out.append(contentsOf: "\\b".utf8)
-    case 0x0c: out.append(contentsOf: "\\f".utf8)
+    case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.put(byte)
+    case 0x0a: out.put(UInt8(ascii: "n"))
+    case 0x0d: out.put(UInt8(ascii: "r"))
+    case 0x09: out.put(UInt8(ascii: "t"))
+    case 0x08: out.put(UInt8(ascii: "b"))
+    case 0x0c: out.put(UInt8(ascii: "f"))
     default:
-      out.append(contentsOf: "\\u00".utf8)
-      out.append(hexDigits[Int(byte >> 4)])
-      out.append(hexDigits[Int(byte & 0xf)])
+      for digit in [
+        UInt8(ascii: "u"), 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xf)],
+      ] {
+        out.put(digit)
+      }
     }
   }
 
@@ -110,4 +117,15 @@ public enum JSONWriter {
     writeString(s, into: &out)
     return String(decoding: out, as: UTF8.self)
   }
+}
+
+/// Where JSON text goes, a byte or a run at a time.
+protocol JSONSink {
+  mutating func put(_ byte: UInt8)
+  mutating func put(_ bytes: UnsafeBufferPointer<UInt8>)
+}
+
+extension Array: JSONSink where Element == UInt8 {
+  mutating func put(_ byte: UInt8) { append(byte) }
+  mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
 }

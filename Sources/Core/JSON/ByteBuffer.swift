@@ -1,0 +1,42 @@
+/// A growable run of bytes in memory of its own: appending a byte is a store and an
+/// increment, a run is one copy (`Array`'s append costs several times that per call, which
+/// shows on long JSON listings).
+final class ByteBuffer: JSONSink {
+  private var base: UnsafeMutablePointer<UInt8>
+  private var capacity: Int
+  private(set) var count = 0
+
+  init(capacity: Int = 4096) {
+    self.capacity = max(capacity, 16)
+    base = UnsafeMutablePointer<UInt8>.allocate(capacity: self.capacity)
+  }
+
+  deinit { base.deallocate() }
+
+  /// The bytes written so far.
+  var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+  func put(_ byte: UInt8) {
+    if count == capacity { grow(to: count + 1) }
+    base[count] = byte
+    count += 1
+  }
+
+  func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+    if count + bytes.count > capacity { grow(to: count + bytes.count) }
+    (base + count).update(from: source, count: bytes.count)
+    count += bytes.count
+  }
+
+  /// Makes room for at least `needed` bytes, doubling.
+  private func grow(to needed: Int) {
+    var newCapacity = capacity * 2
+    while newCapacity < needed { newCapacity *= 2 }
+    let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+    newBase.update(from: base, count: count)
+    base.deallocate()
+    base = newBase
+    capacity = newCapacity
+  }
+}

@@ -25,11 +25,27 @@ public enum FolderLayout {
   /// The absolute path of `logicalName` (relative to `root`; `""` is the root itself).
   public static func path(root: String, logicalName: String) -> String {
     if logicalName.isEmpty { return root }
-    return root.hasSuffix("/") ? root + logicalName : root + "/" + logicalName
+    return root.utf8.last == 0x2F ? root + logicalName : joined(root, logicalName)
   }
 
   /// The logical path of `name` inside the directory `directory` (`""` is the root).
   public static func join(_ directory: String, _ name: String) -> String {
-    directory.isEmpty ? name : directory + "/" + name
+    directory.isEmpty ? name : joined(directory, name)
+  }
+
+  /// `a/b`, built in one allocation (the scan makes two per file it keeps; `+` costs several
+  /// times as much).
+  static func joined(_ a: String, _ b: String) -> String {
+    NameBytes.withBytes(a) { first in
+      NameBytes.withBytes(b) { second in
+        String(unsafeUninitializedCapacity: first.count + 1 + second.count) { out in
+          var at = out.initialize(fromContentsOf: first)
+          out[at] = 0x2F
+          at += 1
+          let rest = UnsafeMutableBufferPointer(rebasing: out[at...])
+          return at + rest.initialize(fromContentsOf: second)
+        }
+      }
+    }
   }
 }

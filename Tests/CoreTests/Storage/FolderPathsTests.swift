@@ -120,3 +120,21 @@ import Testing
     #expect(out == ["tags.automerge", "records"])
   }
 }
+
+@Suite struct FolderLayoutJoinTests {
+  @Test func joinsAsConcatenationDoes() {
+    let parts = [
+      "", "a", "records/2026", "/tmp/x", "/tmp/x/", "é/ü", "0123456789abcdef0123", "09 2.automerge",
+    ]
+    for a in parts {
+      for b in parts {
+        #expect(FolderLayout.joined(a, b) == a + "/" + b)
+        #expect(FolderLayout.join(a, b) == (a.isEmpty ? b : a + "/" + b))
+        if !b.isEmpty {
+          #expect(
+            FolderLayout.path(root: a, logicalName: b) == (a.hasSuffix("/") ? a + b : a + "/" + b))
+        }
+      }
+    }
+  }
+}

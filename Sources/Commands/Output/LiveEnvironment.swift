@@ -22,16 +22,26 @@ public final class FileDescriptorSink: OutputSink, @unchecked Sendable {
   }
 
   public func write(_ bytes: [UInt8]) throws {
-    buffer.append(contentsOf: bytes)
-    if buffer.count > limit { try flush() }
+    if buffer.count + bytes.count > limit { try flush() }
+    if bytes.count > limit {
+      // A piece larger than the buffer goes out as it is, without a copy.
+      try writeOut(bytes)
+    } else {
+      buffer.append(contentsOf: bytes)
+    }
   }
 
   public func flush() throws {
     defer { buffer.removeAll(keepingCapacity: true) }
+    try writeOut(buffer)
+  }
+
+  /// Writes all of `bytes` to the descriptor; after a broken pipe, nothing more.
+  private func writeOut(_ bytes: [UInt8]) throws {
     guard !broken else { return }
     var offset = 0
-    while offset < buffer.count {
-      let n = buffer.withUnsafeBytes { raw -> Int in
+    while offset < bytes.count {
+      let n = bytes.withUnsafeBytes { raw -> Int in
         guard let base = raw.baseAddress else { return 0 }
         return sinkWrite(fd, base + offset, raw.count - offset)
       }

@@ -82,7 +82,7 @@ enum Ls {
       rows.sort { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
     }
     if call.global.json {
-      try env.stdout.write(json(rows))
+      try json(rows) { try env.stdout.write($0) }
     } else if call.flag("null") {
       for row in rows { try env.stdout.write(Array(row.name.utf8) + [0]) }
     } else if call.flag("long") {
@@ -126,11 +126,14 @@ enum Ls {
   }
 
   /// The `--json` text: one array, one object per row, written as a stream (a tree of
-  /// `JSONValue`s would cost more than the listing itself).
-  static func json(_ rows: [Row]) -> [UInt8] {
-    var out = JSONStream(indent: 2, reservingCapacity: 64 + rows.count * 320)
+  /// `JSONValue`s would cost more than the listing itself) and handed to `write` in pieces of
+  /// about 32 KiB, so that a long listing reuses the same memory.
+  static func json(_ rows: [Row], write: ([UInt8]) throws -> Void) rethrows {
+    let piece = 32 << 10
+    var out = JSONStream(indent: 2, reservingCapacity: piece + (piece >> 2))
     out.beginArray()
     for row in rows {
+      if out.count >= piece { try write(out.take()) }
       out.beginObject()
       out.literalKey("name")
       out.string(row.name)
@@ -185,6 +188,8 @@ enum Ls {
       out.endObject()
     }
     out.endArray()
-    return out.bytes + [UInt8(ascii: "\n")]
+    var last = out.take()
+    last.append(UInt8(ascii: "\n"))
+    try write(last)
   }
 }

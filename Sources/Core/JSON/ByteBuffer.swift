@@ -16,6 +16,13 @@ final class ByteBuffer: JSONSink {
   /// The bytes written so far.
   var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
+  /// The bytes written so far, which are then forgotten (the memory is kept for what
+  /// follows).
+  func take() -> [UInt8] {
+    defer { count = 0 }
+    return bytes
+  }
+
   func put(_ byte: UInt8) {
     if count == capacity { grow(to: count + 1) }
     base[count] = byte

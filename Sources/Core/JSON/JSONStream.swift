@@ -6,8 +6,14 @@
 /// stream does not check it. The text is kept in a buffer that copies of a stream share: a
 /// stream has one writer.
 public struct JSONStream {
-  /// The text so far.
+  /// The text so far (since the last `take`).
   public var bytes: [UInt8] { buffer.bytes }
+  /// How many bytes `bytes` holds.
+  public var count: Int { buffer.count }
+
+  /// The text so far, which the stream then forgets: a long listing is written out in
+  /// pieces, in the same memory, instead of being held whole.
+  public mutating func take() -> [UInt8] { buffer.take() }
   private var buffer: ByteBuffer
   private let indent: Int
   private var level = 0

@@ -207,3 +207,58 @@ private struct NameGenerator: RandomNumberGenerator {
     }
   }
 }
+
+/// The shortcuts (`mayHaveMarker`, each row's `needs`) change no result: parsing agrees with
+/// trying every row on every name, over names built from pieces of every pattern.
+@Suite struct ConflictShortcutTests {
+  /// `ConflictCopy.parse` without the shortcuts.
+  private func reference(_ fileName: String) -> (String, [ConflictMarker])? {
+    var bytes = Array(fileName.utf8)
+    var markers: [ConflictMarker] = []
+    let everything = MarkerBytes(rawValue: 0xFF)
+    stripping: while markers.count < 32 {
+      var dot = bytes.count
+      if let i = bytes.lastIndex(of: 0x2E), i > 0 { dot = i }
+      let stem = Array(bytes[..<dot])
+      for row in ConflictPatterns.all {
+        if let (rest, marker) = row.match(bytes, stem: stem, holding: (everything, everything)) {
+          markers.append(marker)
+          bytes = rest
+          continue stripping
+        }
+      }
+      break
+    }
+    return markers.isEmpty ? nil : (String(decoding: bytes, as: UTF8.self), markers)
+  }
+
+  @Test func shortcutsChangeNothing() {
+    var generator = NameGenerator(seed: 20_261_130)
+    let pieces = [
+      " 2", " (1)", ".sync-conflict-20260906-154512-ABCDEFG", ".sync-conflict-20260906-154512",
+      " (Ada's conflicted copy 2026-09-06)", " (conflicted copy 2026-09-06 154512)",
+      " (Case Conflict)", ".Conflict", ".Conflict1", " [conflicted]", " (conflicted)", "-DESKTOP-1",
+      "-WS1234", "-2", " (SFConflict ada@example.com 2026-09-06-15-45-12)",
+      " (conflict_on_2026-09-06)", " (conflict #1_on_2026-09-06)", ".conflict1",
+      "_conflict-20260906-154512", "x", ".", "..", "-", "_", "(", ")", "[", "]", " ", "é", "1",
+    ]
+    let tails = [
+      ".automerge", ".automerge.conflict1", ".automerge..path1", ".automerge (Conflict a4ab3033)",
+      "", ".txt",
+    ]
+    var matched = 0
+    for _ in 0..<4000 {
+      var name = ["09", "tags", "notes", "1"].randomElement(using: &generator) ?? "09"
+      for _ in 0..<Int.random(in: 0...3, using: &generator) {
+        name += pieces.randomElement(using: &generator) ?? ""
+      }
+      name += tails.randomElement(using: &generator) ?? ""
+      let parsed = ConflictCopy.parse(fileName: name)
+      let expected = reference(name)
+      #expect(parsed?.canonicalName == expected?.0, "\(name)")
+      #expect(parsed?.markers == expected?.1, "\(name)")
+      if parsed != nil { matched += 1 }
+    }
+    #expect(matched > 1000)
+  }
+}

@@ -32,7 +32,7 @@ final class ByteBuffer: JSONSink {
   func put(_ bytes: UnsafeBufferPointer<UInt8>) {
     guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
     if count + bytes.count > capacity { grow(to: count + bytes.count) }
-    (base + count).update(from: source, count: bytes.count)
+    (base + count).initialize(from: source, count: bytes.count)
     count += bytes.count
   }
 
@@ -41,7 +41,7 @@ final class ByteBuffer: JSONSink {
     var newCapacity = capacity * 2
     while newCapacity < needed { newCapacity *= 2 }
     let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-    newBase.update(from: base, count: count)
+    newBase.initialize(from: base, count: count)
     base.deallocate()
     base = newBase
     capacity = newCapacity

@@ -5,8 +5,8 @@
 /// Symbolic links are reported and never followed; `.nosync` files and directories are
 /// skipped (local-only by convention) except mn's temporaries, which are listed. A file is
 /// examined with `lstat` only; the one file ever read is an iCloud stub (a few hundred
-/// bytes), so a scan never triggers a download. On macOS the caller first calls
-/// `DatalessFiles.disableMaterializationForProcess()`.
+/// bytes, opened and read while its directory is listed), so a scan never triggers a
+/// download. On macOS the caller first calls `DatalessFiles.disableMaterializationForProcess()`.
 ///
 /// Unicode: names are kept exactly as the directory returns them (bytes), and sorted by
 /// those bytes. Documents and their copies are recognised on the bytes of ASCII names, so

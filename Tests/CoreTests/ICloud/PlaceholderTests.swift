@@ -107,3 +107,33 @@ import Testing
     try DatalessFiles.disableMaterializationForProcess()
   }
 }
+
+/// Names of any bytes: the byte-level name readers never trap, and what they return holds.
+@Suite struct NameReadersOnAnyNameTests {
+  @Test func randomNames() {
+    var generator = SystemRandomNumberGenerator()
+    let alphabet: [String] = [
+      ".", "..", "icloud", "-tef", ".icloud", ".nextcloud", ".owncloud", "d", "09", "tags",
+      ".automerge", " ", "(", ")", "/", "\u{0}", "é", "\u{301}", "\u{FFFD}", "x", "1",
+    ]
+    for _ in 0..<20_000 {
+      let name = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+        alphabet.randomElement(using: &generator) ?? ""
+      }.joined()
+      if let (kind, realName) = Placeholder.parseFileName(name) {
+        #expect(Placeholder.isValidComponent(realName), "\(name)")
+        #expect(name.hasSuffix(kind == .icloud ? ".icloud" : "." + kind.rawValue), "\(name)")
+      }
+      for folder in [DocumentFolder.root, .year(2026), .none] {
+        if let document = folder.document(named: name) {
+          #expect(document.fileName == name, "\(name)")
+          #expect(folder.mayHoldCopy(named: name), "\(name)")
+        }
+      }
+      if let copy = ConflictCopy.parse(fileName: name) {
+        #expect(ConflictPatterns.mayHaveMarker(Array(name.utf8)), "\(name)")
+        #expect(name.utf8.starts(with: copy.canonicalName.utf8.prefix(1)), "\(name)")
+      }
+    }
+  }
+}

@@ -48,12 +48,7 @@ public struct UTCDateTime: Sendable, Equatable {
     return String(unsafeUninitializedCapacity: 20) { out in
       var at = 0
       func put(_ value: Int, _ width: Int, then separator: UInt8) {
-        var divisor = width == 4 ? 1000 : 10
-        while divisor > 0 {
-          out[at] = UInt8(0x30 + value / divisor % 10)
-          at += 1
-          divisor /= 10
-        }
+        NameBytes.putDigits(value, width: width, into: out, at: &at)
         out[at] = separator
         at += 1
       }

@@ -197,23 +197,28 @@ enum NameBytes {
   {
     String(unsafeUninitializedCapacity: firstWidth + 6) { out in
       var at = 0
-      func put(_ value: Int, _ width: Int) {
-        var divisor = width == 4 ? 1000 : 10
-        while divisor > 0 {
-          out[at] = UInt8(0x30 + value / divisor % 10)
-          at += 1
-          divisor /= 10
-        }
-      }
-      put(a, firstWidth)
+      putDigits(a, width: firstWidth, into: out, at: &at)
       out[at] = separator
       at += 1
-      put(b, 2)
+      putDigits(b, width: 2, into: out, at: &at)
       out[at] = separator
       at += 1
-      put(c, 2)
+      putDigits(c, width: 2, into: out, at: &at)
       return at
     }
+  }
+
+  /// Writes the last `width` decimal digits of `value` (not negative), zero-padded, at
+  /// `out[at...]`, and moves `at` past them: names and dates built byte by byte.
+  static func putDigits(
+    _ value: Int, width: Int, into out: UnsafeMutableBufferPointer<UInt8>, at: inout Int
+  ) {
+    var rest = value
+    for i in stride(from: at + width - 1, through: at, by: -1) {
+      out[i] = UInt8(0x30 + rest % 10)
+      rest /= 10
+    }
+    at += width
   }
 
   static func pad(_ value: Int, _ width: Int) -> String {

@@ -160,7 +160,10 @@ public struct LiveFileSystem: FileSystem {
   private func readAll(_ file: Int32, expected: Int, limit: Int) -> Result<[UInt8], Errno> {
     let tooBig = Errno(rawValue: EFBIG)
     guard expected <= limit else { return .failure(tooBig) }
-    var out = [UInt8](repeating: 0, count: max(expected, 0) + 1)
+    // Sized to the file plus one byte to see its end; not zeroed first (reads fill it, and
+    // only what they filled is kept).
+    let size = max(expected, 0) + 1
+    var out = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
     var count = 0
     while true {
       if count == out.count {
@@ -190,24 +193,10 @@ public struct LiveFileSystem: FileSystem {
     var st = stat()
     _ = fstat(fd.rawValue, &st)
     if (st.st_mode & S_IFMT) == S_IFDIR { throw FileSystemError("read", path, .isDirectory) }
-    var out: [UInt8] = []
-    let expected = max(Int(st.st_size), 0)
-    if expected > limit { throw FileSystemError("read", path, Errno(rawValue: EFBIG)) }
-    out.reserveCapacity(expected + 1)
-    // Sized to the file (plus one byte to see the end), so that small files cost little;
-    // not zeroed first (read fills what is used: only `chunk[0..<n]` is ever looked at).
-    let size = min(max(expected + 1, 4096), 1 << 24)
-    var chunk = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
-    while true {
-      let n = try chunk.withUnsafeMutableBytes { try read(fd, into: $0, path: path) }
-      if n == 0 { break }
-      out.append(contentsOf: chunk[0..<n])
-      if out.count > limit { throw FileSystemError("read", path, Errno(rawValue: EFBIG)) }
-      // Every byte fstat promised has arrived and the read did not fill the buffer's spare
-      // byte: a regular file is at its end, and the read that would return 0 is skipped.
-      if out.count == expected && n < size { break }
+    switch readAll(fd.rawValue, expected: Int(st.st_size), limit: limit) {
+    case .success(let bytes): return bytes
+    case .failure(let error): throw FileSystemError("read", path, error)
     }
-    return out
   }
 
   public func makeDirectory(_ path: String, permissions: UInt32) throws {

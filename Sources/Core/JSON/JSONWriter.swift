@@ -103,11 +103,11 @@ public enum JSONWriter {
     case 0x08: out.put(UInt8(ascii: "b"))
     case 0x0c: out.put(UInt8(ascii: "f"))
     default:
-      for digit in [
-        UInt8(ascii: "u"), 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xf)],
-      ] {
-        out.put(digit)
-      }
+      out.put(UInt8(ascii: "u"))
+      out.put(0x30)
+      out.put(0x30)
+      out.put(hexDigits[Int(byte >> 4)])
+      out.put(hexDigits[Int(byte & 0xf)])
     }
   }
 

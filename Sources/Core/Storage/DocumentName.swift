@@ -31,11 +31,10 @@ public struct DocumentName: Hashable, Comparable, Sendable, CustomStringConverti
     // records/YYYY/MM.automerge, written byte by byte (the scan makes one per file it sees).
     let logicalName = String(unsafeUninitializedCapacity: 25) { out in
       for i in 0..<25 { out[i] = monthTemplate[i] }
-      func digit(_ value: Int) -> UInt8 { UInt8(0x30 + value % 10) }
-      (out[8], out[9], out[10], out[11]) = (
-        digit(year / 1000), digit(year / 100), digit(year / 10), digit(year)
-      )
-      (out[13], out[14]) = (digit(month / 10), digit(month))
+      var at = 8
+      NameBytes.putDigits(year, width: 4, into: out, at: &at)
+      at += 1
+      NameBytes.putDigits(month, width: 2, into: out, at: &at)
       return 25
     }
     return DocumentName(kind: .month(year: year, month: month), logicalName: logicalName)
@@ -45,17 +44,16 @@ public struct DocumentName: Hashable, Comparable, Sendable, CustomStringConverti
 
   /// Parses a logical name; nil unless it is exactly a document's (no `./`, no trailing `/`).
   public init?(logicalName: String) {
+    // The folder part (`records/YYYY`, or none), then the file name in it: the folder says.
     let bytes = Array(logicalName.utf8)
-    if bytes.elementsEqual("tags.automerge".utf8) {
-      self = .tags
-      return
+    let slash = bytes.lastIndex(of: 0x2F)
+    if slash == 0 { return nil }
+    let directory = slash.map { NameBytes.string(bytes[..<$0]) } ?? ""
+    let fileName = slash.map { NameBytes.string(bytes[($0 + 1)...]) } ?? logicalName
+    guard let name = DocumentFolder(logicalPath: directory).document(named: fileName) else {
+      return nil
     }
-    // records/YYYY/MM.automerge
-    guard bytes.count == 25, bytes[0..<8].elementsEqual("records/".utf8), bytes[12] == 0x2F,
-      let year = NameBytes.number(bytes, 8..<12), let month = NameBytes.number(bytes, 13..<15),
-      bytes[15...].elementsEqual(".automerge".utf8), (1...12).contains(month)
-    else { return nil }
-    self.init(kind: .month(year: year, month: month), logicalName: logicalName)
+    self = name
   }
 
   /// Parses a file name (one path component) inside a directory given by its logical path

@@ -177,10 +177,6 @@ enum Ls {
             out.literalKey("date")
             out.string(date)
           }
-          if let size = c.size {
-            out.literalKey("size")
-            out.int(size)
-          }
           out.endObject()
         }
         out.endArray()

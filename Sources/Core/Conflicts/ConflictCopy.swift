@@ -69,23 +69,16 @@ public struct ConflictCopy: Sendable, Hashable {
   public var logicalName: String
   /// What the name says.
   public var name: ConflictCopyName
-  /// Size in bytes of the file on disk; for a placeholder, its declared size when known.
-  public var size: Int64?
-  /// Modification time, seconds since the epoch.
-  public var modificationSeconds: Int64
   /// Set when the copy itself is a placeholder (not downloaded).
   public var placeholder: Placeholder?
 
   /// Creates a copy entry.
   public init(
-    path: String, logicalName: String, name: ConflictCopyName, size: Int64?,
-    modificationSeconds: Int64 = 0, placeholder: Placeholder? = nil
+    path: String, logicalName: String, name: ConflictCopyName, placeholder: Placeholder? = nil
   ) {
     self.path = path
     self.logicalName = logicalName
     self.name = name
-    self.size = size
-    self.modificationSeconds = modificationSeconds
     self.placeholder = placeholder
   }
 

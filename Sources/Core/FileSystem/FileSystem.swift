@@ -40,25 +40,47 @@ public struct FileInfo: Sendable, Equatable {
 public struct DirectoryEntry: Sendable, Equatable {
   /// The name, a single path component.
   public var name: String
-  /// The information; nil when `error` is set.
+  /// What kind of object it is; nil when `error` is set.
+  public var kind: FileKind?
+  /// The information; nil when `error` is set, and when the listing was asked for the kind
+  /// only (`ListingDetail.kind`) and the directory entry said it.
   public var info: FileInfo?
   /// Why `lstat` failed, when it did.
   public var error: Errno?
-  /// The content of a regular file the listing was asked to read (`reading:`).
+  /// The content of a regular file the listing was asked to read (`ListingDetail.content`).
   public var content: [UInt8]?
   /// Why reading it failed, when it did (`EFBIG` past the limit).
   public var readError: Errno?
 
+  /// An entry with its information (its kind is the information's).
   public init(
     name: String, info: FileInfo?, error: Errno? = nil, content: [UInt8]? = nil,
     readError: Errno? = nil
   ) {
     self.name = name
+    self.kind = info?.kind
     self.info = info
     self.error = error
     self.content = content
     self.readError = readError
   }
+
+  /// An entry known by its kind only.
+  public init(name: String, kind: FileKind) {
+    self.name = name
+    self.kind = kind
+  }
+}
+
+/// How much a listing learns about a regular file (`contentsOfDirectory(_:detail:limit:)`).
+/// Entries of any other kind (directories, links, FIFOs) are given their kind only.
+public enum ListingDetail: Sendable, Equatable {
+  /// Its kind, from the directory entry when it says it: no `lstat`.
+  case kind
+  /// Its `lstat` information.
+  case info
+  /// Its information and its content.
+  case content
 }
 
 extension FileSystem {
@@ -83,13 +105,13 @@ extension FileSystem {
   }
 
   /// The portable form: `contentsOfDirectoryWithInfo`, then `readFile` for each regular
-  /// file whose name `reading` accepts.
-  public func contentsOfDirectoryWithInfo(
-    _ path: String, reading: (String) -> Bool, limit: Int
+  /// file whose `detail` is `.content`. Every entry gets its information.
+  public func contentsOfDirectory(
+    _ path: String, detail: (String) -> ListingDetail, limit: Int
   ) throws -> [DirectoryEntry] {
     let prefix = path.hasSuffix("/") ? path : path + "/"
     var entries = try contentsOfDirectoryWithInfo(path)
-    for i in entries.indices where entries[i].info?.kind == .regular && reading(entries[i].name) {
+    for i in entries.indices where entries[i].kind == .regular && detail(entries[i].name) == .content {
       do {
         entries[i].content = try readFile(prefix + entries[i].name, limit: limit)
       } catch {
@@ -128,12 +150,19 @@ public protocol FileSystem: Sendable {
   /// out. The corresponding C functions are `opendir`, `readdir` and `fstatat`
   /// (`AT_SYMLINK_NOFOLLOW`, relative to the directory, which saves a path lookup per entry).
   func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry]
-  /// As `contentsOfDirectoryWithInfo(_:)`, and also the content (at most `limit` bytes, else
-  /// `EFBIG`) of each regular file whose name `reading` accepts: the scan reads iCloud stubs
-  /// this way. The live form opens such a file relative to the directory and takes its
-  /// information from the open file (`openat`, `fstat`, `read`, `close`: no `lstat`, and no
-  /// final `read` once the size `fstat` gave has arrived).
-  func contentsOfDirectoryWithInfo(_ path: String, reading: (String) -> Bool, limit: Int) throws
+  /// The names in a directory with what `detail` asks for each regular file, in no
+  /// particular order: the scan's form, which makes only the system calls it needs.
+  /// - `.kind`: the kind the directory entry gives (`d_type`); `lstat` only when it gives
+  ///   none. On Darwin regular files are always `lstat`ed: their flags tell a dataless file.
+  /// - `.info`: the `lstat` information, as `contentsOfDirectoryWithInfo(_:)` gives it.
+  /// - `.content`: also the content (at most `limit` bytes, else `EFBIG`): the scan reads
+  ///   iCloud stubs this way. The live form opens the file relative to the directory and
+  ///   takes its information from the open file (`openat`, `fstat`, `read`, `close`: no
+  ///   `lstat`, and no final `read` once the size `fstat` gave has arrived).
+  ///
+  /// Directories, links and other kinds get their kind only. The portable form, which test
+  /// doubles use, gives every entry its information.
+  func contentsOfDirectory(_ path: String, detail: (String) -> ListingDetail, limit: Int) throws
     -> [DirectoryEntry]
   /// The whole content of a regular file; throws `EFBIG` past `limit` bytes. The
   /// corresponding C functions are `open` and `read`.

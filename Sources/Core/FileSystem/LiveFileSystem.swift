@@ -86,11 +86,19 @@ public struct LiveFileSystem: FileSystem {
   }
 
   public func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry] {
-    try contentsOfDirectoryWithInfo(path, reading: { _ in false }, limit: 0)
+    try list(path, examiningAll: true, detail: { _ in .info }, limit: 0)
   }
 
-  public func contentsOfDirectoryWithInfo(
-    _ path: String, reading: (String) -> Bool, limit: Int
+  public func contentsOfDirectory(
+    _ path: String, detail: (String) -> ListingDetail, limit: Int
+  ) throws -> [DirectoryEntry] {
+    try list(path, examiningAll: false, detail: detail, limit: limit)
+  }
+
+  /// Lists a directory; `examiningAll` gives every entry its `lstat` information, otherwise
+  /// regular files get what `detail` asks and other kinds the kind their entry gives.
+  private func list(
+    _ path: String, examiningAll: Bool, detail: (String) -> ListingDetail, limit: Int
   ) throws -> [DirectoryEntry] {
     guard let dir = opendir(path) else { throw FileSystemError("open directory", path, .current) }
     defer { closedir(dir) }
@@ -98,13 +106,22 @@ public struct LiveFileSystem: FileSystem {
     var entries: [DirectoryEntry] = []
     errno = 0
     while let entry = readdir(dir) {
-      let isRegular = entry.pointee.d_type == UInt8(DT_REG)
+      let type = entry.pointee.d_type
       let listed: DirectoryEntry? = withUnsafePointer(to: entry.pointee.d_name) {
         $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { cName in
           let name = String(cString: cName)
           if name == "." || name == ".." { return nil }
-          if isRegular && reading(name), let read = readEntry(fd, cName, name, limit: limit) {
-            return read
+          if examiningAll { return statEntry(fd, cName, name) }
+          if type == UInt8(DT_REG) {
+            switch detail(name) {
+            case .content:
+              if let read = readEntry(fd, cName, name, limit: limit) { return read }
+            case .kind where !DatalessFiles.areDetected:
+              return DirectoryEntry(name: name, kind: .regular)
+            default: break
+            }
+          } else if let kind = Self.kind(ofEntryType: type) {
+            return DirectoryEntry(name: name, kind: kind)
           }
           return statEntry(fd, cName, name)
         }
@@ -114,6 +131,18 @@ public struct LiveFileSystem: FileSystem {
     }
     if errno != 0 { throw FileSystemError("read directory", path, .current) }
     return entries
+  }
+
+  /// The kind a directory entry's type (`d_type`) says; nil when it says none (`DT_UNKNOWN`:
+  /// some file systems leave it to `lstat`).
+  private static func kind(ofEntryType type: UInt8) -> FileKind? {
+    switch Int32(type) {
+    case Int32(DT_UNKNOWN): return nil
+    case Int32(DT_REG): return .regular
+    case Int32(DT_DIR): return .directory
+    case Int32(DT_LNK): return .symlink
+    default: return .other
+    }
   }
 
   /// An entry with its `lstat` information; nil when it vanished in between.

@@ -10,6 +10,16 @@
 /// materialization off for the whole process before walking a folder. Elsewhere there are
 /// no dataless files and both functions do nothing.
 public enum DatalessFiles {
+  /// Whether this system has dataless files, so that telling one needs `lstat` (its
+  /// flags): a directory entry's type does not say it.
+  public static var areDetected: Bool {
+    #if canImport(Darwin)
+      return true
+    #else
+      return false
+    #endif
+  }
+
   /// Whether `info` (from `lstat`) describes a dataless file.
   public static func isDataless(_ info: FileInfo) -> Bool {
     #if canImport(Darwin)

@@ -4,9 +4,10 @@
 /// The whole tree is walked (for `other` files), at most `maxDepth` directories deep.
 /// Symbolic links are reported and never followed; `.nosync` files and directories are
 /// skipped (local-only by convention) except mn's temporaries, which are listed. A file is
-/// examined with `lstat` only; the one file ever read is an iCloud stub (a few hundred
-/// bytes, opened and read while its directory is listed), so a scan never triggers a
-/// download. On macOS the caller first calls `DatalessFiles.disableMaterializationForProcess()`.
+/// examined with `lstat` only, and only when its size or time is used (a conflict copy is
+/// known by its name and the type its directory entry gives); the one file ever read is an
+/// iCloud stub (a few hundred bytes, opened and read while its directory is listed), so a
+/// scan never triggers a download. On macOS the caller first calls `DatalessFiles.disableMaterializationForProcess()`.
 ///
 /// Unicode: names are kept exactly as the directory returns them (bytes), and sorted by
 /// those bytes. Documents and their copies are recognised on the bytes of ASCII names, so
@@ -79,12 +80,20 @@ private struct Walker {
     var pending: [(directory: String, depth: Int)] = [("", 0)]
     while let (directory, depth) = pending.popLast() {
       let entries: [DirectoryEntry]
+      let folder = DocumentFolder(logicalPath: directory)
       do {
-        // iCloud stubs are read while listing: their information then comes from the open
-        // file, which saves an lstat and a read per stub.
-        entries = try fileSystem.contentsOfDirectoryWithInfo(
+        // Only what the scan uses is asked for. iCloud stubs are read while listing (their
+        // information then comes from the open file). A name that may be a conflict copy
+        // gets its kind only: a copy's size and time are not used. The rest gets `lstat`.
+        entries = try fileSystem.contentsOfDirectory(
           FolderLayout.path(root: root, logicalName: directory),
-          reading: { Placeholder.parseFileName($0)?.kind == .icloud }, limit: ICloudStub.maxSize)
+          detail: { name in
+            if let stub = Placeholder.parseFileName(name) {
+              return stub.kind == .icloud ? .content : .info
+            }
+            let mayBeCopy = folder.mayHoldCopy(named: name) && folder.document(named: name) == nil
+            return mayBeCopy ? .kind : .info
+          }, limit: ICloudStub.maxSize)
       } catch {
         let errno = (error as? FileSystemError)?.errno ?? .ioError
         if directory.isEmpty { throw .cannotReadDirectory(root, errno) }
@@ -92,7 +101,6 @@ private struct Walker {
         continue
       }
       checkEquivalentNames(entries, in: directory)
-      let folder = DocumentFolder(logicalPath: directory)
       for entry in entries {
         if let sub = visit(entry, in: directory, folder) {
           if depth + 1 > FolderScan.maxDepth {
@@ -113,11 +121,11 @@ private struct Walker {
     let name = entry.name
     let temporaryTarget = TemporaryFileName.target(of: name)
     if temporaryTarget == nil && FolderLayout.isNoSync(name) { return nil }
-    guard let info = entry.info else {
+    guard let kind = entry.kind else {
       problems.append(.cannotReadEntry(FolderLayout.join(directory, name), entry.error ?? .ioError))
       return nil
     }
-    switch info.kind {
+    switch kind {
     case .directory:
       if temporaryTarget != nil { return nil }
       if folder.document(named: name) != nil {
@@ -136,14 +144,28 @@ private struct Walker {
     case .regular:
       if let target = temporaryTarget {
         let logical = FolderLayout.join(directory, name)
+        guard let info = info(of: entry, in: directory) else { return nil }
         temporaries.append(
           TemporaryFile(
             logicalName: logical, path: path(logical),
             targetLogicalName: FolderLayout.join(directory, target),
             size: info.size, modificationSeconds: info.modificationSeconds))
       } else {
-        file(entry, info: info, in: directory, folder)
+        file(entry, in: directory, folder)
       }
+      return nil
+    }
+  }
+
+  /// The `lstat` information of a regular file: from the listing, or (when it gave the kind
+  /// only) asked now. Nil when the file vanished, or could not be examined (a problem).
+  mutating func info(of entry: DirectoryEntry, in directory: String) -> FileInfo? {
+    if let info = entry.info { return info }
+    let logical = FolderLayout.join(directory, entry.name)
+    do {
+      return try fileSystem.info(path(logical))
+    } catch {
+      problems.append(.cannotReadEntry(logical, (error as? FileSystemError)?.errno ?? .ioError))
       return nil
     }
   }
@@ -154,12 +176,10 @@ private struct Walker {
   }
 
   /// Sorts a regular file into a document, a copy of one, or an other file.
-  mutating func file(
-    _ entry: DirectoryEntry, info: FileInfo, in directory: String, _ folder: DocumentFolder
-  ) {
+  mutating func file(_ entry: DirectoryEntry, in directory: String, _ folder: DocumentFolder) {
     let name = entry.name
     var placeholder: Placeholder?
-    if DatalessFiles.isDataless(info) {
+    if let info = entry.info, DatalessFiles.isDataless(info) {
       placeholder = Placeholder(
         kind: .dataless, path: path(FolderLayout.join(directory, name)), realName: name)
     } else if Placeholder.parseFileName(name) != nil {
@@ -175,6 +195,7 @@ private struct Walker {
     // A placeholder for a local-only file is as local-only as the file.
     if placeholder != nil && FolderLayout.isNoSync(realName) { return }
     if let document = folder.document(named: realName) {
+      guard let info = info(of: entry, in: directory) else { return }
       if let placeholder {
         documents[document, default: DocumentParts()].placeholders.append((placeholder, info))
       } else {
@@ -182,20 +203,21 @@ private struct Walker {
       }
       return
     }
-    let size = placeholder == nil ? info.size : placeholder?.declaredSize
     let filePath = placeholder?.path ?? path(FolderLayout.join(directory, name))
     if folder.mayHoldCopy(named: realName), let copyName = ConflictCopy.parse(fileName: realName),
       let document = folder.document(named: copyName.canonicalName)
     {
       let copy = ConflictCopy(
         path: filePath, logicalName: FolderLayout.join(directory, realName), name: copyName,
-        size: size, modificationSeconds: info.modificationSeconds, placeholder: placeholder)
+        placeholder: placeholder)
       documents[document, default: DocumentParts()].copies.append(copy)
       return
     }
+    guard let info = info(of: entry, in: directory) else { return }
     others.append(
       OtherFile(
-        logicalName: FolderLayout.join(directory, realName), path: filePath, size: size,
+        logicalName: FolderLayout.join(directory, realName), path: filePath,
+        size: placeholder == nil ? info.size : placeholder?.declaredSize,
         modificationSeconds: info.modificationSeconds, placeholder: placeholder))
   }
 

@@ -17,13 +17,15 @@ if ! command -v swift >/dev/null 2>&1; then
   echo "setup: the Swift 6 toolchain is needed and 'swift' is not on PATH" >&2
   exit 1
 fi
-# The release build links libstdc++ statically when this link exists (see Package.swift): a
-# shorter start-up. Without it the release build uses the shared library.
+# The release build links libstdc++ and zlib statically when these links exist (see
+# Package.swift): a shorter start-up. Without them it uses the shared libraries.
 cd "$(dirname "$0")/.."
-static_libstdcxx=$(gcc -print-file-name=libstdc++.a 2>/dev/null || true)
-if [ "${static_libstdcxx#/}" != "$static_libstdcxx" ] && [ -f "$static_libstdcxx" ]; then
-  mkdir -p .build/static-libstdc++
-  ln -sf "$static_libstdcxx" .build/static-libstdc++/libstdc++.a
-else
-  echo "setup: no static libstdc++ found; mn will link the shared one (slower start-up)" >&2
-fi
+mkdir -p .build/static-libs
+for lib in libstdc++.a libz.a; do
+  found=$(gcc -print-file-name="$lib" 2>/dev/null || true)
+  if [ "${found#/}" != "$found" ] && [ -f "$found" ]; then
+    ln -sf "$found" ".build/static-libs/$lib"
+  else
+    echo "setup: no static $lib found; mn will link the shared one (slower start-up)" >&2
+  fi
+done

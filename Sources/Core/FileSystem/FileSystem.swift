@@ -111,7 +111,8 @@ extension FileSystem {
   ) throws -> [DirectoryEntry] {
     let prefix = path.hasSuffix("/") ? path : path + "/"
     var entries = try contentsOfDirectoryWithInfo(path)
-    for i in entries.indices where entries[i].kind == .regular && detail(entries[i].name) == .content {
+    for i in entries.indices
+    where entries[i].kind == .regular && detail(entries[i].name) == .content {
       do {
         entries[i].content = try readFile(prefix + entries[i].name, limit: limit)
       } catch {

@@ -37,8 +37,11 @@ import Testing
     #expect(live.map(\.readError) == portable.map(\.readError))
     // What the live form was not asked for, it did not look up.
     let examined = live.filter { $0.info != nil }.map(\.name)
-    #expect(examined == [".s0.icloud", ".s1.icloud", ".s4095.icloud", ".s4096.icloud",
-      ".s4097.icloud", ".s70000.icloud", "09.automerge"])
+    #expect(
+      examined == [
+        ".s0.icloud", ".s1.icloud", ".s4095.icloud", ".s4096.icloud",
+        ".s4097.icloud", ".s70000.icloud", "09.automerge",
+      ])
     for (a, b) in zip(live, portable) where a.info != nil { #expect(a.info == b.info) }
     let byName = Dictionary(uniqueKeysWithValues: live.map { ($0.name, $0) })
     #expect(byName[".s4097.icloud"]?.content?.count == 4097)

@@ -133,18 +133,42 @@ public enum DocumentFolder: Sendable, Equatable {
     self = .year(year)
   }
 
+  /// How many documents the folder can hold: 1 (the root), 12 (a year), or 0.
+  public var documentCount: Int {
+    switch self {
+    case .none: return 0
+    case .root: return 1
+    case .year: return 12
+    }
+  }
+
   /// The document a file name (one path component) names in this folder.
   public func document(named fileName: String) -> DocumentName? {
+    documentIndex(named: fileName).flatMap(document(at:))
+  }
+
+  /// Which of the folder's documents (`0..<documentCount`) a file name names: the scan
+  /// groups a folder's files by it, without building the document's name.
+  public func documentIndex(named fileName: String) -> Int? {
     switch self {
     case .none: return nil
     case .root:
-      return NameBytes.withBytes(fileName) { NameBytes.equals($0, "tags.automerge") } ? .tags : nil
-    case .year(let year):
-      let month = NameBytes.withBytes(fileName) { bytes -> Int? in
+      return NameBytes.withBytes(fileName) { NameBytes.equals($0, "tags.automerge") } ? 0 : nil
+    case .year:
+      return NameBytes.withBytes(fileName) { bytes -> Int? in
         guard bytes.count == 12, NameBytes.hasSuffix(bytes, ".automerge") else { return nil }
-        return Self.month(bytes)
+        return Self.month(bytes).map { $0 - 1 }
       }
-      return month.flatMap { DocumentName.month(year: year, month: $0) }
+    }
+  }
+
+  /// The document at an index of `documentIndex(named:)`; nil outside `0..<documentCount`.
+  public func document(at index: Int) -> DocumentName? {
+    guard (0..<documentCount).contains(index) else { return nil }
+    switch self {
+    case .none: return nil
+    case .root: return .tags
+    case .year(let year): return DocumentName.month(year: year, month: index + 1)
     }
   }
 

@@ -11,10 +11,7 @@ public enum FolderLayout {
 
   /// Whether a file name ends in `.nosync` (local-only by convention).
   public static func isNoSync(_ fileName: String) -> Bool {
-    let suffix = NameBytes.bytes(".nosync")
-    let utf8 = fileName.utf8
-    guard utf8.count >= suffix.count else { return false }
-    return utf8.suffix(suffix.count).elementsEqual(suffix)
+    NameBytes.withBytes(fileName) { NameBytes.hasSuffix($0, ".nosync") }
   }
 
   /// The absolute path of the lock file of the data folder at `root`.

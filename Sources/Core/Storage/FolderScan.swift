@@ -53,7 +53,12 @@ private struct Walker {
   /// The root's components, as given and with links resolved, for telling where links go.
   let rootForms: [[Substring]]
 
-  var documents: [DocumentName: DocumentParts] = [:]
+  /// Every document found, with what belongs to it. A document's file, placeholders and
+  /// copies are all in its own directory, so they are gathered per directory (`parts`).
+  var documents: [(DocumentName, DocumentParts)] = []
+  /// What belongs to each document of the directory being walked, by its index there
+  /// (`DocumentFolder.documentIndex(named:)`).
+  var parts: [DocumentParts] = []
   var others: [OtherFile] = []
   var temporaries: [TemporaryFile] = []
   var problems: [StorageError] = []
@@ -63,6 +68,8 @@ private struct Walker {
     var file: FileInfo?
     var placeholders: [(Placeholder, FileInfo)] = []
     var copies: [ConflictCopy] = []
+
+    var isEmpty: Bool { file == nil && placeholders.isEmpty && copies.isEmpty }
   }
 
   init(root: String, fileSystem: any FileSystem) {
@@ -91,7 +98,8 @@ private struct Walker {
             if let stub = Placeholder.parseFileName(name) {
               return stub.kind == .icloud ? .content : .info
             }
-            let mayBeCopy = folder.mayHoldCopy(named: name) && folder.document(named: name) == nil
+            let mayBeCopy =
+              folder.mayHoldCopy(named: name) && folder.documentIndex(named: name) == nil
             return mayBeCopy ? .kind : .info
           }, limit: ICloudStub.maxSize)
       } catch {
@@ -101,6 +109,7 @@ private struct Walker {
         continue
       }
       checkEquivalentNames(entries, in: directory)
+      parts = Array(repeating: DocumentParts(), count: folder.documentCount)
       for entry in entries {
         if let sub = visit(entry, in: directory, folder) {
           if depth + 1 > FolderScan.maxDepth {
@@ -109,6 +118,9 @@ private struct Walker {
             pending.append((sub, depth + 1))
           }
         }
+      }
+      for (index, found) in parts.enumerated() where !found.isEmpty {
+        if let document = folder.document(at: index) { documents.append((document, found)) }
       }
     }
   }
@@ -128,7 +140,7 @@ private struct Walker {
     switch kind {
     case .directory:
       if temporaryTarget != nil { return nil }
-      if folder.document(named: name) != nil {
+      if folder.documentIndex(named: name) != nil {
         problems.append(.documentIsDirectory(FolderLayout.join(directory, name)))
       }
       return FolderLayout.join(directory, name)
@@ -194,23 +206,23 @@ private struct Walker {
     let realName = placeholder?.realName ?? name
     // A placeholder for a local-only file is as local-only as the file.
     if placeholder != nil && FolderLayout.isNoSync(realName) { return }
-    if let document = folder.document(named: realName) {
+    if let index = folder.documentIndex(named: realName) {
       guard let info = info(of: entry, in: directory) else { return }
       if let placeholder {
-        documents[document, default: DocumentParts()].placeholders.append((placeholder, info))
+        parts[index].placeholders.append((placeholder, info))
       } else {
-        documents[document, default: DocumentParts()].file = info
+        parts[index].file = info
       }
       return
     }
     let filePath = placeholder?.path ?? path(FolderLayout.join(directory, name))
     if folder.mayHoldCopy(named: realName), let copyName = ConflictCopy.parse(fileName: realName),
-      let document = folder.document(named: copyName.canonicalName)
+      let index = folder.documentIndex(named: copyName.canonicalName)
     {
       let copy = ConflictCopy(
         path: filePath, logicalName: FolderLayout.join(directory, realName), name: copyName,
         placeholder: placeholder)
-      documents[document, default: DocumentParts()].copies.append(copy)
+      parts[index].copies.append(copy)
       return
     }
     guard let info = info(of: entry, in: directory) else { return }

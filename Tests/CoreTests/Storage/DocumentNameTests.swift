@@ -84,6 +84,24 @@ import Testing
     }
   }
 
+  /// The scan groups a folder's files by document index: each index in `0..<documentCount`
+  /// is one document, whose file name gives that index back, and no other index has one.
+  @Test func indicesNameEachDocumentOnce() throws {
+    for folder in [DocumentFolder.root, .year(2026), .year(0), .none] {
+      var seen: Set<DocumentName> = []
+      for index in 0..<folder.documentCount {
+        let document = try #require(folder.document(at: index))
+        #expect(folder.documentIndex(named: document.fileName) == index)
+        #expect(seen.insert(document).inserted)
+      }
+      #expect(folder.document(at: folder.documentCount) == nil)
+      #expect(folder.document(at: -1) == nil)
+    }
+    #expect(DocumentFolder.year(2026).documentCount == 12)
+    #expect(DocumentFolder.root.documentCount == 1)
+    #expect(DocumentFolder.none.documentCount == 0)
+  }
+
   @Test func monthNamesAreSpelledInFull() throws {
     #expect(DocumentName.month(year: 7, month: 3)?.logicalName == "records/0007/03.automerge")
     #expect(DocumentName.month(year: 2026, month: 12)?.logicalName == "records/2026/12.automerge")

@@ -18,9 +18,13 @@ release: setup
 demo: release
 	@scripts/demo.sh $(BIN)
 
+# The end-to-end tests run twice: on the debug build, then on the release build that
+# `make install` ships (it links differently: static libraries, no PIE; see Package.swift).
 test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip ConformanceTests
+	$(SWIFT) build $(RELEASE_FLAGS)
+	MN_TEST_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build --filter EndToEndTests
 
 conformance: setup
 	@test -d ../shared/fixtures || { echo "conformance: ../shared/fixtures is missing" >&2; exit 1; }

@@ -30,8 +30,12 @@ final class Sandbox {
     try? FileManager.default.removeItem(at: root)
   }
 
-  /// The built `mn` binary, next to the test bundle.
+  /// The built `mn` binary, next to the test bundle, or the one `MN_TEST_BINARY` names
+  /// (`make test` also runs these tests on the release build, which links differently).
   static var binary: URL {
+    if let path = ProcessInfo.processInfo.environment["MN_TEST_BINARY"], !path.isEmpty {
+      return URL(fileURLWithPath: path)
+    }
     let candidates = [
       Bundle.main.bundleURL.appendingPathComponent("mn"),
       Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("mn"),

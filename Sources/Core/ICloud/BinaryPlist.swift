@@ -246,7 +246,7 @@ public struct BinaryPlist {
       let (count, start) = try lengthAndStart(at, low)
       guard count <= objectsEnd / (2 * refSize) else { throw .truncated(offset: start) }
       try need(start, count * 2 * refSize)
-      var dict: [String: PlistValue] = [:]
+      var dict = [String: PlistValue](minimumCapacity: count)
       for k in 0..<count {
         let keyAt = start + k * refSize
         guard case .string(let key) = try object(try reference(at: keyAt), depth: depth + 1) else {

@@ -78,6 +78,7 @@ for i in range(120):
             f.write(b"x" * 100)
     open(os.path.join(d, f".{m:02d}.automerge.icloud"), "wb").close()
 PY
+sync  # no writeback of the new files while timing
 a=$(median 30 "$mn --root $root ls --json")
 b=$(median 30 "find $root")
 c=$(median 30 "find $root -printf %s:%T@:%p\\n")
@@ -94,6 +95,7 @@ for p in glob.glob(os.path.join(sys.argv[1], "records", "*", ".*.icloud")):
         plistlib.dump({"NSURLNameKey": os.path.basename(p)[1:-7], "NSURLFileSizeKey": 4242}, f,
                       fmt=plistlib.FMT_BINARY)
 PY
+sync
 a=$(median 30 "$mn --root $root ls --json")
 echo "mn ls --json, stubs as binary property lists  $(ms "$a")  ($(ratio "$a" "$b")x find)"
 

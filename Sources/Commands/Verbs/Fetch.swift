@@ -43,7 +43,7 @@ enum Fetch {
     let names = FetchOptionNames.fetch
     try names.check(call)
     let fs = env.fileSystem
-    let listing = try FolderScan.scan(root: root, fileSystem: fs)
+    let listing = try FolderScan.scan(root: root, fileSystem: fs, readingStaleStubs: true)
     if call.global.verbose {
       for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
     }

@@ -12,7 +12,8 @@ enum Ls {
       exist). Listing never triggers a download. --long adds the state, size, modification \
       time (UTC) and number of conflict copies; -0 ends every name with NUL; --json prints \
       one array with every detail (placeholder kind and declared size, each copy's service, \
-      device and date).
+      device and date); a stale placeholder's stub is not read, so its declared size is left \
+      out.
       """,
     arguments: [
       ArgumentSpec(

@@ -90,18 +90,7 @@ extension FileSystem {
   /// The portable form: `contentsOfDirectory`, then `info` for each entry.
   public func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry] {
     let prefix = path.hasSuffix("/") ? path : path + "/"
-    var out: [DirectoryEntry] = []
-    for name in try contentsOfDirectory(path) {
-      do {
-        guard let info = try info(prefix + name) else { continue }
-        out.append(DirectoryEntry(name: name, info: info))
-      } catch let error as FileSystemError {
-        out.append(DirectoryEntry(name: name, info: nil, error: error.errno))
-      } catch {
-        out.append(DirectoryEntry(name: name, info: nil, error: .ioError))
-      }
-    }
-    return out
+    return try contentsOfDirectory(path).compactMap { examine($0, prefix: prefix) }
   }
 
   /// The portable form: `contentsOfDirectoryWithInfo`, then `readFile` for each regular
@@ -111,15 +100,42 @@ extension FileSystem {
   ) throws -> [DirectoryEntry] {
     let prefix = path.hasSuffix("/") ? path : path + "/"
     var entries = try contentsOfDirectoryWithInfo(path)
-    for i in entries.indices
-    where entries[i].kind == .regular && detail(entries[i].name) == .content {
-      do {
-        entries[i].content = try readFile(prefix + entries[i].name, limit: limit)
-      } catch {
-        entries[i].readError = (error as? FileSystemError)?.errno ?? .ioError
-      }
+    for i in entries.indices where detail(entries[i].name) == .content {
+      read(&entries[i], prefix: prefix, limit: limit)
     }
     return entries
+  }
+
+  /// The portable form: `info`, then `readFile` for each name.
+  public func entries(_ names: [String], in path: String, limit: Int) throws -> [DirectoryEntry] {
+    let prefix = path.hasSuffix("/") ? path : path + "/"
+    return names.compactMap { name in
+      guard var entry = examine(name, prefix: prefix) else { return nil }
+      read(&entry, prefix: prefix, limit: limit)
+      return entry
+    }
+  }
+
+  /// The entry `name` of the directory `prefix` (ending in `/`) with its `lstat`
+  /// information, or the error; nil when it does not exist.
+  private func examine(_ name: String, prefix: String) -> DirectoryEntry? {
+    do {
+      guard let info = try info(prefix + name) else { return nil }
+      return DirectoryEntry(name: name, info: info)
+    } catch {
+      return DirectoryEntry(
+        name: name, info: nil, error: (error as? FileSystemError)?.errno ?? .ioError)
+    }
+  }
+
+  /// Reads the content of an entry that is a regular file.
+  private func read(_ entry: inout DirectoryEntry, prefix: String, limit: Int) {
+    guard entry.kind == .regular else { return }
+    do {
+      entry.content = try readFile(prefix + entry.name, limit: limit)
+    } catch {
+      entry.readError = (error as? FileSystemError)?.errno ?? .ioError
+    }
   }
 }
 
@@ -165,6 +181,10 @@ public protocol FileSystem: Sendable {
   /// doubles use, gives every entry its information.
   func contentsOfDirectory(_ path: String, detail: (String) -> ListingDetail, limit: Int) throws
     -> [DirectoryEntry]
+  /// Some entries of a directory, each as `contentsOfDirectory(_:detail:limit:)` gives one
+  /// whose detail is `.content`; a name that does not exist is left out. The scan reads the
+  /// iCloud stubs it put off this way.
+  func entries(_ names: [String], in path: String, limit: Int) throws -> [DirectoryEntry]
   /// The whole content of a regular file; throws `EFBIG` past `limit` bytes. The
   /// corresponding C functions are `open` and `read`.
   func readFile(_ path: String, limit: Int) throws -> [UInt8]

@@ -133,6 +133,20 @@ public struct LiveFileSystem: FileSystem {
     return entries
   }
 
+  public func entries(_ names: [String], in path: String, limit: Int) throws -> [DirectoryEntry] {
+    var directory: Int32
+    repeat {
+      directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    } while directory < 0 && Errno.current == .interrupted
+    guard directory >= 0 else { throw FileSystemError("open directory", path, .current) }
+    defer { cClose(directory) }
+    return names.compactMap { name in
+      name.withCString { cName in
+        readEntry(directory, cName, name, limit: limit) ?? statEntry(directory, cName, name)
+      }
+    }
+  }
+
   /// The kind a directory entry's type (`d_type`) says; nil when it says none (`DT_UNKNOWN`:
   /// some file systems leave it to `lstat`).
   private static func kind(ofEntryType type: UInt8) -> FileKind? {

@@ -6,8 +6,11 @@
 /// skipped (local-only by convention) except mn's temporaries, which are listed. A file is
 /// examined with `lstat` only, and only when its size or time is used (a conflict copy is
 /// known by its name and the type its directory entry gives); the one file ever read is an
-/// iCloud stub (a few hundred bytes, opened and read while its directory is listed), so a
-/// scan never triggers a download. On macOS the caller first calls `DatalessFiles.disableMaterializationForProcess()`.
+/// iCloud stub (a few hundred bytes), so a scan never triggers a download. A stub is read
+/// while its directory is listed, except the stub `.NAME.icloud` of a document: that one is
+/// read only when the document's file is not beside it. A stale stub is not read: its
+/// real name is the one in its file name, and the size it declares is not known. On macOS the caller first calls
+/// `DatalessFiles.disableMaterializationForProcess()`.
 ///
 /// Unicode: names are kept exactly as the directory returns them (bytes), and sorted by
 /// those bytes. Documents and their copies are recognised on the bytes of ASCII names, so
@@ -23,11 +26,15 @@ public enum FolderScan {
   /// - Parameters:
   ///   - root: absolute path of the data folder (a symbolic link to it is followed).
   ///   - fileSystem: every disk access goes through it.
+  ///   - readingStaleStubs: read stale iCloud stubs too, for the size they declare (`fetch`
+  ///     compares it with what it brings); otherwise they are left unread.
   /// - Returns: the listing, every array sorted by logical name.
   /// - Throws: `StorageError.noSuchFolder`, `.notADirectory`, `.cannotReadEntry` or
   ///   `.cannotReadDirectory` when the root itself cannot be listed. Anything below the root
   ///   that cannot be read is a problem in the listing instead.
-  public static func scan(root: String, fileSystem: any FileSystem) throws(StorageError)
+  public static func scan(
+    root: String, fileSystem: any FileSystem, readingStaleStubs: Bool = false
+  ) throws(StorageError)
     -> FolderListing
   {
     let rootInfo: FileInfo?
@@ -40,7 +47,7 @@ public enum FolderScan {
     }
     guard let rootInfo else { throw .noSuchFolder(root) }
     guard rootInfo.kind == .directory else { throw .notADirectory(root) }
-    var walker = Walker(root: root, fileSystem: fileSystem)
+    var walker = Walker(root: root, fileSystem: fileSystem, putsOffStubs: !readingStaleStubs)
     try walker.walk()
     return walker.listing()
   }
@@ -52,6 +59,9 @@ private struct Walker {
   let fileSystem: any FileSystem
   /// The root's components, as given and with links resolved, for telling where links go.
   let rootForms: [[Substring]]
+  /// Whether a document's stubs wait until its directory is listed (`readStubs`), so that
+  /// stale ones are not read.
+  let putsOffStubs: Bool
 
   /// Every document found, with what belongs to it. A document's file, placeholders and
   /// copies are all in its own directory, so they are gathered per directory (`parts`).
@@ -66,15 +76,19 @@ private struct Walker {
   /// What belongs to one document, gathered while walking.
   struct DocumentParts {
     var file: FileInfo?
-    var placeholders: [(Placeholder, FileInfo)] = []
+    /// Each placeholder with its own information (unknown for a stale stub not read).
+    var placeholders: [(Placeholder, FileInfo?)] = []
+    /// The document's stubs (`.NAME.icloud`) put off until the directory is listed.
+    var stubs: [DirectoryEntry] = []
     var copies: [ConflictCopy] = []
 
-    var isEmpty: Bool { file == nil && placeholders.isEmpty && copies.isEmpty }
+    var isEmpty: Bool { file == nil && placeholders.isEmpty && stubs.isEmpty && copies.isEmpty }
   }
 
-  init(root: String, fileSystem: any FileSystem) {
+  init(root: String, fileSystem: any FileSystem, putsOffStubs: Bool) {
     self.root = root
     self.fileSystem = fileSystem
+    self.putsOffStubs = putsOffStubs
     var forms = [PathComponents.normalizedAbsolute(root)]
     if let real = try? fileSystem.realPath(root) {
       let realForm = PathComponents.normalizedAbsolute(real)
@@ -95,6 +109,7 @@ private struct Walker {
         entries = try fileSystem.contentsOfDirectory(
           FolderLayout.path(root: root, logicalName: directory),
           detail: { name in
+            if putsOffStubs && Self.documentStub(name, in: folder) != nil { return .kind }
             if let stub = Placeholder.parseFileName(name) {
               return stub.kind == .icloud ? .content : .info
             }
@@ -110,13 +125,13 @@ private struct Walker {
       }
       checkEquivalentNames(entries, in: directory)
       parts = Array(repeating: DocumentParts(), count: folder.documentCount)
-      for entry in entries {
-        if let sub = visit(entry, in: directory, folder) {
-          if depth + 1 > FolderScan.maxDepth {
-            problems.append(.tooDeep(sub))
-          } else {
-            pending.append((sub, depth + 1))
-          }
+      var subdirectories = entries.compactMap { visit($0, in: directory, folder) }
+      subdirectories += readStubs(in: directory, folder)
+      for sub in subdirectories {
+        if depth + 1 > FolderScan.maxDepth {
+          problems.append(.tooDeep(sub))
+        } else {
+          pending.append((sub, depth + 1))
         }
       }
       for (index, found) in parts.enumerated() where !found.isEmpty {
@@ -125,11 +140,53 @@ private struct Walker {
     }
   }
 
+  /// The document whose plain iCloud stub (`.NAME.icloud`, not the `..NAME` or `-tef`
+  /// forms, whose names are less sure) `name` is, by its index in `folder`.
+  static func documentStub(_ name: String, in folder: DocumentFolder) -> Int? {
+    guard let (kind, realName) = Placeholder.parseFileName(name), kind == .icloud,
+      name.utf8.count == realName.utf8.count + 8
+    else { return nil }
+    return folder.documentIndex(named: realName)
+  }
+
+  /// The stubs of the directory's documents that were put off: a document's file beside them
+  /// makes them stale, and they are kept unread; otherwise they are read now. Returns what
+  /// `visit` returns for them (a stub replaced by a directory meanwhile is walked).
+  mutating func readStubs(in directory: String, _ folder: DocumentFolder) -> [String] {
+    var unread: [DirectoryEntry] = []
+    for index in parts.indices where !parts[index].stubs.isEmpty {
+      if parts[index].file == nil {
+        unread += parts[index].stubs
+        continue
+      }
+      for entry in parts[index].stubs {
+        let realName = Placeholder.parseFileName(entry.name)?.realName ?? entry.name
+        let stub = Placeholder(
+          kind: .icloud, path: path(FolderLayout.join(directory, entry.name)), realName: realName)
+        parts[index].placeholders.append((stub, entry.info))
+      }
+    }
+    for index in parts.indices { parts[index].stubs = [] }
+    guard !unread.isEmpty else { return [] }
+    var entries = unread
+    do {
+      entries = try fileSystem.entries(
+        unread.map(\.name), in: path(directory), limit: ICloudStub.maxSize)
+    } catch {
+      // The listed entries then go on unread: each is still a placeholder, with the reason.
+      problems.append(
+        .cannotReadDirectory(directory, (error as? FileSystemError)?.errno ?? .ioError))
+    }
+    return entries.compactMap { visit($0, in: directory, folder, puttingOffStubs: false) }
+  }
+
   /// Classifies one entry of `directory` (whose documents `folder` says); returns its logical
-  /// path when it is a directory to walk. Paths are built only for what is kept.
-  mutating func visit(_ entry: DirectoryEntry, in directory: String, _ folder: DocumentFolder)
-    -> String?
-  {
+  /// path when it is a directory to walk. Paths are built only for what is kept. A document's
+  /// stub is put off (`readStubs`) unless `puttingOffStubs` is false.
+  mutating func visit(
+    _ entry: DirectoryEntry, in directory: String, _ folder: DocumentFolder,
+    puttingOffStubs: Bool = true
+  ) -> String? {
     let name = entry.name
     let temporaryTarget = TemporaryFileName.target(of: name)
     if temporaryTarget == nil && FolderLayout.isNoSync(name) { return nil }
@@ -163,19 +220,23 @@ private struct Walker {
             targetLogicalName: FolderLayout.join(directory, target),
             size: info.size, modificationSeconds: info.modificationSeconds))
       } else {
-        file(entry, in: directory, folder)
+        file(entry, in: directory, folder, puttingOffStubs: puttingOffStubs)
       }
       return nil
     }
   }
 
   /// The `lstat` information of a regular file: from the listing, or (when it gave the kind
-  /// only) asked now. Nil when the file vanished, or could not be examined (a problem).
+  /// only) asked now. Nil when the file vanished or is no longer a regular file (the next
+  /// scan sees what replaced it), or could not be examined (a problem).
   mutating func info(of entry: DirectoryEntry, in directory: String) -> FileInfo? {
     if let info = entry.info { return info }
     let logical = FolderLayout.join(directory, entry.name)
     do {
-      return try fileSystem.info(path(logical))
+      guard let info = try fileSystem.info(path(logical)), info.kind == .regular else {
+        return nil
+      }
+      return info
     } catch {
       problems.append(.cannotReadEntry(logical, (error as? FileSystemError)?.errno ?? .ioError))
       return nil
@@ -188,8 +249,15 @@ private struct Walker {
   }
 
   /// Sorts a regular file into a document, a copy of one, or an other file.
-  mutating func file(_ entry: DirectoryEntry, in directory: String, _ folder: DocumentFolder) {
+  mutating func file(
+    _ entry: DirectoryEntry, in directory: String, _ folder: DocumentFolder,
+    puttingOffStubs: Bool
+  ) {
     let name = entry.name
+    if puttingOffStubs && putsOffStubs, let index = Self.documentStub(name, in: folder) {
+      parts[index].stubs.append(entry)
+      return
+    }
     var placeholder: Placeholder?
     if let info = entry.info, DatalessFiles.isDataless(info) {
       placeholder = Placeholder(
@@ -282,8 +350,8 @@ private struct Walker {
         entry.state = .placeholder
         entry.path = placeholder.path
         entry.size = placeholder.declaredSize
-        entry.modificationSeconds = info.modificationSeconds
-        entry.modificationNanoseconds = info.modificationNanoseconds
+        entry.modificationSeconds = info?.modificationSeconds
+        entry.modificationNanoseconds = info?.modificationNanoseconds
       } else {
         entry.state = .copiesOnly
       }

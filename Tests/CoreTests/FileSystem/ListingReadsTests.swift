@@ -62,4 +62,24 @@ import Testing
     #expect(plain.allSatisfy { $0.info != nil })
     #expect(plain == portable.map { DirectoryEntry(name: $0.name, info: $0.info) })
   }
+
+  /// `entries(_:in:limit:)` gives each name as the listing gives an entry to read; a name that
+  /// does not exist is left out.
+  @Test func entriesOfNamesAgree() throws {
+    let folder = try ScratchFolder()
+    _ = try folder.write(".s.icloud", [1, 2, 3])
+    _ = try folder.write(".big.icloud", [UInt8](repeating: 7, count: 20))
+    try folder.symlink(".link.icloud", to: folder.absolute(".s.icloud"))
+    try FileManager.default.createDirectory(
+      atPath: folder.absolute(".dir.icloud"), withIntermediateDirectories: false)
+    let names = [".s.icloud", ".gone.icloud", ".link.icloud", ".dir.icloud", ".big.icloud"]
+    let live = try LiveFileSystem().entries(names, in: folder.path, limit: 10)
+    let portable = try FaultyFileSystem(faults: []).entries(names, in: folder.path, limit: 10)
+    #expect(live == portable)
+    #expect(live.map(\.name) == [".s.icloud", ".link.icloud", ".dir.icloud", ".big.icloud"])
+    #expect(live.map(\.kind) == [.regular, .symlink, .directory, .regular])
+    #expect(live[0].content == [1, 2, 3])
+    #expect(live[1].content == nil && live[2].content == nil)
+    #expect(live[3].content == nil && live[3].readError == Errno(rawValue: EFBIG))
+  }
 }

@@ -28,7 +28,10 @@ import Testing
     }
 
     func plan(_ fs: FileSystem) throws -> FetchPlan {
-      Fetch.plan(root: root, documents: try FolderScan.scan(root: root, fileSystem: fs).documents)
+      Fetch.plan(
+        root: root,
+        documents: try FolderScan.scan(root: root, fileSystem: fs, readingStaleStubs: true)
+          .documents)
     }
   }
 

@@ -155,6 +155,56 @@ import Testing
     #expect(listing.others.allSatisfy { abs($0.modificationSeconds - now) < 600 })
   }
 
+  /// A document's stub `.NAME.icloud` is read only when the document's file is not beside it:
+  /// a stale one is kept unread (real name from its file name, size unknown). Other forms of
+  /// stub are read while listing, and `readingStaleStubs` reads every stub.
+  @Test func staleStubsAreNotRead() throws {
+    let s = try ScratchFolder()
+    try s.write("records/2026/09.automerge")
+    try s.write("records/2026/.09.automerge.icloud", Array("not a property list".utf8))
+    try s.write(
+      "records/2026/.10.automerge.icloud", try StubBytes.stub(name: "10.automerge", size: 5))
+    try s.write("records/2026/11.automerge")
+    try s.write(
+      "records/2026/..11.automerge.icloud", try StubBytes.stub(name: "11.automerge", size: 6))
+    try s.write("tags.automerge")
+    try s.write(".tags.automerge.icloud", try StubBytes.stub(name: "tags.automerge", size: 7))
+    // The portable form reads through readFile: a stale stub that it read would fail.
+    let failing = FaultyFileSystem(failingPaths: [
+      .init(
+        operation: .readFile, path: s.absolute("records/2026/.09.automerge.icloud"),
+        errno: .ioError),
+      .init(operation: .readFile, path: s.absolute(".tags.automerge.icloud"), errno: .ioError),
+    ])
+    for fileSystem in [fs, failing] as [any FileSystem] {
+      let listing = try FolderScan.scan(root: s.path, fileSystem: fileSystem)
+      #expect(listing.problems == [])
+      func entry(_ name: String) throws -> DocumentEntry {
+        try #require(listing.documents.first { $0.logicalName == name })
+      }
+      let sep = try entry("records/2026/09.automerge")
+      #expect(sep.state == .stalePlaceholder)
+      #expect(
+        sep.placeholder
+          == Placeholder(
+            kind: .icloud, path: s.absolute("records/2026/.09.automerge.icloud"),
+            realName: "09.automerge"))
+      let oct = try entry("records/2026/10.automerge")
+      #expect(oct.state == .placeholder)
+      #expect(oct.size == 5 && oct.placeholder?.declaredSize == 5)
+      #expect(oct.modificationSeconds != nil)
+      let nov = try entry("records/2026/11.automerge")
+      #expect(nov.state == .stalePlaceholder && nov.placeholder?.declaredSize == 6)
+      let tags = try entry("tags.automerge")
+      #expect(tags.state == .stalePlaceholder && tags.placeholder?.declaredSize == nil)
+    }
+    let all = try FolderScan.scan(root: s.path, fileSystem: fs, readingStaleStubs: true)
+    let sep = try #require(all.documents.first { $0.logicalName == "records/2026/09.automerge" })
+    #expect(sep.placeholder?.stubProblem != nil, "read, and found not to be a property list")
+    #expect(
+      all.documents.first { $0.logicalName == "tags.automerge" }?.placeholder?.declaredSize == 7)
+  }
+
   @Test func othersNoSyncAndTemporaries() throws {
     let s = try ScratchFolder()
     try s.write("tags.automerge")
@@ -406,6 +456,10 @@ import Testing
         $0.state == .conflicted && $0.copies.count == 2 && $0.placeholder != nil
       })
     #expect(listing.problems == [])
-    #expect(listing.documents.allSatisfy { $0.placeholder?.declaredSize == 10 })
+    // The stubs are stale (every file is there): left unread unless asked for.
+    #expect(listing.documents.allSatisfy { $0.placeholder?.declaredSize == nil })
+    let read = try FolderScan.scan(root: s.path, fileSystem: fs, readingStaleStubs: true)
+    #expect(read.documents.allSatisfy { $0.placeholder?.declaredSize == 10 })
+    #expect(read.documents.map(\.name) == listing.documents.map(\.name))
   }
 }

@@ -63,8 +63,9 @@ private struct Walker {
   /// stale ones are not read.
   let putsOffStubs: Bool
 
-  /// Every document found, with what belongs to it. A document's file, placeholders and
-  /// copies are all in its own directory, so they are gathered per directory (`parts`).
+  /// Every document found, with what belongs to it (placeholders sorted by path, copies by
+  /// logical name). A document's file, placeholders and copies are all in its own
+  /// directory, so they are gathered per directory (`parts`).
   var documents: [(DocumentName, DocumentParts)] = []
   /// What belongs to each document of the directory being walked, by its index there
   /// (`DocumentFolder.documentIndex(named:)`).
@@ -134,8 +135,14 @@ private struct Walker {
           pending.append((sub, depth + 1))
         }
       }
-      for (index, found) in parts.enumerated() where !found.isEmpty {
-        if let document = folder.document(at: index) { documents.append((document, found)) }
+      for index in parts.indices where !parts[index].isEmpty {
+        guard let document = folder.document(at: index) else { continue }
+        // Sorted here, in place: sorting copies later would hold every copy twice.
+        parts[index].placeholders.sort { $0.0.path.utf8.lexicographicallyPrecedes($1.0.path.utf8) }
+        parts[index].copies.sort {
+          $0.logicalName.utf8.lexicographicallyPrecedes($1.logicalName.utf8)
+        }
+        documents.append((document, parts[index]))
       }
     }
   }
@@ -331,12 +338,8 @@ private struct Walker {
     var entries: [DocumentEntry] = []
     entries.reserveCapacity(documents.count)
     for (name, parts) in documents {
-      let placeholders = parts.placeholders.sorted {
-        $0.0.path.utf8.lexicographicallyPrecedes($1.0.path.utf8)
-      }
-      let copies = parts.copies.sorted {
-        $0.logicalName.utf8.lexicographicallyPrecedes($1.logicalName.utf8)
-      }
+      let placeholders = parts.placeholders
+      let copies = parts.copies
       var entry = DocumentEntry(
         name: name, state: .local, path: name.path(root: root), size: nil, modificationSeconds: nil,
         placeholders: placeholders.map(\.0), copies: copies)

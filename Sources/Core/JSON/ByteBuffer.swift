@@ -36,6 +36,14 @@ final class ByteBuffer: JSONSink {
     count += bytes.count
   }
 
+  /// Appends `count` copies of `byte` (indentation).
+  func put(_ byte: UInt8, count n: Int) {
+    guard n > 0 else { return }
+    if count + n > capacity { grow(to: count + n) }
+    (base + count).initialize(repeating: byte, count: n)
+    count += n
+  }
+
   /// Makes room for at least `needed` bytes, doubling.
   private func grow(to needed: Int) {
     var newCapacity = capacity * 2

@@ -114,17 +114,7 @@ public struct JSONStream {
 
   private mutating func newline() {
     guard indent > 0 else { return }
-    var count = indent * level
     buffer.put(UInt8(ascii: "\n"))
-    // Copied from a run of spaces, not appended one by one.
-    Self.spaces.withUnsafeBufferPointer { spaces in
-      while count > 0 {
-        let run = min(count, spaces.count)
-        buffer.put(UnsafeBufferPointer(rebasing: spaces[..<run]))
-        count -= run
-      }
-    }
+    buffer.put(UInt8(ascii: " "), count: indent * level)
   }
-
-  private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
 }

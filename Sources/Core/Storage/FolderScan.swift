@@ -290,12 +290,14 @@ private struct Walker {
       }
       return
     }
-    let filePath = placeholder?.path ?? path(FolderLayout.join(directory, name))
+    // Without a placeholder the real name is the file's own.
+    let logical = FolderLayout.join(directory, realName)
+    let filePath = placeholder?.path ?? path(logical)
     if folder.mayHoldCopy(named: realName), let copyName = ConflictCopy.parse(fileName: realName),
       let index = folder.documentIndex(named: copyName.canonicalName)
     {
       let copy = ConflictCopy(
-        path: filePath, logicalName: FolderLayout.join(directory, realName), name: copyName,
+        path: filePath, logicalName: logical, name: copyName,
         placeholder: placeholder)
       parts[index].copies.append(copy)
       return
@@ -303,7 +305,7 @@ private struct Walker {
     guard let info = info(of: entry, in: directory) else { return }
     others.append(
       OtherFile(
-        logicalName: FolderLayout.join(directory, realName), path: filePath,
+        logicalName: logical, path: filePath,
         size: placeholder == nil ? info.size : placeholder?.declaredSize,
         modificationSeconds: info.modificationSeconds, placeholder: placeholder))
   }

@@ -72,6 +72,27 @@ public struct ConflictPattern: Sendable {
   func match(_ name: [UInt8], stem: [UInt8], holding: (name: MarkerBytes, stem: MarkerBytes))
     -> ([UInt8], ConflictMarker)?
   {
+    matcher.match(name, stem: stem, holding: holding)
+  }
+
+  /// What matching needs of the row, without its documentation and examples.
+  var matcher: ConflictMatcher {
+    ConflictMatcher(service: service, position: position, needs: needs, strip: strip)
+  }
+}
+
+/// A row of the table reduced to what matching needs: cheap to iterate, where a whole row
+/// would retain its strings and arrays at each step.
+struct ConflictMatcher: Sendable {
+  let service: ConflictService
+  let position: ConflictPattern.Position
+  let needs: MarkerBytes
+  let strip: @Sendable ([UInt8]) -> ConflictPattern.Strip?
+
+  /// As `ConflictPattern.match`.
+  func match(_ name: [UInt8], stem: [UInt8], holding: (name: MarkerBytes, stem: MarkerBytes))
+    -> ([UInt8], ConflictMarker)?
+  {
     switch position {
     case .afterExtension:
       guard !needs.isDisjoint(with: holding.name), let s = strip(name), s.keep > 0,
@@ -512,13 +533,8 @@ public enum ConflictPatterns {
     return nil
   }
 
-  /// The rows without their documentation and examples: what matching needs, cheap to
-  /// iterate (a row of `all` carries strings and arrays that each step would retain).
-  private static let matchers = all.map {
-    ConflictPattern(
-      $0.service, "", $0.position, needs: $0.needs, examples: [], counterexamples: [],
-      strip: $0.strip)
-  }
+  /// The rows as matchers, in order.
+  private static let matchers = all.map(\.matcher)
 
   /// The final ` (…)` group of a stem: the index of the space before it and its inner bytes.
   static func finalGroup(_ stem: [UInt8]) -> (Int, [UInt8])? {

@@ -104,9 +104,11 @@ private struct Walker {
       let entries: [DirectoryEntry]
       let folder = DocumentFolder(logicalPath: directory)
       do {
-        // Only what the scan uses is asked for. iCloud stubs are read while listing (their
-        // information then comes from the open file). A name that may be a conflict copy
-        // gets its kind only: a copy's size and time are not used. The rest gets `lstat`.
+        // Only what the scan uses is asked for. A document's plain iCloud stub waits for
+        // `readStubs` (read only if the document's file is missing); other iCloud stubs are
+        // read while listing (their information then comes from the open file). A name that
+        // may be a conflict copy gets its kind only: a copy's size and time are not used.
+        // The rest gets `lstat`.
         entries = try fileSystem.contentsOfDirectory(
           FolderLayout.path(root: root, logicalName: directory),
           detail: { name in

@@ -107,12 +107,16 @@ public enum Migration {
   {
     let fs = fileSystem
     let sourceExists = (try? fs.infoFollowingLinks(source))??.kind == .directory
-    // A source that is gone (removed by an interrupted run's finish) has nothing left.
+    // A source that is gone (removed by an interrupted run's finish) has nothing left. Every
+    // stub is read, stale ones too: `--fetch` reports what `mn fetch` would (`fetchPlans`).
     let sourceListing =
-      sourceExists ? try FolderScan.scan(root: source, fileSystem: fs) : FolderListing(root: source)
+      sourceExists
+      ? try FolderScan.scan(root: source, fileSystem: fs, readingStaleStubs: true)
+      : FolderListing(root: source)
     let destinationExists = (try? fs.infoFollowingLinks(destination))??.kind == .directory
     let destinationListing =
-      destinationExists ? try FolderScan.scan(root: destination, fileSystem: fs) : nil
+      destinationExists
+      ? try FolderScan.scan(root: destination, fileSystem: fs, readingStaleStubs: true) : nil
     var plan = MigrationPlan(
       source: source, destination: destination, destinationExists: destinationExists,
       documents: [], files: [], placeholders: [], unreadable: [], conflictCopies: [], warnings: [],

@@ -26,8 +26,9 @@ public enum FolderScan {
   /// - Parameters:
   ///   - root: absolute path of the data folder (a symbolic link to it is followed).
   ///   - fileSystem: every disk access goes through it.
-  ///   - readingStaleStubs: read stale iCloud stubs too, for the size they declare (`fetch`
-  ///     compares it with what it brings); otherwise they are left unread.
+  ///   - readingStaleStubs: read stale iCloud stubs too, for the size they declare (`fetch`,
+  ///     and `migrate` for its `--fetch`, compare it with what they bring); otherwise they
+  ///     are left unread.
   /// - Returns: the listing, every array sorted by logical name.
   /// - Throws: `StorageError.noSuchFolder`, `.notADirectory`, `.cannotReadEntry` or
   ///   `.cannotReadDirectory` when the root itself cannot be listed. Anything below the root

@@ -48,9 +48,9 @@ public struct Placeholder: Sendable, Hashable {
   /// - Returns: nil when the name is not a placeholder's, or the real name would be empty.
   public static func parseFileName(_ fileName: String) -> (kind: PlaceholderKind, realName: String)?
   {
-    // Every placeholder suffix ends in "d": most names fail here.
-    guard fileName.utf8.last == 0x64 else { return nil }
-    return NameBytes.withBytes(fileName) { bytes -> (PlaceholderKind, String)? in
+    NameBytes.withBytes(fileName) { bytes -> (PlaceholderKind, String)? in
+      // Every placeholder suffix ends in "d": most names fail here.
+      guard bytes.last == 0x64 else { return nil }
       var inner = bytes[...]
       let kind: PlaceholderKind
       if NameBytes.hasSuffix(bytes, ".icloud"), bytes.first == NameBytes.dot {

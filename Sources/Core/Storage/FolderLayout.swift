@@ -22,7 +22,8 @@ public enum FolderLayout {
   /// The absolute path of `logicalName` (relative to `root`; `""` is the root itself).
   public static func path(root: String, logicalName: String) -> String {
     if logicalName.isEmpty { return root }
-    return root.utf8.last == 0x2F ? root + logicalName : joined(root, logicalName)
+    let endsInSlash = NameBytes.withBytes(root) { $0.last == 0x2F }
+    return endsInSlash ? root + logicalName : joined(root, logicalName)
   }
 
   /// The logical path of `name` inside the directory `directory` (`""` is the root).

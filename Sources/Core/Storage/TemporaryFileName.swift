@@ -21,8 +21,10 @@ public enum TemporaryFileName {
 
   /// The target's file name, when `fileName` is one of mn's temporaries; nil otherwise.
   public static func target(of fileName: String) -> String? {
-    // Most names fail here without allocating.
-    guard fileName.utf8.first == NameBytes.dot, fileName.utf8.last == 0x63 else { return nil }
+    // Most names fail here without allocating (`.` first, `c` of `.nosync` last).
+    guard NameBytes.withBytes(fileName, { $0.first == NameBytes.dot && $0.last == 0x63 }) else {
+      return nil
+    }
     let bytes = Array(fileName.utf8)
     let tail = 4 + tokenLength + 7  // ".mn-" token ".nosync"
     guard bytes.count > 1 + tail, bytes[0] == NameBytes.dot,

@@ -22,15 +22,15 @@ public final class FileDescriptorSink: OutputSink, @unchecked Sendable {
   }
 
   public func write(_ bytes: [UInt8]) throws {
-    if buffer.count + bytes.count > limit { try flush() }
     if bytes.count > limit / 4 {
       // A large piece (a part of a long listing) goes out as it is, after what is buffered:
       // copying it would only cost time and memory.
       try flush()
       try writeOut(bytes)
-    } else {
-      buffer.append(contentsOf: bytes)
+      return
     }
+    if buffer.count + bytes.count > limit { try flush() }
+    buffer.append(contentsOf: bytes)
   }
 
   public func flush() throws {

@@ -8,9 +8,9 @@
 /// known by its name and the type its directory entry gives); the one file ever read is an
 /// iCloud stub (a few hundred bytes), so a scan never triggers a download. A stub is read
 /// while its directory is listed, except the stub `.NAME.icloud` of a document: that one is
-/// read only when the document's file is not beside it. A stale stub is not read: its
-/// real name is the one in its file name, and the size it declares is not known. On macOS the caller first calls
-/// `DatalessFiles.disableMaterializationForProcess()`.
+/// read only when the document's file is not beside it. A stale stub is not read: its real
+/// name is the one in its file name, and the size it declares is not known. On macOS the
+/// caller first calls `DatalessFiles.disableMaterializationForProcess()`.
 ///
 /// Unicode: names are kept exactly as the directory returns them (bytes), and sorted by
 /// those bytes. Documents and their copies are recognised on the bytes of ASCII names, so
@@ -113,9 +113,10 @@ private struct Walker {
         entries = try fileSystem.contentsOfDirectory(
           FolderLayout.path(root: root, logicalName: directory),
           detail: { name in
-            if putsOffStubs && Self.documentStub(name, in: folder) != nil { return .kind }
             if let stub = Placeholder.parseFileName(name) {
-              return stub.kind == .icloud ? .content : .info
+              guard stub.kind == .icloud else { return .info }
+              return putsOffStubs && Self.documentStub(name, stub, in: folder) != nil
+                ? .kind : .content
             }
             let mayBeCopy =
               folder.mayHoldCopy(named: name) && folder.documentIndex(named: name) == nil
@@ -151,12 +152,16 @@ private struct Walker {
   }
 
   /// The document whose plain iCloud stub (`.NAME.icloud`, not the `..NAME` or `-tef`
-  /// forms, whose names are less sure) `name` is, by its index in `folder`.
-  static func documentStub(_ name: String, in folder: DocumentFolder) -> Int? {
-    guard let (kind, realName) = Placeholder.parseFileName(name), kind == .icloud,
-      name.utf8.count == realName.utf8.count + 8
+  /// forms, whose names are less sure) `name` is, by its index in `folder`; `parsed` is what
+  /// `Placeholder.parseFileName` made of `name`.
+  static func documentStub(
+    _ name: String, _ parsed: (kind: PlaceholderKind, realName: String)?,
+    in folder: DocumentFolder
+  ) -> Int? {
+    guard let parsed, parsed.kind == .icloud,
+      name.utf8.count == parsed.realName.utf8.count + 8
     else { return nil }
-    return folder.documentIndex(named: realName)
+    return folder.documentIndex(named: parsed.realName)
   }
 
   /// The stubs of the directory's documents that were put off: a document's file beside them
@@ -165,18 +170,19 @@ private struct Walker {
   mutating func readStubs(in directory: String, _ folder: DocumentFolder) -> [String] {
     var unread: [DirectoryEntry] = []
     for index in parts.indices where !parts[index].stubs.isEmpty {
+      let stubs = parts[index].stubs
+      parts[index].stubs = []
       if parts[index].file == nil {
-        unread += parts[index].stubs
+        unread += stubs
         continue
       }
-      for entry in parts[index].stubs {
+      for entry in stubs {
         let realName = Placeholder.parseFileName(entry.name)?.realName ?? entry.name
         let stub = Placeholder(
           kind: .icloud, path: path(FolderLayout.join(directory, entry.name)), realName: realName)
         parts[index].placeholders.append((stub, entry.info))
       }
     }
-    for index in parts.indices { parts[index].stubs = [] }
     guard !unread.isEmpty else { return [] }
     var entries = unread
     do {
@@ -264,7 +270,10 @@ private struct Walker {
     puttingOffStubs: Bool
   ) {
     let name = entry.name
-    if puttingOffStubs && putsOffStubs, let index = Self.documentStub(name, in: folder) {
+    let stubName = Placeholder.parseFileName(name)
+    if puttingOffStubs && putsOffStubs,
+      let index = Self.documentStub(name, stubName, in: folder)
+    {
       parts[index].stubs.append(entry)
       return
     }
@@ -272,7 +281,7 @@ private struct Walker {
     if let info = entry.info, DatalessFiles.isDataless(info) {
       placeholder = Placeholder(
         kind: .dataless, path: path(FolderLayout.join(directory, name)), realName: name)
-    } else if Placeholder.parseFileName(name) != nil {
+    } else if stubName != nil {
       let stubPath = path(FolderLayout.join(directory, name))
       placeholder = Placeholder.read(path: stubPath, fileName: name) {
         if let content = entry.content { return .success(content) }
@@ -300,8 +309,7 @@ private struct Walker {
       let index = folder.documentIndex(named: copyName.canonicalName)
     {
       let copy = ConflictCopy(
-        path: filePath, logicalName: logical, name: copyName,
-        placeholder: placeholder)
+        path: filePath, logicalName: logical, name: copyName, placeholder: placeholder)
       parts[index].copies.append(copy)
       return
     }

@@ -35,6 +35,10 @@ public struct Environment: Sendable {
   public var sleep: @Sendable (Double) -> Void
   /// Starts child processes (`fetch --exec`).
   public var processRunner: any ProcessRunner
+  /// Takes what a verb is done with just before it returns (a listing of thousands of
+  /// entries). `live()` keeps it: the process exits right after the verb, and freeing it
+  /// entry by entry would cost more than writing it out did. By default it is freed as usual.
+  public var keepUntilExit: @Sendable (any Sendable) -> Void
 
   public init(
     variables: [String: String], currentDirectory: String,
@@ -44,7 +48,8 @@ public struct Environment: Sendable {
     readStandardInput: @escaping @Sendable () throws -> [UInt8] = { [] },
     readLine: @escaping @Sendable () -> String? = { nil },
     sleep: @escaping @Sendable (Double) -> Void = { _ in },
-    processRunner: any ProcessRunner = LiveProcessRunner()
+    processRunner: any ProcessRunner = LiveProcessRunner(),
+    keepUntilExit: @escaping @Sendable (any Sendable) -> Void = { _ in }
   ) {
     self.variables = variables
     self.currentDirectory = currentDirectory
@@ -59,6 +64,7 @@ public struct Environment: Sendable {
     self.readLine = readLine
     self.sleep = sleep
     self.processRunner = processRunner
+    self.keepUntilExit = keepUntilExit
   }
 }
 

@@ -115,6 +115,13 @@ extension Environment {
           tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-      })
+      },
+      keepUntilExit: { _ = Unmanaged.passRetained(KeptUntilExit($0)) })
   }
+}
+
+/// A value kept alive on purpose until the process exits (`Environment.keepUntilExit`).
+private final class KeptUntilExit: Sendable {
+  let value: any Sendable
+  init(_ value: any Sendable) { self.value = value }
 }

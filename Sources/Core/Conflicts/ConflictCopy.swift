@@ -56,8 +56,8 @@ public struct ConflictCopyName: Sendable, Hashable {
     self.canonicalName = canonicalName
     self.markers = markers
     self.service = markers.first?.service ?? .icloud
-    self.device = markers.lazy.compactMap(\.device).first
-    self.date = markers.lazy.compactMap(\.date).first
+    self.device = markers.first { $0.device != nil }?.device
+    self.date = markers.first { $0.date != nil }?.date
   }
 }
 

@@ -105,10 +105,11 @@ struct ConflictMatcher: Sendable {
       guard !needs.isDisjoint(with: holding.stem), let s = strip(stem), s.keep > 0,
         s.keep < stem.count
       else { return nil }
-      return (
-        Array(stem[..<s.keep]) + name[stem.count...],
-        ConflictMarker(service: service, device: s.device, date: s.date)
-      )
+      var rest: [UInt8] = []
+      rest.reserveCapacity(s.keep + name.count - stem.count)
+      rest += stem[..<s.keep]
+      rest += name[stem.count...]
+      return (rest, ConflictMarker(service: service, device: s.device, date: s.date))
     }
   }
 }
@@ -186,7 +187,8 @@ public enum ConflictPatterns {
         "09.automerge.conflict", "09.automerge.conflict01", "09.automerge.Conflict1",
       ],
       strip: { name in
-        guard let i = B.lastIndex(of: ".conflict", in: name),
+        // Most names end in a letter: the search for ".conflict" is then not needed.
+        guard let last = name.last, B.isDigit(last), let i = B.lastIndex(of: ".conflict", in: name),
           B.counter(name, (i + 9)..<name.count) != nil
         else { return nil }
         return .init(keep: i)
@@ -223,8 +225,8 @@ public enum ConflictPatterns {
       strip: { stem in
         guard let i = B.lastIndex(of: ".sync-conflict-", in: stem) else { return nil }
         let d = i + 15
-        guard stem.count >= d + 15, stem[d + 8] == B.dash, let date = B.compactDate(stem, at: d),
-          let time = B.compactTime(stem, at: d + 9)
+        guard stem.count >= d + 15, stem[d + 8] == B.dash,
+          let date = B.compactDateTime(stem, date: d, time: d + 9)
         else { return nil }
         var device: String?
         if stem.count > d + 15 {
@@ -234,7 +236,7 @@ public enum ConflictPatterns {
           else { return nil }
           device = B.string(stem[id])
         }
-        return .init(keep: i, device: device, date: date + "T" + time)
+        return .init(keep: i, device: device, date: date)
       }),
     ConflictPattern(
       .seafile, "NAME (SFConflict EMAIL YYYY-MM-DD-HH-MM-SS).EXT",
@@ -261,7 +263,7 @@ public enum ConflictPatterns {
         else { return nil }
         let user = inner[11..<(inner.count - 20)]
         guard !user.isEmpty, !user.contains(B.space) else { return nil }
-        return .init(keep: o, device: B.string(user), date: date + "T" + time)
+        return .init(keep: o, device: B.string(user), date: B.dateTime(date, time))
       }),
     ConflictPattern(
       .nextcloud, "NAME (conflicted copy [USER ]YYYY-MM-DD HHMMSS).EXT  (Nextcloud, ownCloud)",
@@ -296,7 +298,7 @@ public enum ConflictPatterns {
         } else if at != 16 {
           return nil
         }
-        return .init(keep: o, device: device, date: date + "T" + time)
+        return .init(keep: o, device: device, date: B.dateTime(date, time))
       }),
     ConflictPattern(
       .nextcloud, "NAME_conflict-YYYYMMDD-HHMMSS.EXT  (older ownCloud)",
@@ -310,10 +312,9 @@ public enum ConflictPatterns {
         guard stem.count >= 10 + 15 else { return nil }
         let i = stem.count - 10 - 15
         guard B.matches(stem, at: i, marker), stem[stem.count - 7] == B.dash,
-          let date = B.compactDate(stem, at: i + 10),
-          let time = B.compactTime(stem, at: stem.count - 6)
+          let date = B.compactDateTime(stem, date: i + 10, time: stem.count - 6)
         else { return nil }
-        return .init(keep: i, date: date + "T" + time)
+        return .init(keep: i, date: date)
       }),
     ConflictPattern(
       .unison, "NAME (conflict[ #N]_on_YYYY-MM-DD).EXT  (-copyonconflict)",

@@ -31,19 +31,6 @@ public enum FolderLayout {
     directory.isEmpty ? name : joined(directory, name)
   }
 
-  /// `a/b`, built in one allocation (the scan makes two per file it keeps; `+` costs several
-  /// times as much).
-  static func joined(_ a: String, _ b: String) -> String {
-    NameBytes.withBytes(a) { first in
-      NameBytes.withBytes(b) { second in
-        String(unsafeUninitializedCapacity: first.count + 1 + second.count) { out in
-          var at = out.initialize(fromContentsOf: first)
-          out[at] = 0x2F
-          at += 1
-          let rest = UnsafeMutableBufferPointer(rebasing: out[at...])
-          return at + rest.initialize(fromContentsOf: second)
-        }
-      }
-    }
-  }
+  /// `a/b` (the scan builds two paths per file it keeps).
+  static func joined(_ a: String, _ b: String) -> String { NameBytes.joined(a, 0x2F, b) }
 }

@@ -262,3 +262,23 @@ private struct NameGenerator: RandomNumberGenerator {
     #expect(matched > 1000)
   }
 }
+
+@Suite struct NameBytesDateTests {
+  /// The one-string date and time of Syncthing and older ownCloud names: fields in range are
+  /// written zero-padded; a field out of range or not digits gives nil.
+  @Test func compactDateTimeChecksEveryField() {
+    func parse(_ text: String) -> String? {
+      NameBytes.compactDateTime(Array(text.utf8), date: 0, time: 9)
+    }
+    #expect(parse("20260906-154512") == "2026-09-06T15:45:12")
+    #expect(parse("00010101-000000") == "0001-01-01T00:00:00")
+    #expect(parse("99991231-235960") == "9999-12-31T23:59:60")
+    for bad in [
+      "20261306-154512", "20260006-154512", "20260900-154512", "20260932-154512",
+      "20260906-244512", "20260906-156012", "20260906-154561", "2026090x-154512",
+      "20260906-15451", "2026",
+    ] {
+      #expect(parse(bad) == nil, "\(bad)")
+    }
+  }
+}

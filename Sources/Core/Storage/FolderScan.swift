@@ -104,6 +104,7 @@ private struct Walker {
     while let (directory, depth) = pending.popLast() {
       let entries: [DirectoryEntry]
       let folder = DocumentFolder(logicalPath: directory)
+      let directoryPath = path(directory)
       do {
         // Only what the scan uses is asked for. A document's plain iCloud stub waits for
         // `readStubs` (read only if the document's file is missing); other iCloud stubs are
@@ -111,7 +112,7 @@ private struct Walker {
         // may be a conflict copy gets its kind only: a copy's size and time are not used.
         // The rest gets `lstat`.
         entries = try fileSystem.contentsOfDirectory(
-          FolderLayout.path(root: root, logicalName: directory),
+          directoryPath,
           detail: { name in
             if let stub = Placeholder.parseFileName(name) {
               guard stub.kind == .icloud else { return .info }
@@ -131,7 +132,10 @@ private struct Walker {
       checkEquivalentNames(entries, in: directory)
       parts = Array(repeating: DocumentParts(), count: folder.documentCount)
       var subdirectories = entries.compactMap { visit($0, in: directory, folder) }
-      subdirectories += readStubs(in: directory, folder)
+      subdirectories += readStubs(in: directory, at: directoryPath, folder)
+      // Walked in byte order (the last pushed is walked first), so that the documents come
+      // out nearly sorted and sorting them in `listing` is one pass.
+      subdirectories.sort { $1.utf8.lexicographicallyPrecedes($0.utf8) }
       for sub in subdirectories {
         if depth + 1 > FolderScan.maxDepth {
           problems.append(.tooDeep(sub))
@@ -167,7 +171,10 @@ private struct Walker {
   /// The stubs of the directory's documents that were put off: a document's file beside them
   /// makes them stale, and they are kept unread; otherwise they are read now. Returns what
   /// `visit` returns for them (a stub replaced by a directory meanwhile is walked).
-  mutating func readStubs(in directory: String, _ folder: DocumentFolder) -> [String] {
+  /// `directoryPath` is the directory's absolute path.
+  mutating func readStubs(in directory: String, at directoryPath: String, _ folder: DocumentFolder)
+    -> [String]
+  {
     var unread: [DirectoryEntry] = []
     for index in parts.indices where !parts[index].stubs.isEmpty {
       let stubs = parts[index].stubs
@@ -177,9 +184,13 @@ private struct Walker {
         continue
       }
       for entry in stubs {
-        let realName = Placeholder.parseFileName(entry.name)?.realName ?? entry.name
+        // `.NAME.icloud`, as `documentStub` made sure.
+        let realName = NameBytes.withBytes(entry.name) {
+          NameBytes.string(UnsafeBufferPointer(rebasing: $0[1..<($0.count - 7)]))
+        }
         let stub = Placeholder(
-          kind: .icloud, path: path(FolderLayout.join(directory, entry.name)), realName: realName)
+          kind: .icloud, path: FolderLayout.path(root: directoryPath, logicalName: entry.name),
+          realName: realName)
         parts[index].placeholders.append((stub, entry.info))
       }
     }
@@ -187,7 +198,7 @@ private struct Walker {
     var entries = unread
     do {
       entries = try fileSystem.entries(
-        unread.map(\.name), in: path(directory), limit: ICloudStub.maxSize)
+        unread.map(\.name), in: directoryPath, limit: ICloudStub.maxSize)
     } catch {
       // The listed entries then go on unread: each is still a placeholder, with the reason.
       problems.append(

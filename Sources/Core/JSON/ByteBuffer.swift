@@ -44,6 +44,15 @@ final class ByteBuffer: JSONSink {
     count += n
   }
 
+  /// Appends `n` bytes that `body` writes at the pointer it is given: a run made of several
+  /// parts costs one capacity check.
+  func put(count n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Void) {
+    guard n > 0 else { return }
+    if count + n > capacity { grow(to: count + n) }
+    body(base + count)
+    count += n
+  }
+
   /// Makes room for at least `needed` bytes, doubling.
   private func grow(to needed: Int) {
     var newCapacity = capacity * 2

@@ -40,13 +40,32 @@ public struct JSONStream {
     colon()
   }
 
-  /// A key known when compiling, copied as it is: it must need no escape (`"size"`).
+  /// A key known when compiling, copied as it is: it must need no escape (`"size"`). What
+  /// `separate`, the key and `colon` write is written as one run (a listing writes thousands
+  /// of keys).
   public mutating func literalKey(_ name: StaticString) {
-    separate()
-    buffer.put(UInt8(ascii: "\""))
-    buffer.put(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-    buffer.put(UInt8(ascii: "\""))
-    colon()
+    let key = name.utf8CodeUnitCount
+    let comma = empty ? 0 : 1
+    let line = indent > 0 ? 1 + indent * level : 0
+    let colon = indent > 0 ? 2 : 1
+    buffer.put(count: comma + line + key + 2 + colon) { out in
+      var at = 0
+      if comma > 0 { out[at] = UInt8(ascii: ",") }
+      at += comma
+      if line > 0 {
+        out[at] = UInt8(ascii: "\n")
+        (out + at + 1).initialize(repeating: UInt8(ascii: " "), count: line - 1)
+      }
+      at += line
+      out[at] = UInt8(ascii: "\"")
+      (out + at + 1).initialize(from: name.utf8Start, count: key)
+      at += key + 1
+      out[at] = UInt8(ascii: "\"")
+      out[at + 1] = UInt8(ascii: ":")
+      if colon > 1 { out[at + 2] = UInt8(ascii: " ") }
+    }
+    empty = false
+    afterKey = true
   }
 
   private mutating func colon() {

@@ -76,7 +76,7 @@ public enum JSONWriter {
     out.put(UInt8(ascii: "\""))
     var s = s
     s.withUTF8 { bytes in
-      if !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5c }) {
+      if !needsEscape(bytes) {
         out.put(bytes)
       } else {
         // Runs of bytes that need no escape are copied whole.
@@ -90,6 +90,32 @@ public enum JSONWriter {
       }
     }
     out.put(UInt8(ascii: "\""))
+  }
+
+  /// Whether any byte of `bytes` is a quote, a backslash or a control character. Eight bytes
+  /// are tested at once: a listing's strings are paths, long and with nothing to escape.
+  static func needsEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress else { return false }
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    // Nonzero when some byte of `w` is below `n` (n <= 0x80): the subtraction borrows into
+    // the high bit of such a byte, and a byte with its own high bit set is masked out.
+    func hasByteBelow(_ w: UInt64, _ n: UInt64) -> UInt64 { (w &- ones &* n) & ~w & highs }
+    var i = 0
+    while i + 8 <= bytes.count {
+      let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+      let found =
+        hasByteBelow(w, 0x20) | hasByteBelow(w ^ (ones &* 0x22), 1)
+        | hasByteBelow(w ^ (ones &* 0x5c), 1)
+      if found != 0 { return true }
+      i += 8
+    }
+    while i < bytes.count {
+      let byte = bytes[i]
+      if byte < 0x20 || byte == 0x22 || byte == 0x5c { return true }
+      i += 1
+    }
+    return false
   }
 
   /// The escape sequence of a quote, a backslash or a control character.

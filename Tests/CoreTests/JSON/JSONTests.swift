@@ -99,6 +99,79 @@ import Testing
   }
 }
 
+extension JSONStreamTests {
+  /// Literal keys, written as one run each, give what the tree writer gives: first and later
+  /// members, at every level, after an array and after an object.
+  @Test(arguments: [0, 2])
+  func literalKeysMatchTheTreeWriter(indent: Int) {
+    var out = JSONStream(indent: indent)
+    out.beginArray()
+    for n in 0..<2 {
+      out.beginObject()
+      out.literalKey("name")
+      out.string("records/2026/0\(n).automerge")
+      out.literalKey("copies")
+      out.beginArray()
+      out.beginObject()
+      out.literalKey("path")
+      out.string("/a \"b\"")
+      out.literalKey("placeholder")
+      out.beginObject()
+      out.literalKey("kind")
+      out.string("icloud")
+      out.endObject()
+      out.literalKey("size")
+      out.int(-3)
+      out.endObject()
+      out.endArray()
+      out.literalKey("empty")
+      out.beginObject()
+      out.endObject()
+      out.endObject()
+    }
+    out.endArray()
+    let member = { (n: Int) -> JSONValue in
+      .object([
+        ("name", .string("records/2026/0\(n).automerge")),
+        (
+          "copies",
+          .array([
+            .object([
+              ("path", .string("/a \"b\"")),
+              ("placeholder", .object([("kind", .string("icloud"))])), ("size", .int(-3)),
+            ])
+          ])
+        ),
+        ("empty", .object([])),
+      ])
+    }
+    let expected = JSONWriter.string(.array([member(0), member(1)]), indent: indent)
+    #expect(String(decoding: out.bytes, as: UTF8.self) == expected)
+  }
+}
+
+@Suite struct JSONEscapeTests {
+  /// The word-at-a-time test agrees with the byte rule (a quote, a backslash or a byte below
+  /// 0x20) for every byte value at every position of strings of 1 to 19 bytes, among bytes
+  /// that need no escape, ASCII or not.
+  @Test func needsEscapeAgreesWithTheByteRule() {
+    let plain: [UInt8] = [0x20, 0x41, 0x7E, 0x7F, 0x80, 0xC3, 0xFF, 0x21, 0x5B, 0x5D]
+    for length in 1...19 {
+      for position in 0..<length {
+        for byte in UInt8.min...UInt8.max {
+          var bytes = (0..<length).map { plain[$0 % plain.count] }
+          bytes[position] = byte
+          let expected = byte < 0x20 || byte == 0x22 || byte == 0x5C
+          let found = bytes.withUnsafeBufferPointer { JSONWriter.needsEscape($0) }
+          #expect(found == expected, "byte \(byte) at \(position) of \(length)")
+          if found != expected { return }
+        }
+      }
+    }
+    #expect(!JSONWriter.needsEscape(UnsafeBufferPointer(start: nil, count: 0)))
+  }
+}
+
 @Suite struct UTCDateTimeFormatTests {
   /// The byte-by-byte ISO 8601 form equals the padded-string form, across years.
   @Test func iso8601MatchesThePaddedForm() {

@@ -4,6 +4,8 @@ import Core
 public protocol OutputSink: AnyObject, Sendable {
   /// Writes bytes; a closed pipe is ignored, any other failure is thrown.
   func write(_ bytes: [UInt8]) throws
+  /// Writes bytes from memory the caller keeps (a long listing's buffer), as `write`.
+  func write(_ bytes: UnsafeBufferPointer<UInt8>) throws
   /// Flushes anything buffered.
   func flush() throws
 }
@@ -11,6 +13,8 @@ public protocol OutputSink: AnyObject, Sendable {
 extension OutputSink {
   /// Writes text as UTF-8.
   public func write(_ text: String) throws { try write(Array(text.utf8)) }
+
+  public func write(_ bytes: UnsafeBufferPointer<UInt8>) throws { try write(Array(bytes)) }
 }
 
 /// Everything a verb may touch outside itself, passed in (style.md (d)).

@@ -22,6 +22,10 @@ public final class FileDescriptorSink: OutputSink, @unchecked Sendable {
   }
 
   public func write(_ bytes: [UInt8]) throws {
+    try bytes.withUnsafeBufferPointer { try write($0) }
+  }
+
+  public func write(_ bytes: UnsafeBufferPointer<UInt8>) throws {
     if bytes.count > limit / 4 {
       // A large piece (a part of a long listing) goes out as it is, after what is buffered:
       // copying it would only cost time and memory.
@@ -35,18 +39,15 @@ public final class FileDescriptorSink: OutputSink, @unchecked Sendable {
 
   public func flush() throws {
     defer { buffer.removeAll(keepingCapacity: true) }
-    try writeOut(buffer)
+    try buffer.withUnsafeBufferPointer { try writeOut($0) }
   }
 
   /// Writes all of `bytes` to the descriptor; after a broken pipe, nothing more.
-  private func writeOut(_ bytes: [UInt8]) throws {
-    guard !broken else { return }
+  private func writeOut(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+    guard !broken, let base = bytes.baseAddress else { return }
     var offset = 0
     while offset < bytes.count {
-      let n = bytes.withUnsafeBytes { raw -> Int in
-        guard let base = raw.baseAddress else { return 0 }
-        return sinkWrite(fd, base + offset, raw.count - offset)
-      }
+      let n = sinkWrite(fd, base + offset, bytes.count - offset)
       if n >= 0 {
         offset += n
         continue

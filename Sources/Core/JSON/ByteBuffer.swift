@@ -16,11 +16,11 @@ final class ByteBuffer: JSONSink {
   /// The bytes written so far.
   var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
-  /// The bytes written so far, which are then forgotten (the memory is kept for what
-  /// follows).
-  func take() -> [UInt8] {
+  /// Hands the bytes written so far to `body`, in place, then forgets them (the memory is
+  /// kept for what follows).
+  func drain(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
     defer { count = 0 }
-    return bytes
+    try body(UnsafeBufferPointer(start: base, count: count))
   }
 
   func put(_ byte: UInt8) {

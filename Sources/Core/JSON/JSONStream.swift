@@ -6,14 +6,16 @@
 /// stream does not check it. The text is kept in a buffer that copies of a stream share: a
 /// stream has one writer.
 public struct JSONStream {
-  /// The text so far (since the last `take`).
+  /// The text so far (since the last `drain`).
   public var bytes: [UInt8] { buffer.bytes }
   /// How many bytes `bytes` holds.
   public var count: Int { buffer.count }
 
-  /// The text so far, which the stream then forgets: a long listing is written out in
-  /// pieces, in the same memory, instead of being held whole.
-  public mutating func take() -> [UInt8] { buffer.take() }
+  /// Hands the text so far to `write`, in place, and forgets it: a long listing is written
+  /// out in pieces, in the same memory, instead of being held whole.
+  public mutating func drain(_ write: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    try buffer.drain(write)
+  }
   private var buffer: ByteBuffer
   private let indent: Int
   private var level = 0
@@ -78,6 +80,9 @@ public struct JSONStream {
     separate()
     JSONWriter.writeString(value, to: &buffer)
   }
+
+  /// A line break after the outermost value (text for a terminal or a pipe ends with one).
+  public mutating func endLine() { buffer.put(UInt8(ascii: "\n")) }
 
   public mutating func int(_ value: Int64) {
     separate()

@@ -80,11 +80,12 @@ private struct Walker {
     var file: FileInfo?
     /// Each placeholder with its own information (unknown for a stale stub not read).
     var placeholders: [(Placeholder, FileInfo?)] = []
-    /// The document's stubs (`.NAME.icloud`) put off until the directory is listed.
-    var stubs: [DirectoryEntry] = []
+    /// The document's stub `.NAME.icloud`, put off until the directory is listed (a
+    /// directory holds one file of that name at most).
+    var stub: DirectoryEntry?
     var copies: [ConflictCopy] = []
 
-    var isEmpty: Bool { file == nil && placeholders.isEmpty && stubs.isEmpty && copies.isEmpty }
+    var isEmpty: Bool { file == nil && placeholders.isEmpty && stub == nil && copies.isEmpty }
   }
 
   init(root: String, fileSystem: any FileSystem, putsOffStubs: Bool) {
@@ -176,23 +177,21 @@ private struct Walker {
     -> [String]
   {
     var unread: [DirectoryEntry] = []
-    for index in parts.indices where !parts[index].stubs.isEmpty {
-      let stubs = parts[index].stubs
-      parts[index].stubs = []
+    for index in parts.indices {
+      guard let entry = parts[index].stub else { continue }
+      parts[index].stub = nil
       if parts[index].file == nil {
-        unread += stubs
+        unread.append(entry)
         continue
       }
-      for entry in stubs {
-        // `.NAME.icloud`, as `documentStub` made sure.
-        let realName = NameBytes.withBytes(entry.name) {
-          NameBytes.string(UnsafeBufferPointer(rebasing: $0[1..<($0.count - 7)]))
-        }
-        let stub = Placeholder(
-          kind: .icloud, path: FolderLayout.path(root: directoryPath, logicalName: entry.name),
-          realName: realName)
-        parts[index].placeholders.append((stub, entry.info))
+      // `.NAME.icloud`, as `documentStub` made sure.
+      let realName = NameBytes.withBytes(entry.name) {
+        NameBytes.string(UnsafeBufferPointer(rebasing: $0[1..<($0.count - 7)]))
       }
+      let stub = Placeholder(
+        kind: .icloud, path: FolderLayout.path(root: directoryPath, logicalName: entry.name),
+        realName: realName)
+      parts[index].placeholders.append((stub, entry.info))
     }
     guard !unread.isEmpty else { return [] }
     var entries = unread
@@ -285,7 +284,7 @@ private struct Walker {
     if puttingOffStubs && putsOffStubs,
       let index = Self.documentStub(name, stubName, in: folder)
     {
-      parts[index].stubs.append(entry)
+      parts[index].stub = entry
       return
     }
     var placeholder: Placeholder?

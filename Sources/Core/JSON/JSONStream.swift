@@ -42,31 +42,17 @@ public struct JSONStream {
     colon()
   }
 
-  /// A key known when compiling, copied as it is: it must need no escape (`"size"`). What
-  /// `separate`, the key and `colon` write is written as one run (a listing writes thousands
-  /// of keys).
+  /// A key known when compiling, copied as it is: it must need no escape (`"size"`).
   public mutating func literalKey(_ name: StaticString) {
     let key = name.utf8CodeUnitCount
-    let comma = empty ? 0 : 1
-    let line = indent > 0 ? 1 + indent * level : 0
     let colon = indent > 0 ? 2 : 1
-    buffer.put(count: comma + line + key + 2 + colon) { out in
-      var at = 0
-      if comma > 0 { out[at] = UInt8(ascii: ",") }
-      at += comma
-      if line > 0 {
-        out[at] = UInt8(ascii: "\n")
-        (out + at + 1).initialize(repeating: UInt8(ascii: " "), count: line - 1)
-      }
-      at += line
-      out[at] = UInt8(ascii: "\"")
-      (out + at + 1).initialize(from: name.utf8Start, count: key)
-      at += key + 1
-      out[at] = UInt8(ascii: "\"")
-      out[at + 1] = UInt8(ascii: ":")
-      if colon > 1 { out[at + 2] = UInt8(ascii: " ") }
+    separated(then: key + 2 + colon) { out in
+      out[0] = UInt8(ascii: "\"")
+      (out + 1).initialize(from: name.utf8Start, count: key)
+      out[key + 1] = UInt8(ascii: "\"")
+      out[key + 2] = UInt8(ascii: ":")
+      if colon > 1 { out[key + 3] = UInt8(ascii: " ") }
     }
-    empty = false
     afterKey = true
   }
 
@@ -77,8 +63,19 @@ public struct JSONStream {
   }
 
   public mutating func string(_ value: String) {
-    separate()
-    JSONWriter.writeString(value, to: &buffer)
+    var value = value
+    value.withUTF8 { bytes in
+      guard !JSONWriter.needsEscape(bytes), let source = bytes.baseAddress else {
+        separate()
+        JSONWriter.writeString(bytes, to: &buffer)
+        return
+      }
+      separated(then: bytes.count + 2) { out in
+        out[0] = UInt8(ascii: "\"")
+        (out + 1).initialize(from: source, count: bytes.count)
+        out[bytes.count + 1] = UInt8(ascii: "\"")
+      }
+    }
   }
 
   /// A line break after the outermost value (text for a terminal or a pipe ends with one).
@@ -121,6 +118,30 @@ public struct JSONStream {
     if !empty { newline() }
     buffer.put(bracket)
     empty = false
+  }
+
+  /// What `separate` writes, then `count` bytes that `body` writes, in one run: a listing
+  /// writes thousands of keys and strings, and one capacity check for each costs less than
+  /// one per part.
+  private mutating func separated(
+    then count: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Void
+  ) {
+    let separating = !afterKey && level > 0
+    let comma = separating && !empty ? 1 : 0
+    let line = separating && indent > 0 ? 1 + indent * level : 0
+    buffer.put(count: comma + line + count) { out in
+      if comma > 0 { out[0] = UInt8(ascii: ",") }
+      if line > 0 {
+        out[comma] = UInt8(ascii: "\n")
+        (out + comma + 1).initialize(repeating: UInt8(ascii: " "), count: line - 1)
+      }
+      body(out + comma + line)
+    }
+    if afterKey {
+      afterKey = false
+    } else if level > 0 {
+      empty = false
+    }
   }
 
   /// What comes before a value or a key: nothing after a key; otherwise a comma after an

@@ -73,21 +73,24 @@ public enum JSONWriter {
 
   /// Writes a JSON string literal to any sink (an array, or `JSONStream`'s buffer).
   static func writeString<Sink: JSONSink>(_ s: String, to out: inout Sink) {
-    out.put(UInt8(ascii: "\""))
     var s = s
-    s.withUTF8 { bytes in
-      if !needsEscape(bytes) {
-        out.put(bytes)
-      } else {
-        // Runs of bytes that need no escape are copied whole.
-        var start = 0
-        for (i, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5c {
-          out.put(UnsafeBufferPointer(rebasing: bytes[start..<i]))
-          escape(byte, to: &out)
-          start = i + 1
-        }
-        out.put(UnsafeBufferPointer(rebasing: bytes[start...]))
+    s.withUTF8 { writeString($0, to: &out) }
+  }
+
+  /// Writes the JSON string literal of UTF-8 bytes (a string's, in place).
+  static func writeString<Sink: JSONSink>(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout Sink) {
+    out.put(UInt8(ascii: "\""))
+    if !needsEscape(bytes) {
+      out.put(bytes)
+    } else {
+      // Runs of bytes that need no escape are copied whole.
+      var start = 0
+      for (i, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5c {
+        out.put(UnsafeBufferPointer(rebasing: bytes[start..<i]))
+        escape(byte, to: &out)
+        start = i + 1
       }
+      out.put(UnsafeBufferPointer(rebasing: bytes[start...]))
     }
     out.put(UInt8(ascii: "\""))
   }

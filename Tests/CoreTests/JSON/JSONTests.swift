@@ -73,7 +73,8 @@ import Testing
   func matchesTheTreeWriter(indent: Int) {
     let values: [JSONValue] = [
       .array([]), .object([]), .int(0), .int(-7), .int(Int64.min), .int(Int64.max), .null,
-      .string("a\"b\\c\n\u{1}é"),
+      .string("a\"b\\c\n\u{1}é"), .string(""),
+      .array([.string(""), .string("x"), .object([("", .string("y"))])]),
       .array([.int(1), .array([]), .object([]), .array([.null, .bool(true)])]),
       .object([
         ("name", .string("records/2026/09.automerge")), ("size", .int(100)),

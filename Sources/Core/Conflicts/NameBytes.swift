@@ -22,8 +22,21 @@ enum NameBytes {
   /// Whether every byte of a name is ASCII (read from contiguous storage when the string
   /// has it, as names read from a directory do).
   static func isASCII(_ name: String) -> Bool {
-    name.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 < 0x80 } }
-      ?? name.utf8.allSatisfy { $0 < 0x80 }
+    withBytes(name) { bytes in
+      guard let base = bytes.baseAddress else { return true }
+      var i = 0
+      // Eight bytes at a time: a byte of 0x80 or more has its high bit set.
+      while i + 8 <= bytes.count {
+        let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+        if word & 0x8080_8080_8080_8080 != 0 { return false }
+        i += 8
+      }
+      while i < bytes.count {
+        if bytes[i] >= 0x80 { return false }
+        i += 1
+      }
+      return true
+    }
   }
 
   /// Calls `body` with the UTF-8 bytes of `name` in place (a copy only for a string that

@@ -109,8 +109,11 @@ public struct LiveFileSystem: FileSystem {
       let type = entry.pointee.d_type
       let listed: DirectoryEntry? = withUnsafePointer(to: entry.pointee.d_name) {
         $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { cName in
+          // `.` and `..`, told by their bytes before a string is made.
+          if cName[0] == 0x2E && (cName[1] == 0 || (cName[1] == 0x2E && cName[2] == 0)) {
+            return nil
+          }
           let name = String(cString: cName)
-          if name == "." || name == ".." { return nil }
           if examiningAll { return statEntry(fd, cName, name) }
           if type == UInt8(DT_REG) {
             switch detail(name) {

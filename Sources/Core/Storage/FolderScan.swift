@@ -134,8 +134,8 @@ private struct Walker {
       parts = Array(repeating: DocumentParts(), count: folder.documentCount)
       var subdirectories = entries.compactMap { visit($0, in: directory, folder) }
       subdirectories += readStubs(in: directory, at: directoryPath, folder)
-      // Walked in byte order (the last pushed is walked first), so that the documents come
-      // out nearly sorted and sorting them in `listing` is one pass.
+      // Walked in byte order (the last pushed is walked first): the documents then come out
+      // nearly in order, and sorting them in `listing` costs about one pass.
       subdirectories.sort { $1.utf8.lexicographicallyPrecedes($0.utf8) }
       for sub in subdirectories {
         if depth + 1 > FolderScan.maxDepth {

@@ -263,9 +263,29 @@ private struct NameGenerator: RandomNumberGenerator {
   }
 }
 
-@Suite struct NameBytesDateTests {
+@Suite struct NameBytesTests {
   /// The one-string date and time of Syncthing and older ownCloud names: fields in range are
   /// written zero-padded; a field out of range or not digits gives nil.
+  /// The word-at-a-time test finds a byte of 0x80 or more at any position, in names of every
+  /// length up to 19 bytes, and none in ASCII names.
+  @Test func isASCIIFindsEveryHighByte() {
+    #expect(NameBytes.isASCII(""))
+    for length in 1...19 {
+      let plain = String(repeating: "a", count: length)
+      #expect(NameBytes.isASCII(plain))
+      #expect(NameBytes.isASCII(String(repeating: "\u{7F}", count: length)))
+      for position in 0..<length {
+        var bytes = Array(plain.utf8)
+        bytes[position] = 0x80
+        #expect(
+          !NameBytes.isASCII(String(decoding: bytes, as: UTF8.self)), "\(position) of \(length)")
+        bytes[position] = 0xC3
+        bytes.insert(0xA9, at: position + 1)
+        #expect(!NameBytes.isASCII(String(decoding: bytes, as: UTF8.self)), "é at \(position)")
+      }
+    }
+  }
+
   @Test func compactDateTimeChecksEveryField() {
     func parse(_ text: String) -> String? {
       NameBytes.compactDateTime(Array(text.utf8), date: 0, time: 9)

@@ -27,12 +27,12 @@ public enum Paths {
       }
       parts.append(part)
     }
-    // Not `joined(separator:)`: that generic path looks up witnesses by name at its first
-    // use, about 100,000 instructions at every start of mn.
+    // Not `joined(separator:)`, nor `+=` of a Substring: those generic paths look up
+    // witnesses by name at their first use, about 100,000 instructions at every start of mn.
     var out = ""
     for part in parts {
-      out += "/"
-      out += part
+      out.append("/")
+      out.append(contentsOf: part)
     }
     return out.isEmpty ? "/" : out
   }

@@ -48,14 +48,19 @@ enum NameBytes {
 
   /// Whether `bytes` equals the literal.
   static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-    bytes.elementsEqual(Self.bytes(literal))
+    bytes.count == literal.utf8CodeUnitCount && hasSuffix(bytes, literal)
   }
 
-  /// Whether `bytes` ends with the literal.
+  /// Whether `bytes` ends with the literal: a plain loop over the two pointers (the scan asks
+  /// this of every name; the generic `elementsEqual` costs several times as much).
   static func hasSuffix(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-    let suffix = Self.bytes(literal)
-    return bytes.count >= suffix.count
-      && UnsafeBufferPointer(rebasing: bytes[(bytes.count - suffix.count)...]).elementsEqual(suffix)
+    let n = literal.utf8CodeUnitCount
+    guard bytes.count >= n else { return false }
+    guard n > 0, let base = bytes.baseAddress else { return true }
+    let tail = base + (bytes.count - n)
+    let suffix = literal.utf8Start
+    for k in 0..<n where tail[k] != suffix[k] { return false }
+    return true
   }
 
   /// The text of `bytes` as a String (invalid UTF-8 repaired, which only matters for display).

@@ -150,15 +150,26 @@ public enum DocumentFolder: Sendable, Equatable {
   /// Which of the folder's documents (`0..<documentCount`) a file name names: the scan
   /// groups a folder's files by it, without building the document's name.
   public func documentIndex(named fileName: String) -> Int? {
+    NameBytes.withBytes(fileName) { documentIndex(of: $0) }
+  }
+
+  /// Which of the folder's documents a plain iCloud stub's file name (`.09.automerge.icloud`)
+  /// stands for. The `..NAME` and `-tef` forms, whose names are less sure, stand for none.
+  public func documentIndex(ofStub fileName: String) -> Int? {
+    NameBytes.withBytes(fileName) { bytes -> Int? in
+      guard bytes.count > 8, bytes[0] == NameBytes.dot, NameBytes.hasSuffix(bytes, ".icloud")
+      else { return nil }
+      return documentIndex(of: UnsafeBufferPointer(rebasing: bytes[1..<(bytes.count - 7)]))
+    }
+  }
+
+  private func documentIndex(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     switch self {
     case .none: return nil
-    case .root:
-      return NameBytes.withBytes(fileName) { NameBytes.equals($0, "tags.automerge") } ? 0 : nil
+    case .root: return NameBytes.equals(bytes, "tags.automerge") ? 0 : nil
     case .year:
-      return NameBytes.withBytes(fileName) { bytes -> Int? in
-        guard bytes.count == 12, NameBytes.hasSuffix(bytes, ".automerge") else { return nil }
-        return Self.month(bytes).map { $0 - 1 }
-      }
+      guard bytes.count == 12, NameBytes.hasSuffix(bytes, ".automerge") else { return nil }
+      return Self.month(bytes).map { $0 - 1 }
     }
   }
 

@@ -115,10 +115,9 @@ private struct Walker {
         entries = try fileSystem.contentsOfDirectory(
           directoryPath,
           detail: { name in
+            if putsOffStubs && folder.documentIndex(ofStub: name) != nil { return .kind }
             if let stub = Placeholder.parseFileName(name) {
-              guard stub.kind == .icloud else { return .info }
-              return putsOffStubs && Self.documentStub(name, stub, in: folder) != nil
-                ? .kind : .content
+              return stub.kind == .icloud ? .content : .info
             }
             let mayBeCopy =
               folder.mayHoldCopy(named: name) && folder.documentIndex(named: name) == nil
@@ -156,19 +155,6 @@ private struct Walker {
     }
   }
 
-  /// The document whose plain iCloud stub (`.NAME.icloud`, not the `..NAME` or `-tef`
-  /// forms, whose names are less sure) `name` is, by its index in `folder`; `parsed` is what
-  /// `Placeholder.parseFileName` made of `name`.
-  static func documentStub(
-    _ name: String, _ parsed: (kind: PlaceholderKind, realName: String)?,
-    in folder: DocumentFolder
-  ) -> Int? {
-    guard let parsed, parsed.kind == .icloud,
-      name.utf8.count == parsed.realName.utf8.count + 8
-    else { return nil }
-    return folder.documentIndex(named: parsed.realName)
-  }
-
   /// The stubs of the directory's documents that were put off: a document's file beside them
   /// makes them stale, and they are kept unread; otherwise they are read now. Returns what
   /// `visit` returns for them (a stub replaced by a directory meanwhile is walked).
@@ -184,7 +170,7 @@ private struct Walker {
         unread.append(entry)
         continue
       }
-      // `.NAME.icloud`, as `documentStub` made sure.
+      // `.NAME.icloud`, as `documentIndex(ofStub:)` made sure.
       let realName = NameBytes.withBytes(entry.name) {
         NameBytes.string(UnsafeBufferPointer(rebasing: $0[1..<($0.count - 7)]))
       }
@@ -280,13 +266,11 @@ private struct Walker {
     puttingOffStubs: Bool
   ) {
     let name = entry.name
-    let stubName = Placeholder.parseFileName(name)
-    if puttingOffStubs && putsOffStubs,
-      let index = Self.documentStub(name, stubName, in: folder)
-    {
+    if puttingOffStubs && putsOffStubs, let index = folder.documentIndex(ofStub: name) {
       parts[index].stub = entry
       return
     }
+    let stubName = Placeholder.parseFileName(name)
     var placeholder: Placeholder?
     if let info = entry.info, DatalessFiles.isDataless(info) {
       placeholder = Placeholder(

@@ -102,6 +102,34 @@ import Testing
     #expect(DocumentFolder.none.documentCount == 0)
   }
 
+  /// A plain stub `.NAME.icloud` stands for the document NAME of its folder: the same answer
+  /// as parsing the stub's name and asking for the real name's document, with the real name
+  /// exactly the one between the dot and `.icloud` (the `..NAME` and `-tef` forms stand for
+  /// none).
+  @Test func stubIndicesAgreeWithParsedStubNames() {
+    let inner = [
+      "09.automerge", "tags.automerge", "13.automerge", "9.automerge", "09.automerge-tef",
+      ".09.automerge", "09.Automerge", "", "x", "tags.automerge-tef", "01.automerge.icloud",
+    ]
+    var names = inner.flatMap { ["." + $0 + ".icloud", $0 + ".icloud", "." + $0, $0] }
+    names += [".icloud", "..icloud", ".09.automerge.iCloud", ".09.automerge.icloud "]
+    for folder in [DocumentFolder.root, .year(2026), .none] {
+      for name in names {
+        var expected: Int?
+        if let (kind, realName) = Placeholder.parseFileName(name), kind == .icloud,
+          name.utf8.count == realName.utf8.count + 8
+        {
+          expected = folder.documentIndex(named: realName)
+        }
+        #expect(folder.documentIndex(ofStub: name) == expected, "\(folder) \(name)")
+      }
+    }
+    #expect(DocumentFolder.year(2026).documentIndex(ofStub: ".09.automerge.icloud") == 8)
+    #expect(DocumentFolder.root.documentIndex(ofStub: ".tags.automerge.icloud") == 0)
+    #expect(DocumentFolder.year(2026).documentIndex(ofStub: "..09.automerge.icloud") == nil)
+    #expect(DocumentFolder.year(2026).documentIndex(ofStub: ".09.automerge-tef.icloud") == nil)
+  }
+
   @Test func monthNamesAreSpelledInFull() throws {
     #expect(DocumentName.month(year: 7, month: 3)?.logicalName == "records/0007/03.automerge")
     #expect(DocumentName.month(year: 2026, month: 12)?.logicalName == "records/2026/12.automerge")

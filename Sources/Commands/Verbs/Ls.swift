@@ -80,7 +80,7 @@ enum Ls {
           name: o.logicalName, state: "other", path: o.path, size: o.size,
           modified: o.modificationSeconds)
       }
-      rows.sort { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+      rows.sort { $0.name.precedesByBytes($1.name) }
     }
     if call.global.json {
       try json(rows) { try env.stdout.write($0) }

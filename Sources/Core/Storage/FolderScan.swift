@@ -135,7 +135,7 @@ private struct Walker {
       subdirectories += readStubs(in: directory, at: directoryPath, folder)
       // Walked in byte order (the last pushed is walked first): the documents then come out
       // nearly in order, and sorting them in `listing` costs about one pass.
-      subdirectories.sort { $1.utf8.lexicographicallyPrecedes($0.utf8) }
+      subdirectories.sort { $1.precedesByBytes($0) }
       for sub in subdirectories {
         if depth + 1 > FolderScan.maxDepth {
           problems.append(.tooDeep(sub))
@@ -146,10 +146,8 @@ private struct Walker {
       for index in parts.indices where !parts[index].isEmpty {
         guard let document = folder.document(at: index) else { continue }
         // Sorted here, in place: sorting copies later would hold every copy twice.
-        parts[index].placeholders.sort { $0.0.path.utf8.lexicographicallyPrecedes($1.0.path.utf8) }
-        parts[index].copies.sort {
-          $0.logicalName.utf8.lexicographicallyPrecedes($1.logicalName.utf8)
-        }
+        parts[index].placeholders.sort { $0.0.path.precedesByBytes($1.0.path) }
+        parts[index].copies.sort { $0.logicalName.precedesByBytes($1.logicalName) }
         documents.append((document, parts[index]))
       }
     }
@@ -331,7 +329,7 @@ private struct Walker {
     for entry in entries where !NameBytes.isASCII(entry.name) {
       let name = entry.name
       if let other = seen[name] {
-        let pair = [other, name].sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let pair = [other, name].sorted { $0.precedesByBytes($1) }
         problems.append(
           .equivalentNames(
             FolderLayout.join(directory, pair[0]), FolderLayout.join(directory, pair[1])))
@@ -368,7 +366,7 @@ private struct Walker {
       entries.append(entry)
     }
     entries.sort { $0.name < $1.name }
-    let byName = { (a: String, b: String) in a.utf8.lexicographicallyPrecedes(b.utf8) }
+    let byName = { (a: String, b: String) in a.precedesByBytes(b) }
     let byKeys = { (a: (String, String), b: (String, String)) in
       a.0 == b.0 ? byName(a.1, b.1) : byName(a.0, b.0)
     }

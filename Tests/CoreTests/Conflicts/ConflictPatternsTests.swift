@@ -286,6 +286,23 @@ private struct NameGenerator: RandomNumberGenerator {
     }
   }
 
+  /// Byte order in place is the order of the UTF-8 bytes: prefixes first, then the first
+  /// differing byte, non-ASCII (NFC and NFD spellings differ) after ASCII.
+  @Test func precedesByBytesIsTheOrderOfTheBytes() {
+    let names = [
+      "", "a", "ab", "abc", "b", "B", "records/2026/09.automerge", "records/2026/09 2.automerge",
+      "records/2026/09.automerge (Conflict 1)", "caf\u{E9}", "cafe\u{301}", "\u{7F}", "\u{80}",
+      "tags.automerge", "z\u{10FFFF}",
+    ]
+    for a in names {
+      for b in names {
+        #expect(
+          a.precedesByBytes(b) == Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)),
+          "\(a) \(b)")
+      }
+    }
+  }
+
   @Test func compactDateTimeChecksEveryField() {
     func parse(_ text: String) -> String? {
       NameBytes.compactDateTime(Array(text.utf8), date: 0, time: 9)

@@ -12,6 +12,31 @@ import Testing
 @Suite struct FolderScanTests {
   let fs = LiveFileSystem()
 
+  /// A document's copies come out sorted by logical name (bytes), whatever order the directory
+  /// lists them in: they are inserted in order as they are found.
+  @Test func copiesAreSortedByLogicalName() throws {
+    let s = try ScratchFolder()
+    try s.write("records/2026/09.automerge")
+    let copies = [
+      "09 2.automerge", "09 3.automerge", "09 12.automerge", "09 (1).automerge",
+      "09 (Ada's conflicted copy).automerge", "09.sync-conflict-20260906-154512-ABCDEFG.automerge",
+      "09.sync-conflict-20260101-000000.automerge", "09.Conflict.automerge",
+      "09.automerge (Conflict a4ab3033)", "09-DESKTOP-AB12CDE.automerge",
+      "09 [conflicted].automerge",
+      "09 (conflicted copy 2026-09-06 154512).automerge",
+    ]
+    for name in copies.reversed() { try s.write("records/2026/" + name) }
+    let expected = copies.map { "records/2026/" + $0 }.sorted {
+      Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8))
+    }
+    for fileSystem in [fs, FaultyFileSystem(failingPaths: [])] as [any FileSystem] {
+      let listing = try FolderScan.scan(root: s.path, fileSystem: fileSystem)
+      #expect(listing.problems == [])
+      #expect(listing.documents.map(\.logicalName) == ["records/2026/09.automerge"])
+      #expect(listing.documents.first?.copies.map(\.logicalName) == expected)
+    }
+  }
+
   @Test func everyState() throws {
     let s = try ScratchFolder()
     try s.write("tags.automerge", [1, 2, 3])

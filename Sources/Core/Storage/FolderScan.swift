@@ -145,9 +145,9 @@ private struct Walker {
       }
       for index in parts.indices where !parts[index].isEmpty {
         guard let document = folder.document(at: index) else { continue }
-        // Sorted here, in place: sorting them later would hold each twice. (Copies are
-        // kept in order as they are found, by `file`.)
+        // Sorted here, in place: sorting copies later would hold every copy twice.
         parts[index].placeholders.sort { $0.0.path.precedesByBytes($1.0.path) }
+        parts[index].copies.sort { $0.logicalName.precedesByBytes($1.logicalName) }
         documents.append((document, parts[index]))
       }
     }
@@ -302,19 +302,7 @@ private struct Walker {
     {
       let copy = ConflictCopy(
         path: filePath, logicalName: logical, name: copyName, placeholder: placeholder)
-      // Inserted where it keeps the copies sorted by logical name (found by halving): a sort
-      // afterwards would copy each copy, and its strings, as it compares.
-      var low = 0
-      var high = parts[index].copies.count
-      while low < high {
-        let mid = (low + high) / 2
-        if parts[index].copies[mid].logicalName.precedesByBytes(logical) {
-          low = mid + 1
-        } else {
-          high = mid
-        }
-      }
-      parts[index].copies.insert(copy, at: low)
+      parts[index].copies.append(copy)
       return
     }
     guard let info = info(of: entry, in: directory) else { return }

@@ -146,16 +146,7 @@ public struct JSONStream {
 
   /// What comes before a value or a key: nothing after a key; otherwise a comma after an
   /// earlier member and the new line and indentation of the member.
-  private mutating func separate() {
-    if afterKey {
-      afterKey = false
-      return
-    }
-    guard level > 0 else { return }
-    if !empty { buffer.put(UInt8(ascii: ",")) }
-    empty = false
-    newline()
-  }
+  private mutating func separate() { separated(then: 0) { _ in } }
 
   private mutating func newline() {
     guard indent > 0 else { return }

@@ -66,8 +66,9 @@ private struct Walker {
 
   /// Every document found, with what belongs to it (placeholders sorted by path, copies by
   /// logical name). A document's file, placeholders and copies are all in its own
-  /// directory, so they are gathered per directory (`parts`).
-  var documents: [(DocumentName, DocumentParts)] = []
+  /// directory, so they are gathered per directory (`parts`), and each document's entry is
+  /// made when its directory is done.
+  var documents: [DocumentEntry] = []
   /// What belongs to each document of the directory being walked, by its index there
   /// (`DocumentFolder.documentIndex(named:)`).
   var parts: [DocumentParts] = []
@@ -148,7 +149,7 @@ private struct Walker {
         // Sorted here, in place: sorting copies later would hold every copy twice.
         parts[index].placeholders.sort { $0.0.path.precedesByBytes($1.0.path) }
         parts[index].copies.sort { $0.logicalName.precedesByBytes($1.logicalName) }
-        documents.append((document, parts[index]))
+        documents.append(entry(document, parts[index]))
       }
     }
   }
@@ -339,39 +340,40 @@ private struct Walker {
     }
   }
 
-  func listing() -> FolderListing {
-    var entries: [DocumentEntry] = []
-    entries.reserveCapacity(documents.count)
-    for (name, parts) in documents {
-      let placeholders = parts.placeholders
-      let copies = parts.copies
-      var entry = DocumentEntry(
-        name: name, state: .local, path: name.path(root: root), size: nil, modificationSeconds: nil,
-        placeholders: placeholders.map(\.0), copies: copies)
-      if let file = parts.file {
-        entry.state =
-          !copies.isEmpty ? .conflicted : placeholders.isEmpty ? .local : .stalePlaceholder
-        entry.size = file.size
-        entry.modificationSeconds = file.modificationSeconds
-        entry.modificationNanoseconds = file.modificationNanoseconds
-      } else if let (placeholder, info) = placeholders.first {
-        entry.state = .placeholder
-        entry.path = placeholder.path
-        entry.size = placeholder.declaredSize
-        entry.modificationSeconds = info?.modificationSeconds
-        entry.modificationNanoseconds = info?.modificationNanoseconds
-      } else {
-        entry.state = .copiesOnly
-      }
-      entries.append(entry)
+  /// The listing's entry of a document, from what was found of it.
+  func entry(_ name: DocumentName, _ parts: DocumentParts) -> DocumentEntry {
+    let placeholders = parts.placeholders
+    let copies = parts.copies
+    var entry = DocumentEntry(
+      name: name, state: .local, path: name.path(root: root), size: nil, modificationSeconds: nil,
+      placeholders: placeholders.map(\.0), copies: copies)
+    if let file = parts.file {
+      entry.state =
+        !copies.isEmpty ? .conflicted : placeholders.isEmpty ? .local : .stalePlaceholder
+      entry.size = file.size
+      entry.modificationSeconds = file.modificationSeconds
+      entry.modificationNanoseconds = file.modificationNanoseconds
+    } else if let (placeholder, info) = placeholders.first {
+      entry.state = .placeholder
+      entry.path = placeholder.path
+      entry.size = placeholder.declaredSize
+      entry.modificationSeconds = info?.modificationSeconds
+      entry.modificationNanoseconds = info?.modificationNanoseconds
+    } else {
+      entry.state = .copiesOnly
     }
-    entries.sort { $0.name < $1.name }
+    return entry
+  }
+
+  /// The listing, its documents sorted in place (walked in byte order, they are nearly so).
+  mutating func listing() -> FolderListing {
+    documents.sort { $0.name < $1.name }
     let byName = { (a: String, b: String) in a.precedesByBytes(b) }
     let byKeys = { (a: (String, String), b: (String, String)) in
       a.0 == b.0 ? byName(a.1, b.1) : byName(a.0, b.0)
     }
     return FolderListing(
-      root: root, documents: entries,
+      root: root, documents: documents,
       others: others.sorted { byKeys(($0.logicalName, $0.path), ($1.logicalName, $1.path)) },
       temporaries: temporaries.sorted { byName($0.logicalName, $1.logicalName) },
       problems: problems.sorted {

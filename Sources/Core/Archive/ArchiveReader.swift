@@ -217,7 +217,7 @@ public enum ArchiveReader {
     /// The archive, after checking the manifest (when there is one) against the files.
     func checked() throws(ArchiveError) -> ReadArchive {
       let entries = files.values.sorted {
-        Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8))
+        $0.path.precedesByBytes($1.path)
       }
       var manifest: ArchiveManifest?
       if let manifestBytes {
@@ -418,7 +418,7 @@ public enum ArchiveReader {
       }
     }
     let unlisted = files.keys.filter { !listed.contains($0) }
-      .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+      .sorted { $0.precedesByBytes($1) }
     if let first = unlisted.first { throw .manifestMismatch(path: first, .unlistedEntry) }
   }
 }

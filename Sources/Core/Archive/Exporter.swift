@@ -253,7 +253,7 @@ public enum Exporter {
       }
     }
     return files.sorted {
-      Array($0.relativePath.utf8).lexicographicallyPrecedes(Array($1.relativePath.utf8))
+      $0.relativePath.precedesByBytes($1.relativePath)
     }
   }
 

@@ -108,8 +108,17 @@ public struct Placeholder: Sendable, Hashable {
   public static func read(
     path: String, fileName: String, content: () -> Result<[UInt8], Errno>
   ) -> Placeholder? {
-    guard let (kind, fallbackName) = parseFileName(fileName) else { return nil }
-    var placeholder = Placeholder(kind: kind, path: path, realName: fallbackName)
+    guard let parsed = parseFileName(fileName) else { return nil }
+    return read(path: path, parsed: parsed, content: content)
+  }
+
+  /// As `read(path:fileName:content:)`, for a file name already parsed by `parseFileName`.
+  static func read(
+    path: String, parsed: (kind: PlaceholderKind, realName: String),
+    content: () -> Result<[UInt8], Errno>
+  ) -> Placeholder {
+    let kind = parsed.kind
+    var placeholder = Placeholder(kind: kind, path: path, realName: parsed.realName)
     guard kind == .icloud else { return placeholder }
     do {
       let stub = try ICloudStub.decode(try content().get())

@@ -86,7 +86,7 @@ public enum JSONValue: Equatable, Sendable {
     case .object(let m):
       return .object(
         m.map { ($0.0, $0.1.sortedKeys) }
-          .sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) })
+          .sorted { $0.0.precedesByBytes($1.0) })
     default: return self
     }
   }

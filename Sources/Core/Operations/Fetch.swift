@@ -65,7 +65,7 @@ public enum Fetch {
         items.append(item)
       }
     }
-    items.sort { $0.logicalName.utf8.lexicographicallyPrecedes($1.logicalName.utf8) }
+    items.sort { $0.logicalName.precedesByBytes($1.logicalName) }
     return FetchPlan(root: root, items: items)
   }
 
@@ -115,7 +115,7 @@ public enum Fetch {
   ) throws -> FetchReport {
     var run = FetchRun(plan: plan, options: options, context: context)
     try run.execute(source)
-    let byName = { (a: String, b: String) in a.utf8.lexicographicallyPrecedes(b.utf8) }
+    let byName = { (a: String, b: String) in a.precedesByBytes(b) }
     run.report.fetched.sort { byName($0.logicalName, $1.logicalName) }
     run.report.failed.sort { byName($0.logicalName, $1.logicalName) }
     run.report.missing.sort { byName($0.logicalName, $1.logicalName) }

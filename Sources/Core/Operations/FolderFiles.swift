@@ -38,7 +38,7 @@ public enum FolderFiles {
           kind: other.placeholder == nil ? .other : .placeholder))
     }
     return files.sorted {
-      Array($0.relativePath.utf8).lexicographicallyPrecedes(Array($1.relativePath.utf8))
+      $0.relativePath.precedesByBytes($1.relativePath)
     }
   }
 }

@@ -241,7 +241,7 @@ extension Migration {
     var removed: [String] = []
     let deepestFirst = directories.sorted {
       let (a, b) = ($0.split(separator: "/").count, $1.split(separator: "/").count)
-      return a != b ? a > b : $0.utf8.lexicographicallyPrecedes($1.utf8)
+      return a != b ? a > b : $0.precedesByBytes($1)
     }
     for directory in deepestFirst {
       let path = FolderLayout.path(root: root, logicalName: directory)

@@ -60,7 +60,7 @@ public enum Migration {
     sleep: (Double) -> Void
   ) throws -> [FileLock] {
     var locks: [FileLock] = []
-    for root in roots.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+    for root in roots.sorted(by: { $0.precedesByBytes($1) }) {
       do {
         locks.append(
           try FileLock.acquire(root: root, timeout: timeout, fileSystem: fileSystem, sleep: sleep))
@@ -179,8 +179,8 @@ public enum Migration {
     for other in destinationListing?.others ?? [] {
       if let placeholder = other.placeholder { plan.placeholders.append(placeholder.path) }
     }
-    plan.placeholders.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-    plan.conflictCopies.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    plan.placeholders.sort { $0.precedesByBytes($1) }
+    plan.conflictCopies.sort { $0.precedesByBytes($1) }
     return plan
   }
 

@@ -269,14 +269,13 @@ private struct Walker {
       parts[index].stub = entry
       return
     }
-    let stubName = Placeholder.parseFileName(name)
     var placeholder: Placeholder?
     if let info = entry.info, DatalessFiles.isDataless(info) {
       placeholder = Placeholder(
         kind: .dataless, path: path(FolderLayout.join(directory, name)), realName: name)
-    } else if stubName != nil {
+    } else if let parsed = Placeholder.parseFileName(name) {
       let stubPath = path(FolderLayout.join(directory, name))
-      placeholder = Placeholder.read(path: stubPath, fileName: name) {
+      placeholder = Placeholder.read(path: stubPath, parsed: parsed) {
         if let content = entry.content { return .success(content) }
         if let error = entry.readError { return .failure(error) }
         // Not read while listing (it could not be opened then): read it now, to say why.

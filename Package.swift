@@ -42,9 +42,14 @@ let package = Package(
     // Header only (libssl-dev): libcrypto is opened with dlopen at the first hash, so that
     // start-up does not pay for loading it (Core/Crypto/LibCrypto.swift).
     .systemLibrary(name: "CCrypto"),
+    // Header only: renameat2(2) with its flags, for the replace primitive (mn.md §6).
+    .systemLibrary(name: "CSystem"),
     .target(
       name: "Core",
-      dependencies: ["CArchive", "CZlib", .target(name: "CCrypto", condition: linuxOnly)],
+      dependencies: [
+        "CArchive", "CZlib", .target(name: "CCrypto", condition: linuxOnly),
+        .target(name: "CSystem", condition: linuxOnly),
+      ],
       exclude: ["Archive/README.md", "Automerge/README.md"],
       // The codec decodes and verifies hundreds of thousands of changes; unoptimised it is
       // 10-20x slower, which makes the conformance suite take many minutes in debug builds.

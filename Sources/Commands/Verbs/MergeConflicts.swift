@@ -112,7 +112,8 @@ enum MergeConflicts {
       switch document.refusal {
       case .none: break
       case .notDownloaded: found.append(.unavailable)
-      case .canonicalNotAutomerge, .collision, .noReadableCopy: found.append(.dataErr)
+      case .canonicalNotAutomerge, .collision, .noReadableCopy, .canonicalNotRegularFile:
+        found.append(.dataErr)
       case .canonicalCannotRead(let error): found.append(ErrorReport.status(of: error))
       case .changedDuringRun: found.append(.tempFail)
       }

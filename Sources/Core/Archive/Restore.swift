@@ -1,7 +1,3 @@
-/// Merges an archived document into the existing one (the Automerge codec, connected by the
-/// caller): the result must hold every change of both.
-public typealias DocumentMerge = (_ existing: [UInt8], _ incoming: [UInt8]) throws -> [UInt8]
-
 /// What restoring one archive entry does to the destination.
 public enum RestoreAction: Sendable, Equatable {
   /// Absent at the destination: written.
@@ -50,6 +46,8 @@ public struct RestoreReport: Sendable, Equatable {
   public var keptDifferent: [String] = []
   /// `.nosync` entries not restored.
   public var skipped: [String] = []
+  /// How each document written was replaced (mn.md §6), by path.
+  public var replaces: [String: ReplaceOutcome.Summary] = [:]
 }
 
 /// `mn restore`: brings an archive's files into a folder without losing anything there.
@@ -109,7 +107,8 @@ public enum Restore {
   ///   - archive: a checked archive from `ArchiveReader`.
   ///   - destination: the folder, absolute; created (mode 0o755) when missing.
   ///   - fileSystem: where to write.
-  ///   - merge: merges an archived document into an existing one.
+  ///   - merger: merges an archived document into an existing one, and any version a sync
+  ///     client brings while a document is replaced (mn.md §6).
   ///   - isDocument: the document test for archives without a manifest.
   ///   - limits: the size cap for reading existing files.
   ///   - random: the `XXXXXX` of temporary names.
@@ -117,7 +116,7 @@ public enum Restore {
   /// - Throws: `ArchiveError.destinationConflict`, `.mergeFailed`, `.cannotCreateOutput`,
   ///   `.io`. Entries before the failing one stay restored (each was written atomically).
   public static func execute(
-    archive: ReadArchive, destination: String, fileSystem: FileSystem, merge: DocumentMerge,
+    archive: ReadArchive, destination: String, fileSystem: FileSystem, merger: ReplaceMerger,
     isDocument: (String) -> Bool = Restore.isDocumentPath, limits: ArchiveLimits = .standard,
     random: () -> String = AtomicFile.randomSuffix
   ) throws(ArchiveError) -> RestoreReport {
@@ -139,23 +138,36 @@ public enum Restore {
           try ArchivePaths.makeDirectories(
             Paths.split(target).directory, permissions: 0o755, fileSystem: fileSystem)
           let mode = entry.permissions & 0o777
-          try AtomicFile.write(
-            entry.bytes, to: target, fileSystem: fileSystem, permissions: mode == 0 ? 0o644 : mode,
-            random: random)
+          if kind == .document {
+            // Absent when decided: a version that a sync client brings meanwhile is merged.
+            let outcome = try Replace.replace(
+              target, with: entry.bytes, basis: .absent, merger: merger, fileSystem: fileSystem,
+              permissions: mode == 0 ? 0o644 : mode, random: random)
+            report.replaces[entry.path] = outcome.summary
+          } else {
+            try AtomicFile.write(
+              entry.bytes, to: target, fileSystem: fileSystem,
+              permissions: mode == 0 ? 0o644 : mode, random: random)
+          }
           report.written.append(entry.path)
         case .merge:
+          guard let info = try fileSystem.info(target) else {
+            throw ArchiveError.destinationConflict(path: target, reason: "removed meanwhile")
+          }
           let existing = try fileSystem.readFile(target, limit: limits.maxEntrySize)
           let merged: [UInt8]
           do {
-            merged = try merge(existing, entry.bytes)
+            merged = try merger.merge(existing, entry.bytes)
           } catch {
             throw ArchiveError.mergeFailed(path: entry.path, reason: "\(error)")
           }
           if merged == existing {
             report.unchanged.append(entry.path)
           } else {
-            try AtomicFile.write(
-              merged, to: target, fileSystem: fileSystem, random: random)
+            let outcome = try Replace.replace(
+              target, with: merged, basis: ReplaceBasis(info: info, bytes: existing),
+              merger: merger, fileSystem: fileSystem, random: random)
+            report.replaces[entry.path] = outcome.summary
             report.merged.append(entry.path)
           }
         case .unchanged: report.unchanged.append(entry.path)
@@ -164,6 +176,8 @@ public enum Restore {
         }
       } catch let error as ArchiveError {
         throw error
+      } catch ReplaceError.notRegularFile(let path, let kind) {
+        throw .destinationConflict(path: path, reason: "not a regular file (\(kind.article))")
       } catch let error as FileSystemError {
         throw .io(error)
       } catch {

@@ -20,7 +20,10 @@ public enum AtomicFile {
     TemporaryFileName.target(of: name) != nil
   }
 
-  /// Writes `bytes` to `path` atomically.
+  /// Writes `bytes` to `path` atomically, with a plain rename over whatever is there.
+  ///
+  /// For files that only mn writes (the migration journal, the pointer file, generated
+  /// docs). A document, which a sync client may replace too, goes through `Replace.replace`.
   ///
   /// - Parameters:
   ///   - bytes: The new content.
@@ -33,20 +36,36 @@ public enum AtomicFile {
     _ bytes: [UInt8], to path: String, fileSystem: any FileSystem, permissions: UInt32 = 0o644,
     random: () -> String = AtomicFile.randomSuffix
   ) throws {
-    let (directory, name) = Paths.split(path)
     let mode = (try fileSystem.infoFollowingLinks(path))?.permissions ?? permissions
-    var attempt = 0
-    var temporary = ""
-    var fd = FileDescriptor(rawValue: -1)
-    while true {
-      temporary = Paths.join(directory, temporaryName(for: name, random: random()))
-      do {
-        fd = try fileSystem.createExclusive(temporary, permissions: mode)
-        break
-      } catch let error as FileSystemError where error.errno == .fileExists && attempt < 16 {
-        attempt += 1
-      }
+    let temporary = try writeTemporary(
+      bytes, beside: path, permissions: mode, fileSystem: fileSystem, random: random)
+    do {
+      try fileSystem.rename(temporary.path, to: path)
+    } catch {
+      try? fileSystem.removeFile(temporary.path)
+      throw error
     }
+    try fileSystem.syncDirectory(Paths.split(path).directory)
+  }
+
+  /// A temporary written, synced and closed, ready to be put in place.
+  public struct Temporary: Sendable, Equatable {
+    /// Its absolute path, `.NAME.mn-XXXXXX.nosync` beside the target.
+    public var path: String
+    /// Its `lstat` information once written (a rename keeps it: the placed file's identity).
+    public var info: FileInfo
+  }
+
+  /// Writes `bytes` to a new temporary beside `path`: created exclusively, written, fsynced,
+  /// closed, given `permissions`.
+  ///
+  /// - Throws: `FileSystemError`; no temporary remains.
+  public static func writeTemporary(
+    _ bytes: [UInt8], beside path: String, permissions: UInt32, fileSystem: any FileSystem,
+    random: () -> String = AtomicFile.randomSuffix
+  ) throws -> Temporary {
+    let (fd, temporary) = try createTemporary(
+      beside: path, permissions: permissions, fileSystem: fileSystem, random: random)
     do {
       try bytes.withUnsafeBytes { try fileSystem.write(fd, $0, path: temporary) }
       try fileSystem.sync(fd, path: temporary)
@@ -57,13 +76,15 @@ public enum AtomicFile {
     }
     do {
       try fileSystem.close(fd, path: temporary)
-      try fileSystem.setPermissions(temporary, mode)
-      try fileSystem.rename(temporary, to: path)
+      try fileSystem.setPermissions(temporary, permissions)
+      guard let info = try fileSystem.info(temporary) else {
+        throw FileSystemError("stat", temporary, .noSuchFileOrDirectory)
+      }
+      return Temporary(path: temporary, info: info)
     } catch {
       try? fileSystem.removeFile(temporary)
       throw error
     }
-    try fileSystem.syncDirectory(directory)
   }
 
   /// Six random characters from `[a-z0-9]`, from the system's random generator.

@@ -33,6 +33,9 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
   public static let brokenPipe = Errno(rawValue: EPIPE)
   public static let tooManySymbolicLinks = Errno(rawValue: ELOOP)
   public static let quotaExceeded = Errno(rawValue: EDQUOT)
+  public static let invalidArgument = Errno(rawValue: EINVAL)
+  public static let notSupported = Errno(rawValue: ENOTSUP)
+  public static let notImplemented = Errno(rawValue: ENOSYS)
 
   /// The system's message, lowercased in the style of mn's errors ("no such file or directory").
   public var description: String {
@@ -44,6 +47,12 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
 
   /// Whether the error means "out of space" (ENOSPC or EDQUOT).
   public var isNoSpace: Bool { self == .noSpace || self == .quotaExceeded }
+
+  /// Whether the error is a file system's refusal of `exchange` or `renameExclusive`
+  /// (EINVAL, ENOTSUP, ENOSYS: e.g. some FUSE mounts), so that the caller falls back.
+  public var isExchangeRefusal: Bool {
+    self == .invalidArgument || self == .notSupported || self == .notImplemented
+  }
 }
 
 /// A failed file-system operation: what was done, to which path, and the `errno`.

@@ -215,6 +215,16 @@ public protocol FileSystem: Sendable {
   func syncDirectory(_ path: String) throws
   /// Renames atomically within one file system. The corresponding C function is `rename`.
   func rename(_ from: String, to: String) throws
+  /// Exchanges two paths atomically: each then names what the other named. Both must exist
+  /// on one file system. Throws `EINVAL`, `ENOTSUP` or `ENOSYS` where the file system cannot
+  /// exchange (`Errno.isExchangeRefusal`). The corresponding C functions are
+  /// `renameat2(RENAME_EXCHANGE)` on Linux and `renamex_np(RENAME_SWAP)` on Darwin.
+  func exchange(_ a: String, _ b: String) throws
+  /// Renames atomically within one file system, failing with `EEXIST` when `to` exists
+  /// (links included) rather than replacing it; `EINVAL`, `ENOTSUP` or `ENOSYS` where the
+  /// file system cannot. The corresponding C functions are `renameat2(RENAME_NOREPLACE)` on
+  /// Linux and `renamex_np(RENAME_EXCL)` on Darwin.
+  func renameExclusive(_ from: String, to: String) throws
   /// Removes a file (not a directory). The corresponding C function is `unlink`.
   func removeFile(_ path: String) throws
   /// Removes an empty directory. The corresponding C function is `rmdir`.

@@ -5,6 +5,9 @@
 #elseif canImport(Darwin)
   import Darwin
 #endif
+#if canImport(CSystem)
+  import CSystem
+#endif
 
 /// The real file system, through thin wrappers around the C calls.
 public struct LiveFileSystem: FileSystem {
@@ -312,6 +315,28 @@ public struct LiveFileSystem: FileSystem {
 
   public func rename(_ from: String, to: String) throws {
     _ = try retrying("rename", from) { cRename(from, to) }
+  }
+
+  public func exchange(_ a: String, _ b: String) throws {
+    #if canImport(Darwin)
+      _ = try retrying("exchange", a) { renamex_np(a, b, UInt32(RENAME_SWAP)) }
+    #elseif canImport(CSystem)
+      _ = try retrying("exchange", a) { mn_renameat2(AT_FDCWD, a, AT_FDCWD, b, MN_RENAME_EXCHANGE) }
+    #else
+      throw FileSystemError("exchange", a, .notSupported)
+    #endif
+  }
+
+  public func renameExclusive(_ from: String, to: String) throws {
+    #if canImport(Darwin)
+      _ = try retrying("rename", from) { renamex_np(from, to, UInt32(RENAME_EXCL)) }
+    #elseif canImport(CSystem)
+      _ = try retrying("rename", from) {
+        mn_renameat2(AT_FDCWD, from, AT_FDCWD, to, MN_RENAME_NOREPLACE)
+      }
+    #else
+      throw FileSystemError("rename", from, .notSupported)
+    #endif
   }
 
   public func removeFile(_ path: String) throws {

@@ -9,14 +9,17 @@
 /// 2. read the canonical file and every copy again, merge them (the canonical file's bytes
 ///    first and unchanged, then the change chunks only the copies have; a document that
 ///    needs nothing is not rewritten; a `copies-only` document gets a new file);
-/// 3. write the result atomically (`AtomicFile.write`), read it back, and check that it
+/// 3. replace the canonical file with the result (`DocumentReplace.replace`: swap, then merge
+///    back any version a sync client brought meanwhile), read it back, and check that it
 ///    holds every change of every input;
-/// 4. only then remove the copies, each read once more and removed only when the written
-///    file holds every one of its changes.
+/// 4. only then remove the copies, each read once more and removed only when the canonical
+///    file, looked at right then, holds every one of its changes.
 ///
 /// A `kill -9` at any moment leaves every change in at least one file (the canonical file
-/// is replaced by rename with a superset of itself, and a copy goes only after that), so a
-/// rerun finishes the job. A copy that does not parse, is not downloaded or cannot be read is
+/// is replaced with a superset of itself, a displaced version stays as a temporary until the
+/// canonical file holds it, and a copy goes only after that), so a rerun finishes the job.
+/// A canonical path that is a link, a directory or any other non-regular file refuses its
+/// document, and nothing of it or its copies is touched. A copy that does not parse, is not downloaded or cannot be read is
 /// kept and reported; an `(actor, seq)` collision refuses its whole document. Callers hold
 /// the write lock for the whole run.
 public enum ConflictMerge {
@@ -127,6 +130,8 @@ public enum ConflictMerge {
     var canonicalInfo: FileInfo?
     /// The bytes of each readable copy, by the copy's index; nil for the others.
     var copyBytes: [[UInt8]?] = []
+    /// The change hashes of each readable copy, by the copy's index.
+    var copyHashes: [Set<ChangeHash>?] = []
     var merged: MergeResult?
     /// Every change of every readable input.
     var union = Set<ChangeHash>()
@@ -136,30 +141,24 @@ public enum ConflictMerge {
     var loaded: [String: Loaded] = [:]
   }
 
-  /// Reads and decodes one file; a failure is the reason to keep it. A file whose bytes
-  /// are those of its entry in `cache` is not decoded again.
+  /// Reads and decodes one file (`DocumentReplace.read`: a file that changed while it was
+  /// read is read again); a failure is the reason to keep it. A file whose bytes are those
+  /// of its entry in `cache` is not decoded again.
   static func load(_ path: String, _ fileSystem: any FileSystem, cache: [String: Loaded]) -> Result<
     Loaded, ConflictCopyProblem
   > {
-    let info: FileInfo?
-    let bytes: [UInt8]
-    do {
-      info = try fileSystem.info(path)
-      bytes = try fileSystem.readFile(path, limit: maxFileSize)
-    } catch let error as FileSystemError {
+    let known = cache[path].map { (bytes: $0.bytes, file: $0.file) }
+    switch DocumentReplace.read(path, fileSystem: fileSystem, known: known) {
+    case .success(let read):
+      return .success(Loaded(bytes: read.bytes, file: read.file, info: read.info))
+    case .failure(.absent):
+      return .failure(.cannotRead(FileSystemError("open", path, .noSuchFileOrDirectory)))
+    case .failure(.notRegularFile):
+      return .failure(.cannotRead(FileSystemError("open", path, .invalidArgument)))
+    case .failure(.cannotRead(let error)):
       return .failure(.cannotRead(error))
-    } catch {
-      return .failure(.cannotRead(FileSystemError("read", path, .ioError)))
-    }
-    if let cached = cache[path], cached.bytes == bytes {
-      return .success(Loaded(bytes: bytes, file: cached.file, info: info))
-    }
-    do {
-      return .success(Loaded(bytes: bytes, file: try AutomergeFile.decode(bytes), info: info))
-    } catch let error as AutomergeDecodeError {
+    case .failure(.notAutomerge(let error)):
       return .failure(.notAutomerge(error))
-    } catch {
-      return .failure(.notAutomerge(.invalidDocument(reason: "\(error)", offset: 0)))
     }
   }
 
@@ -172,10 +171,15 @@ public enum ConflictMerge {
     var inputs: [[UInt8]] = []
     var decoded: [AutomergeFile] = []
     var canonical: AutomergeFile?
+    let canonicalPath = prepared.document.canonicalPath
     if entry.state == .placeholder {
       prepared.document.refusal = .notDownloaded
+    } else if let info = try fileSystem.info(canonicalPath), info.kind != .regular {
+      // A link (even to a file inside the root), a directory, a FIFO: never replaced.
+      prepared.document.refusal = .canonicalNotRegularFile(info.kind)
+      return prepared
     } else if entry.state != .copiesOnly {
-      switch load(prepared.document.canonicalPath, fileSystem, cache: cache) {
+      switch load(canonicalPath, fileSystem, cache: cache) {
       case .success(let loaded):
         prepared.loaded[prepared.document.canonicalPath] = loaded
         canonical = loaded.file
@@ -212,6 +216,8 @@ public enum ConflictMerge {
         }
       }
       prepared.copyBytes.append(bytes)
+      prepared.copyHashes.append(
+        bytes == nil ? nil : prepared.loaded[copy.path].map { Set($0.file.changes.map(\.hash)) })
       prepared.document.copies.append(item)
     }
     guard prepared.document.refusal == nil else { return prepared }
@@ -233,57 +239,69 @@ public enum ConflictMerge {
     return prepared
   }
 
-  /// Whether two `lstat` results name the same, unchanged file (or both nothing).
-  static func sameFile(_ a: FileInfo?, _ b: FileInfo?) -> Bool {
-    guard let a, let b else { return a == nil && b == nil }
-    return a.inode == b.inode && a.device == b.device && a.size == b.size
-      && a.modificationSeconds == b.modificationSeconds
-      && a.modificationNanoseconds == b.modificationNanoseconds
+  /// The change hashes of the document at `path`, read now.
+  ///
+  /// - Throws: `FileSystemError` when it cannot be read; `verificationFailed` when it is
+  ///   absent or does not decode.
+  static func heldChanges(_ path: String, fileSystem: any FileSystem) throws -> Set<ChangeHash> {
+    switch DocumentReplace.read(path, fileSystem: fileSystem) {
+    case .success(let read): return Set(read.file.changes.map(\.hash))
+    case .failure(.cannotRead(let error)): throw error
+    case .failure: throw ConflictMergeError.verificationFailed(path: path)
+    }
   }
 
-  /// Merges one document: write, read back and check, then remove its copies.
+  /// Merges one document: replace (mn.md §6), read back and check, then remove its copies.
   static func mergeDocument(
     _ entry: DocumentEntry, root: String, removable: Set<String>, cache: [String: Loaded],
     fileSystem: any FileSystem, random: () -> String
   ) throws -> ConflictMergeDocument {
     var entry = entry
-    var prepared = try prepare(entry, root: root, cache: cache, fileSystem: fileSystem)
-    // A sync client may replace the canonical file between the read and the write: merge
-    // again from what is there now, rather than rename over it.
-    for attempt in 1... {
-      guard prepared.document.refusal == nil else { break }
-      let current = try fileSystem.info(prepared.document.canonicalPath)
-      if sameFile(current, prepared.canonicalInfo) { break }
-      guard attempt < 3 else {
-        prepared.document.refusal = .changedDuringRun
-        break
-      }
-      entry.state = current == nil ? .copiesOnly : .conflicted
-      prepared = try prepare(entry, root: root, cache: cache, fileSystem: fileSystem)
+    if entry.state != .copiesOnly,
+      (try? fileSystem.info(entry.name.path(root: root))) == nil
+    {
+      // The canonical file went away since the scan: the copies make a new one.
+      entry.state = .copiesOnly
     }
+    let prepared = try prepare(entry, root: root, cache: cache, fileSystem: fileSystem)
     var document = prepared.document
     document.completed = true
     guard document.refusal == nil, let merged = prepared.merged else { return document }
     let path = document.canonicalPath
+    var verified: (info: FileInfo?, held: Set<ChangeHash>)
     if prepared.canonicalInfo == nil || !merged.added.isEmpty {
-      try AtomicFile.write(
-        merged.bytes, to: path, fileSystem: fileSystem, permissions: prepared.permissions,
-        random: random)
-      document.written = true
-    }
-    let written: AutomergeFile
-    if !document.written, let canonical = prepared.loaded[path] {
-      // Not rewritten: the file just read (and found to hold everything) is the one on disk.
-      written = canonical.file
-    } else {
-      do {
-        written = try AutomergeFile.decode(try fileSystem.readFile(path, limit: maxFileSize))
-      } catch is AutomergeDecodeError {
-        throw ConflictMergeError.verificationFailed(path: path)
+      let basis = prepared.canonicalInfo.map {
+        ReplaceBasis(info: $0, bytes: prepared.loaded[path]?.bytes)
       }
+      let outcome: ReplaceOutcome
+      do {
+        outcome = try DocumentReplace.replace(
+          path, with: merged.bytes, basis: basis ?? .absent, fileSystem: fileSystem,
+          permissions: prepared.permissions, random: random)
+      } catch let error as ReplaceError {
+        if case .notRegularFile(_, let kind) = error {
+          document.refusal = .canonicalNotRegularFile(kind)
+        } else {
+          document.refusal = .changedDuringRun
+        }
+        return document
+      }
+      document.written = true
+      document.replace = outcome.summary
+      verified = (outcome.placed, try heldChanges(path, fileSystem: fileSystem))
+    } else if let canonical = prepared.loaded[path] {
+      // Not rewritten: the file just read (and found to hold everything) is the one on disk.
+      verified = (canonical.info, Set(canonical.file.changes.map(\.hash)))
+    } else {
+      verified = (nil, try heldChanges(path, fileSystem: fileSystem))
     }
-    let held = Set(written.changes.map(\.hash))
-    guard prepared.union.isSubset(of: held) else {
+    guard prepared.union.isSubset(of: verified.held) else {
+      // Replaced again by a sync client after our write: its copies stay for a rerun.
+      let now = try fileSystem.info(path)
+      if let placed = verified.info, now.map({ !$0.isSameFile(as: placed) }) ?? true {
+        document.refusal = .changedDuringRun
+        return document
+      }
       throw ConflictMergeError.verificationFailed(path: path)
     }
     var directories: [String] = []
@@ -298,13 +316,18 @@ public enum ConflictMerge {
         if error.errno != .noSuchFileOrDirectory { document.copies[k].problem = .cannotRead(error) }
         continue
       }
-      if current != original {
-        guard let file = try? AutomergeFile.decode(current),
-          file.changes.allSatisfy({ held.contains($0.hash) })
-        else {
-          document.copies[k].problem = .changedDuringRun
-          continue
-        }
+      // The canonical file, looked at right now, must hold every change of the copy.
+      let now = try fileSystem.info(path)
+      if verified.info.flatMap({ known in now.map { $0.isSameFile(as: known) } }) != true {
+        verified = (now, now == nil ? [] : (try? heldChanges(path, fileSystem: fileSystem)) ?? [])
+      }
+      let copyChanges =
+        current == original
+        ? prepared.copyHashes[k]
+        : (try? AutomergeFile.decode(current)).map { Set($0.changes.map(\.hash)) }
+      guard let copyChanges, copyChanges.isSubset(of: verified.held) else {
+        document.copies[k].problem = .changedDuringRun
+        continue
       }
       do {
         try fileSystem.removeFile(item.copy.path)

@@ -69,6 +69,8 @@ public struct ConflictMergeDocument: Sendable {
   /// Report only: whether the run got to this document (false for a document refused in
   /// the plan, and for those after an interruption).
   public var completed: Bool
+  /// Report only: how the canonical file was replaced (mn.md §6), when it was written.
+  public var replace: ReplaceOutcome.Summary?
 
   /// Creates an entry.
   public init(
@@ -142,6 +144,9 @@ public enum ConflictMergeRefusal: Sendable, Equatable, CustomStringConvertible {
   /// The canonical file kept changing while it was being merged (a sync client writing it);
   /// a rerun merges it.
   case changedDuringRun
+  /// The canonical path is a link, a directory or another kind of file: mn never replaces
+  /// it, and leaves its copies alone.
+  case canonicalNotRegularFile(FileKind)
 
   public var description: String {
     switch self {
@@ -151,6 +156,8 @@ public enum ConflictMergeRefusal: Sendable, Equatable, CustomStringConvertible {
       return "the document is not a valid Automerge file: \(error)"
     case .canonicalCannotRead(let error): return error.description
     case .noReadableCopy: return "no copy can be read"
+    case .canonicalNotRegularFile(let kind):
+      return "the document is \(kind.article), not a regular file; nothing of it is touched"
     case .collision(let actor, let seq):
       return "two different changes are change \(seq) of actor \(actor); nothing can hold both"
     }

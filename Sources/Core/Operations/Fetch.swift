@@ -253,6 +253,8 @@ public struct FetchedFile: Sendable, Equatable {
   public var removedPlaceholders: [String]
   /// Stubs that could not be removed, and why.
   public var keptPlaceholders: [String: String]
+  /// How the file was replaced (mn.md §6), when mn wrote it.
+  public var replace: ReplaceOutcome.Summary? = nil
 
   /// False when the placeholder declared a size and the fetched content has another.
   public var sizeMatches: Bool {
@@ -276,6 +278,9 @@ public struct FetchFailure: Sendable, Equatable {
     case ioFailed(FileSystemError)
     /// The file read back does not hold every fetched change.
     case verificationFailed
+    /// A sync client kept replacing the file, or replaced it with something unreadable,
+    /// while it was written; a rerun finishes.
+    case changedDuringRun(String)
 
     public var description: String {
       switch self {
@@ -286,6 +291,7 @@ public struct FetchFailure: Sendable, Equatable {
       case .ioFailed(let error): return error.description
       case .verificationFailed:
         return "the file read back does not hold every fetched change"
+      case .changedDuringRun(let detail): return detail
       }
     }
 
@@ -485,45 +491,51 @@ struct FetchRun {
     }
     let action: FetchedFile.Action
     var expected = Set(incoming.index.keys)
+    var replaced: ReplaceOutcome.Summary?
     do {
-      let present = try fileSystem.info(item.path)
-      if let present, !DatalessFiles.isDataless(present) {
-        guard present.kind == .regular else {
-          return settle(
-            failed: item,
-            .inTheWay(present.kind == .directory ? "a directory" : "a link or special file"))
-        }
-        let existing = try fileSystem.readFile(item.path, limit: Fetch.maxDocumentSize)
-        let existingFile: AutomergeFile
-        do {
-          existingFile = try AutomergeFile.decode(existing)
-        } catch {
-          return settle(failed: item, .invalidFile(detail: "\(error)"))
-        }
-        expected.formUnion(existingFile.index.keys)
-        let merged: [UInt8]
-        do {
-          merged = try DocumentTools.merge(existing: existing, incoming: bytes)
-        } catch {
-          return settle(failed: item, .invalidContent(origin: origin, detail: "\(error)"))
-        }
-        if merged == existing {
-          action = .unchanged
-        } else {
-          try AtomicFile.write(
-            merged, to: item.path, fileSystem: fileSystem, random: context.random)
-          action = .merged
-        }
-      } else {
-        try AtomicFile.write(bytes, to: item.path, fileSystem: fileSystem, random: context.random)
-        action = .fetched
+      // A placeholder in place (a dataless file) is the basis, never read.
+      var basis = ReplaceBasis.absent
+      var content = bytes
+      if let present = try fileSystem.info(item.path) {
+        basis = ReplaceBasis(info: present, bytes: nil)
       }
+      if let present = basis.info, !DatalessFiles.isDataless(present) {
+        switch DocumentReplace.read(item.path, fileSystem: fileSystem) {
+        case .success(let existing):
+          expected.formUnion(existing.file.index.keys)
+          do {
+            content = try DocumentTools.merge(existing: existing.bytes, incoming: bytes)
+          } catch {
+            return settle(failed: item, .invalidContent(origin: origin, detail: "\(error)"))
+          }
+          basis = existing.basis
+        case .failure(.absent): basis = .absent
+        case .failure(.notRegularFile(let kind)): return settle(failed: item, .inTheWay(kind.article))
+        case .failure(.notAutomerge(let error)):
+          return settle(failed: item, .invalidFile(detail: "\(error)"))
+        case .failure(.cannotRead(let error)): throw error
+        }
+      }
+      if let existing = basis.bytes, content == existing {
+        action = .unchanged
+      } else {
+        let outcome = try DocumentReplace.replace(
+          item.path, with: content, basis: basis, fileSystem: fileSystem, random: context.random)
+        replaced = outcome.summary
+        action = basis.bytes == nil ? .fetched : .merged
+      }
+    } catch ReplaceError.notRegularFile(_, let kind) {
+      return settle(failed: item, .inTheWay(kind.article))
+    } catch let error as ReplaceError {
+      return settle(failed: item, .changedDuringRun("\(error)"))
     } catch let error as FileSystemError {
       return settle(failed: item, .ioFailed(error))
     } catch {
       return settle(failed: item, .ioFailed(FileSystemError("write", item.path, .ioError)))
     }
-    finish(item, action: action, fetchedSize: Int64(bytes.count), expected: expected)
+    finish(
+      item, action: action, fetchedSize: Int64(bytes.count), expected: expected,
+      replaced: replaced)
   }
 
   /// Polls until every item's file is present and decodes, or the deadline passes.
@@ -596,7 +608,8 @@ struct FetchRun {
 
   /// Reads the file back, checks that it decodes and holds `expected`, then removes stubs.
   mutating func finish(
-    _ item: FetchItem, action: FetchedFile.Action, fetchedSize: Int64?, expected: Set<ChangeHash>
+    _ item: FetchItem, action: FetchedFile.Action, fetchedSize: Int64?, expected: Set<ChangeHash>,
+    replaced: ReplaceOutcome.Summary? = nil
   ) {
     let bytes: [UInt8]
     do {
@@ -626,7 +639,7 @@ struct FetchRun {
       FetchedFile(
         logicalName: item.logicalName, path: item.path, action: action,
         size: Int64(bytes.count), declaredSize: item.declaredSize, fetchedSize: fetchedSize,
-        removedPlaceholders: removed, keptPlaceholders: kept))
+        removedPlaceholders: removed, keptPlaceholders: kept, replace: replaced))
     advance(item)
   }
 

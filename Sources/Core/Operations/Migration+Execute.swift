@@ -138,40 +138,62 @@ extension Migration {
   ) throws -> MigrationAction {
     let name = document.name.logicalName
     let target = document.destinationPath
-    // A sync client may replace the source meanwhile (it takes no lock): then go again.
+    // A sync client may replace the source or the target meanwhile (it takes no lock): the
+    // replace merges what arrives at the target; a changed source means going again.
     for _ in 0..<3 {
-      let source = try fs.readFile(document.sourcePath, limit: readLimit)
-      let sourceFile = try AutomergeFile.decode(source)
-      var expected = Set(sourceFile.changes.map(\.hash))
-      let action: MigrationAction
-      if try fs.info(target) != nil {
-        let existing = try fs.readFile(target, limit: readLimit)
-        let existingFile = try AutomergeFile.decode(existing)
-        expected.formUnion(existingFile.changes.map(\.hash))
+      let source = try readDocument(document.sourcePath, fileSystem: fs)
+      var expected = Set(source.file.changes.map(\.hash))
+      var action = MigrationAction.move
+      var content = source.bytes
+      var basis = ReplaceBasis.absent
+      switch DocumentReplace.read(target, fileSystem: fs) {
+      case .success(let existing):
+        expected.formUnion(existing.file.changes.map(\.hash))
         let merged = try AutomergeMerge.merge(
-          [existing, source], decoded: [existingFile, sourceFile])
-        if merged.bytes == existing {
-          action = .same
-        } else {
-          try AtomicFile.write(merged.bytes, to: target, fileSystem: fs)
-          action = .merge
-        }
-      } else {
+          [existing.bytes, source.bytes], decoded: [existing.file, source.file])
+        action = merged.bytes == existing.bytes ? .same : .merge
+        content = merged.bytes
+        basis = existing.basis
+      case .failure(.absent):
         try makeDirectories(document.name.directory, root: destination, fileSystem: fs)
-        let mode = try fs.info(document.sourcePath)?.permissions ?? 0o644
-        try AtomicFile.write(source, to: target, fileSystem: fs, permissions: mode)
-        action = .move
+      case .failure(.notRegularFile(let kind)):
+        throw ReplaceError.notRegularFile(path: target, kind: kind)
+      case .failure(.notAutomerge(let error)): throw error
+      case .failure(.cannotRead(let error)): throw error
       }
-      let written = try AutomergeFile.decode(try fs.readFile(target, limit: readLimit))
-      guard expected.isSubset(of: written.changes.lazy.map(\.hash)) else {
+      var placed: FileInfo?
+      if action != .same {
+        placed = try DocumentReplace.replace(
+          target, with: content, basis: basis, fileSystem: fs,
+          permissions: source.info.permissions
+        ).placed
+      }
+      let written = try readDocument(target, fileSystem: fs)
+      guard expected.isSubset(of: written.file.changes.lazy.map(\.hash)) else {
+        // Replaced again by a sync client after the write: go again.
+        if let placed, !written.info.isSameFile(as: placed) { continue }
         throw MigrationError.verificationFailed(name)
       }
       if keepSource { return action }
-      guard try fs.readFile(document.sourcePath, limit: readLimit) == source else { continue }
+      guard try fs.readFile(document.sourcePath, limit: readLimit) == source.bytes else { continue }
       try fs.removeFile(document.sourcePath)
       return action
     }
     throw MigrationError.sourceChanging(name)
+  }
+
+  /// Reads and decodes a document (`DocumentReplace.read`), throwing what keeps it from it.
+  static func readDocument(_ path: String, fileSystem fs: any FileSystem) throws
+    -> DocumentReplace.Read
+  {
+    switch DocumentReplace.read(path, fileSystem: fs) {
+    case .success(let read): return read
+    case .failure(.absent): throw FileSystemError("open", path, .noSuchFileOrDirectory)
+    case .failure(.notRegularFile(let kind)):
+      throw ReplaceError.notRegularFile(path: path, kind: kind)
+    case .failure(.notAutomerge(let error)): throw error
+    case .failure(.cannotRead(let error)): throw error
+    }
   }
 
   /// Copies a file that is not a document when the destination still has nothing there.

@@ -213,7 +213,7 @@ public enum Migration {
         }
       }
       switch document.refusal {
-      case .collision?, .noReadableCopy?, .changedDuringRun?:
+      case .collision?, .noReadableCopy?, .changedDuringRun?, .canonicalNotRegularFile?:
         plan.refusedConflicts.append(
           "'\(document.canonicalPath)': \(document.refusal?.description ?? "")")
       case .notDownloaded?, .canonicalNotAutomerge?, .canonicalCannotRead?, nil:

@@ -113,7 +113,7 @@ public enum RestoreWorkflow {
     }
     let report = try Restore.execute(
       archive: archive, destination: destination, fileSystem: fileSystem,
-      merge: { try DocumentTools.merge(existing: $0, incoming: $1) })
+      merger: DocumentReplace.merger)
     return Outcome(plan: plan, backup: backup, report: report, removedTemporaries: removed)
   }
 }

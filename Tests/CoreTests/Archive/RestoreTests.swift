@@ -4,12 +4,27 @@ import Testing
 
 @Suite struct RestoreTests {
   /// A stand-in for the Automerge merge: the union of lines, existing lines first.
-  let lineMerge: DocumentMerge = { existing, incoming in
+  @Sendable static func lineMerge(_ existing: [UInt8], _ incoming: [UInt8]) -> [UInt8] {
     let old = String(decoding: existing, as: UTF8.self).split(separator: "\n").map(String.init)
     let new = String(decoding: incoming, as: UTF8.self).split(separator: "\n").map(String.init)
     let union = old + new.filter { !old.contains($0) }
     return Array((union.joined(separator: "\n") + "\n").utf8)
   }
+
+  /// `lineMerge` as the replace primitive takes it.
+  static func lineMerger(
+    merge: @escaping @Sendable ([UInt8], [UInt8]) throws -> [UInt8] = lineMerge
+  ) -> ReplaceMerger {
+    ReplaceMerger(
+      merge: merge,
+      holdsAll: { holder, version in
+        let lines = Set(String(decoding: holder, as: UTF8.self).split(separator: "\n"))
+        return String(decoding: version, as: UTF8.self).split(separator: "\n").allSatisfy(
+          lines.contains)
+      },
+      asideName: { name, attempt in "\(name).aside\(attempt)" })
+  }
+  let lineMerger = Self.lineMerger()
 
   func archive(_ files: [(String, String)], manifest: Bool = true) throws -> ReadArchive {
     var tar = TarBuilder()
@@ -69,7 +84,7 @@ import Testing
 
     let suffix = SuffixCounter()
     let report = try Restore.execute(
-      archive: read, destination: destination, fileSystem: LiveFileSystem(), merge: lineMerge,
+      archive: read, destination: destination, fileSystem: LiveFileSystem(), merger: lineMerger,
       random: { suffix() })
     #expect(report.written == ["extra/file.txt", "records/2026/10.automerge"])
     #expect(report.merged == ["tags.automerge"])
@@ -88,7 +103,7 @@ import Testing
 
     // Running it again changes nothing.
     let again = try Restore.execute(
-      archive: read, destination: destination, fileSystem: LiveFileSystem(), merge: lineMerge,
+      archive: read, destination: destination, fileSystem: LiveFileSystem(), merger: lineMerger,
       random: { suffix() })
     #expect(again.written.isEmpty && again.merged.isEmpty)
   }
@@ -104,7 +119,7 @@ import Testing
     #expect(!plan.destinationExists)
     #expect(plan.items.allSatisfy { $0.action == .write && $0.kind == .document })
     let report = try Restore.execute(
-      archive: read, destination: destination, fileSystem: LiveFileSystem(), merge: lineMerge,
+      archive: read, destination: destination, fileSystem: LiveFileSystem(), merger: lineMerger,
       random: { "abcdef" })
     #expect(report.written.count == 2)
     #expect(scratch.read("new/place/records/2026/01.automerge") == Array("r\n".utf8))
@@ -126,7 +141,7 @@ import Testing
         path: destination + "/records", reason: "a symbolic link")
     ) {
       try Restore.execute(
-        archive: read, destination: destination, fileSystem: LiveFileSystem(), merge: lineMerge,
+        archive: read, destination: destination, fileSystem: LiveFileSystem(), merger: lineMerger,
         random: { "abcdef" })
     }
     #expect(scratch.listing("outside").isEmpty)
@@ -150,7 +165,8 @@ import Testing
     #expect(throws: ArchiveError.mergeFailed(path: "tags.automerge", reason: "unparsable")) {
       try Restore.execute(
         archive: read, destination: scratch.path + "/dest", fileSystem: LiveFileSystem(),
-        merge: { _, _ in throw ArchiveTestFailure.unparsable }, random: { "abcdef" })
+        merger: Self.lineMerger(merge: { _, _ in throw ArchiveTestFailure.unparsable }),
+        random: { "abcdef" })
     }
     #expect(scratch.read("dest/tags.automerge") == Array("mine\n".utf8))
   }
@@ -164,7 +180,7 @@ import Testing
       let fs = FaultyFileSystem(failing: operation, onCall: 1, with: .noSpace)
       #expect(throws: ArchiveError.self) {
         try Restore.execute(
-          archive: read, destination: scratch.path + "/dest", fileSystem: fs, merge: lineMerge,
+          archive: read, destination: scratch.path + "/dest", fileSystem: fs, merger: lineMerger,
           random: { "abcdef" })
       }
       #expect(!scratch.listing("dest").contains { $0.hasSuffix(".nosync") }, "\(operation)")

@@ -175,7 +175,7 @@ enum ConflictFixtures {
   /// A failure at each step of the atomic write: the run stops, no copy is removed, no
   /// temporary remains, and the canonical file is the old one or the whole merge.
   @Test(arguments: [
-    FaultyFileSystem.Operation.createExclusive, .write, .sync, .close, .setPermissions, .rename,
+    FaultyFileSystem.Operation.createExclusive, .write, .sync, .close, .setPermissions, .exchange,
     .syncDirectory,
   ])
   func aFailedWriteLosesNothing(_ operation: FaultyFileSystem.Operation) throws {

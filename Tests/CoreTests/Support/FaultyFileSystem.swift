@@ -14,7 +14,8 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
   enum Operation: Hashable, Sendable, CaseIterable {
     case info, infoFollowingLinks, contentsOfDirectory, readFile, makeDirectory
     case createExclusive, openForReading, openForLocking, write, read, sync, close
-    case syncDirectory, rename, removeFile, removeDirectory, setPermissions, tryLock
+    case syncDirectory, rename, exchange, renameExclusive, removeFile, removeDirectory
+    case setPermissions, tryLock
     case readLink, realPath
   }
 
@@ -149,6 +150,14 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
   func rename(_ from: String, to: String) throws {
     try tick(.rename, from)
     try base.rename(from, to: to)
+  }
+  func exchange(_ a: String, _ b: String) throws {
+    try tick(.exchange, a)
+    try base.exchange(a, b)
+  }
+  func renameExclusive(_ from: String, to: String) throws {
+    try tick(.renameExclusive, from)
+    try base.renameExclusive(from, to: to)
   }
   func removeFile(_ path: String) throws {
     try tick(.removeFile, path)

@@ -1,0 +1,403 @@
+/// The replace of a document that a sync client may replace too (mn.md §6): every document
+/// write in the data folder goes through `Replace.replace`.
+///
+/// The write lock keeps the app out, but a sync client never takes it: it may rename another
+/// device's version over the target at any moment, including between mn's read and mn's
+/// write. So a replace is *swap, then look at what was displaced*:
+///
+/// 1. the content goes to a temporary `.NAME.mn-XXXXXX.nosync` beside the target, which is
+///    written, fsynced and closed;
+/// 2. the temporary and the target are exchanged atomically (`FileSystem.exchange`), and the
+///    directory is fsynced; the displaced file now has the temporary's name;
+/// 3. the displaced file is examined. If it is the basis (the file the content was computed
+///    from: same device, inode, size and modification time, or the same bytes), nothing
+///    arrived. If not, a version arrived meanwhile: its changes are merged into the content
+///    (`ReplaceMerger.merge`) and the replace runs again from step 1;
+/// 4. every displaced file is removed only once the target, looked at right then, holds all
+///    of its changes; if the target was replaced again meanwhile, the content is merged with
+///    what is there now and the replace runs again.
+///
+/// A new target (the basis says it was absent) is put in place by `renameExclusive`, which
+/// refuses to overwrite; when something appeared there, it is merged as in step 3. Where the
+/// file system refuses the exchange or the exclusive rename (`Errno.isExchangeRefusal`), the
+/// target is read right before a plain rename, after the temporary is written and synced,
+/// and compared with the basis; when it differs, the merge runs again (`Route.compared`).
+///
+/// A `kill -9` at any step leaves every change in the target or in a temporary: the
+/// displaced files keep their temporary names until they are removed, and the next writer
+/// holding the lock merges a temporary's changes into its document before removing it
+/// (`TemporaryCleanup`). The target must be a regular file or absent: a link, a directory
+/// or anything else is refused before anything is written, and never exchanged.
+public enum Replace {
+  /// The rounds one replace may take before it gives up (a target that keeps changing).
+  public static let maxRounds = 8
+  /// The largest version a replace reads (a target or a displaced file), in bytes.
+  public static let readLimit = 1 << 30
+
+  /// Puts `content` at `path` without losing a version that arrived since `basis` was read.
+  ///
+  /// - Parameters:
+  ///   - path: The target, absolute; its directory must exist.
+  ///   - content: The new content, computed from `basis` (it holds every change of it).
+  ///   - basis: The target as it was read when `content` was computed.
+  ///   - merger: How versions are merged and compared (the document layer's).
+  ///   - fileSystem: Where to write.
+  ///   - permissions: The mode of a new target; an existing target's mode is kept.
+  ///   - random: The random part of temporary names.
+  /// - Returns: What the target holds now, and the way it was put there.
+  /// - Throws: `ReplaceError.notRegularFile` (nothing written), `ReplaceError.keepsChanging`
+  ///   and `ReplaceError.arrivalNotMergeable` (the target holds a superset of the basis or
+  ///   is unchanged; displaced files stay as temporaries), or `FileSystemError` (the target
+  ///   is unchanged or holds a merge; no temporary of this round remains).
+  public static func replace(
+    _ path: String, with content: [UInt8], basis: ReplaceBasis, merger: ReplaceMerger,
+    fileSystem: any FileSystem, permissions: UInt32 = 0o644,
+    random: () -> String = AtomicFile.randomSuffix
+  ) throws -> ReplaceOutcome {
+    var state = Round(
+      path: path, content: content, basis: basis, merger: merger, fileSystem: fileSystem)
+    let present = try state.regularFileInfo()
+    let mode = present?.permissions ?? basis.info?.permissions ?? permissions
+    for _ in 0..<maxRounds {
+      let temporary = try AtomicFile.writeTemporary(
+        state.content, beside: path, permissions: mode, fileSystem: fileSystem, random: random)
+      if let outcome = try state.put(temporary) { return outcome }
+    }
+    throw ReplaceError.keepsChanging(path: path)
+  }
+}
+
+/// The target as it was read when a replace's content was computed.
+public struct ReplaceBasis: Sendable, Equatable {
+  /// Its `lstat` information before it was read; nil when the target did not exist.
+  public var info: FileInfo?
+  /// Its bytes as read; nil when not kept (identity is then compared by `info` alone).
+  public var bytes: [UInt8]?
+
+  public init(info: FileInfo?, bytes: [UInt8]?) {
+    self.info = info
+    self.bytes = bytes
+  }
+
+  /// The target did not exist.
+  public static let absent = ReplaceBasis(info: nil, bytes: nil)
+
+  /// Whether a file found now (its information and bytes) is this basis.
+  func matches(_ info: FileInfo?, _ bytes: [UInt8]?) -> Bool {
+    guard let info else { return self.info == nil }
+    if let known = self.info, known.isSameFile(as: info) { return true }
+    if let mine = self.bytes, let bytes { return mine == bytes }
+    return false
+  }
+}
+
+/// How a replace merges and compares versions of a document: supplied by the layer that
+/// knows their format (Operations gives Automerge's).
+public struct ReplaceMerger: Sendable {
+  /// `content` with every change of `arrived` added; throws when `arrived` cannot be read.
+  public var merge: @Sendable (_ content: [UInt8], _ arrived: [UInt8]) throws -> [UInt8]
+  /// Whether `holder` holds every change of `version`.
+  public var holdsAll: @Sendable (_ holder: [UInt8], _ version: [UInt8]) -> Bool
+  /// The name, beside the target, of the `attempt`-th (from 0) candidate under which an
+  /// arrival that cannot be merged is kept, so that nothing of it is lost.
+  public var asideName: @Sendable (_ targetName: String, _ attempt: Int) -> String
+
+  public init(
+    merge: @escaping @Sendable ([UInt8], [UInt8]) throws -> [UInt8],
+    holdsAll: @escaping @Sendable ([UInt8], [UInt8]) -> Bool,
+    asideName: @escaping @Sendable (String, Int) -> String
+  ) {
+    self.merge = merge
+    self.holdsAll = holdsAll
+    self.asideName = asideName
+  }
+}
+
+/// What a replace did.
+public struct ReplaceOutcome: Sendable, Equatable {
+  /// The way a temporary was put in place.
+  public enum Route: String, Sendable, Equatable {
+    /// Atomic exchange with the target, then the displaced file examined.
+    case exchange
+    /// A new target: a rename that refuses to overwrite.
+    case exclusive
+    /// The file system refused both: the target compared with the basis right before a
+    /// plain rename.
+    case compared
+  }
+
+  /// How the last round put the content in place.
+  public var route: Route
+  /// What the target holds now.
+  public var content: [UInt8]
+  /// The `lstat` information of the file put in place (to notice a later replacement).
+  public var placed: FileInfo
+  /// How many versions arrived meanwhile and were merged in.
+  public var arrivals: Int
+  /// Arrivals that could not be merged, kept beside the target under these paths.
+  public var keptAside: [String]
+  /// How many temporaries were put in place (1 when nothing arrived).
+  public var rounds: Int
+
+  /// What a report keeps of a replace, for `-v`: the way and how many versions arrived.
+  public struct Summary: Sendable, Equatable {
+    public var route: Route
+    public var arrivals: Int
+    public var keptAside: [String]
+
+    public init(route: Route, arrivals: Int, keptAside: [String]) {
+      self.route = route
+      self.arrivals = arrivals
+      self.keptAside = keptAside
+    }
+  }
+
+  /// The summary of this outcome.
+  public var summary: Summary { Summary(route: route, arrivals: arrivals, keptAside: keptAside) }
+}
+
+/// Why a replace did not happen or did not finish.
+public enum ReplaceError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The target is a link, a directory or another kind of file: refused, nothing written.
+  case notRegularFile(path: String, kind: FileKind)
+  /// Versions kept arriving for `Replace.maxRounds` rounds; the target holds a superset of
+  /// the basis, and displaced versions wait in temporaries for the next writer.
+  case keepsChanging(path: String)
+  /// On a file system that cannot exchange, the target holds a version that cannot be
+  /// merged; nothing was written.
+  case arrivalNotMergeable(path: String)
+
+  public var description: String {
+    switch self {
+    case .notRegularFile(let path, let kind):
+      "refusing to replace '\(path)': it is \(kind.article), not a regular file"
+    case .keepsChanging(let path):
+      "'\(path)' kept changing while it was replaced; run the command again"
+    case .arrivalNotMergeable(let path):
+      "'\(path)' was replaced meanwhile by a file that is not a readable document"
+    }
+  }
+}
+
+extension FileKind {
+  /// "a symbolic link", "a directory", "a special file", "a regular file".
+  public var article: String {
+    switch self {
+    case .regular: "a regular file"
+    case .directory: "a directory"
+    case .symlink: "a symbolic link"
+    case .other: "a special file"
+    }
+  }
+}
+
+extension FileInfo {
+  /// Whether two `lstat` results name the same, unchanged file: device, inode, size and
+  /// modification time.
+  public func isSameFile(as other: FileInfo) -> Bool {
+    inode == other.inode && device == other.device && size == other.size
+      && modificationSeconds == other.modificationSeconds
+      && modificationNanoseconds == other.modificationNanoseconds
+  }
+}
+
+/// The state of one replace between its rounds.
+private struct Round {
+  let path: String
+  var content: [UInt8]
+  var basis: ReplaceBasis
+  let merger: ReplaceMerger
+  let fileSystem: any FileSystem
+  /// Displaced files (at temporary names) to remove once the target holds their changes.
+  var displaced: [String] = []
+  var arrivals = 0
+  var keptAside: [String] = []
+  var rounds = 0
+
+  init(
+    path: String, content: [UInt8], basis: ReplaceBasis, merger: ReplaceMerger,
+    fileSystem: any FileSystem
+  ) {
+    self.path = path
+    self.content = content
+    self.basis = basis
+    self.merger = merger
+    self.fileSystem = fileSystem
+  }
+
+  /// The target's information; nil when absent; throws when it is not a regular file.
+  func regularFileInfo() throws -> FileInfo? {
+    guard let info = try fileSystem.info(path) else { return nil }
+    guard info.kind == .regular else {
+      throw ReplaceError.notRegularFile(path: path, kind: info.kind)
+    }
+    return info
+  }
+
+  /// Puts one written temporary in place; the outcome when done, nil for another round.
+  mutating func put(_ temporary: AtomicFile.Temporary) throws -> ReplaceOutcome? {
+    rounds += 1
+    let route: ReplaceOutcome.Route
+    do {
+      if basis.info == nil {
+        try fileSystem.renameExclusive(temporary.path, to: path)
+        route = .exclusive
+      } else {
+        try fileSystem.exchange(temporary.path, path)
+        route = .exchange
+      }
+    } catch let error as FileSystemError
+      where error.errno == .fileExists || error.errno == .noSuchFileOrDirectory
+    {
+      // Something appeared where the target was absent, or the target went away.
+      try? fileSystem.removeFile(temporary.path)
+      try adoptTarget()
+      return nil
+    } catch let error as FileSystemError where error.errno.isExchangeRefusal {
+      return try compareAndRename(temporary)
+    } catch {
+      try? fileSystem.removeFile(temporary.path)
+      throw error
+    }
+    do {
+      try fileSystem.syncDirectory(Paths.split(path).directory)
+    } catch {
+      // The exchange stands; a displaced basis holds nothing the target lacks.
+      if route == .exchange, let known = basis.info,
+        let displaced = try? fileSystem.info(temporary.path), known.isSameFile(as: displaced)
+      {
+        try? fileSystem.removeFile(temporary.path)
+      }
+      throw error
+    }
+    if route == .exchange, try !examineDisplaced(temporary) { return nil }
+    return try settle(placed: temporary.info, route: route)
+  }
+
+  /// Takes what is at the target now as the basis and merges it into the content: a
+  /// version appeared where the target was absent, or replaced it before a compared rename.
+  mutating func adoptTarget() throws {
+    guard let info = try regularFileInfo() else {
+      basis = .absent
+      return
+    }
+    let bytes = try fileSystem.readFile(path, limit: Replace.readLimit)
+    if !basis.matches(info, bytes) {
+      arrivals += 1
+      guard let merged = try? merger.merge(content, bytes) else {
+        throw ReplaceError.arrivalNotMergeable(path: path)
+      }
+      content = merged
+    }
+    basis = ReplaceBasis(info: info, bytes: bytes)
+  }
+
+  /// The fallback where the file system cannot exchange: compare, then a plain rename.
+  mutating func compareAndRename(_ temporary: AtomicFile.Temporary) throws -> ReplaceOutcome? {
+    let now: FileInfo?
+    let bytes: [UInt8]?
+    do {
+      now = try regularFileInfo()
+      bytes = now == nil ? nil : try fileSystem.readFile(path, limit: Replace.readLimit)
+    } catch {
+      try? fileSystem.removeFile(temporary.path)
+      throw error
+    }
+    guard basis.matches(now, bytes) else {
+      try? fileSystem.removeFile(temporary.path)
+      try adoptTarget()
+      return nil
+    }
+    do {
+      try fileSystem.rename(temporary.path, to: path)
+    } catch {
+      try? fileSystem.removeFile(temporary.path)
+      throw error
+    }
+    try fileSystem.syncDirectory(Paths.split(path).directory)
+    return try settle(placed: temporary.info, route: .compared)
+  }
+
+  /// Looks at the file an exchange displaced (now at `displacedPath`); true when the
+  /// content in place holds everything, false when another round is needed.
+  mutating func examineDisplaced(_ temporary: AtomicFile.Temporary) throws -> Bool {
+    let displacedPath = temporary.path
+    guard let info = try fileSystem.info(displacedPath) else { return true }
+    guard info.kind == .regular else {
+      // Something that is not a file took the target's place: put it back, and refuse.
+      try fileSystem.exchange(displacedPath, path)
+      try? fileSystem.removeFile(displacedPath)
+      throw ReplaceError.notRegularFile(path: path, kind: info.kind)
+    }
+    // The identity first: the basis may be a placeholder that must not be read (a dataless
+    // file would be downloaded).
+    if let known = basis.info, known.isSameFile(as: info) {
+      displaced.append(displacedPath)
+      return true
+    }
+    let bytes = try fileSystem.readFile(displacedPath, limit: Replace.readLimit)
+    if basis.matches(info, bytes) {
+      displaced.append(displacedPath)
+      return true
+    }
+    arrivals += 1
+    guard let merged = try? merger.merge(content, bytes) else {
+      keptAside.append(try keepAside(displacedPath))
+      return true
+    }
+    displaced.append(displacedPath)
+    if merged == content { return true }
+    content = merged
+    // The content just put in place is the next round's basis.
+    basis = ReplaceBasis(info: temporary.info, bytes: nil)
+    return false
+  }
+
+  /// Renames an arrival that cannot be merged to a free name beside the target.
+  func keepAside(_ displacedPath: String) throws -> String {
+    let (directory, name) = Paths.split(path)
+    for attempt in 0..<100 {
+      let aside = Paths.join(directory, merger.asideName(name, attempt))
+      do {
+        try fileSystem.renameExclusive(displacedPath, to: aside)
+        return aside
+      } catch let error as FileSystemError where error.errno == .fileExists {
+        continue
+      }
+    }
+    throw FileSystemError("rename", displacedPath, .fileExists)
+  }
+
+  /// Removes the displaced files once the target, looked at now, holds their changes.
+  mutating func settle(placed: FileInfo, route: ReplaceOutcome.Route) throws -> ReplaceOutcome? {
+    var placed = placed
+    guard let now = try regularFileInfo() else {
+      // The target went away after it was put in place: put the content back.
+      basis = .absent
+      return nil
+    }
+    if !now.isSameFile(as: placed) {
+      // Replaced again after it was put in place: unless what is there now holds
+      // everything, merge with it and go again.
+      let bytes = try fileSystem.readFile(path, limit: Replace.readLimit)
+      guard merger.holdsAll(bytes, content) else {
+        arrivals += 1
+        guard let merged = try? merger.merge(content, bytes) else {
+          throw ReplaceError.arrivalNotMergeable(path: path)
+        }
+        content = merged
+        basis = ReplaceBasis(info: now, bytes: bytes)
+        return nil
+      }
+      content = bytes
+      placed = now
+    }
+    // The content holds every change of every displaced file (the basis's by the caller's
+    // contract, each arrival's by the merge).
+    for file in displaced { try fileSystem.removeFile(file) }
+    if !displaced.isEmpty { try fileSystem.syncDirectory(Paths.split(path).directory) }
+    return ReplaceOutcome(
+      route: route, content: content, placed: placed, arrivals: arrivals, keptAside: keptAside,
+      rounds: rounds)
+  }
+}

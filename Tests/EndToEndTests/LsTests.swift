@@ -130,6 +130,64 @@ import Testing
     #expect(try entry("tags.automerge")["state"] as? String == "local")
   }
 
+  /// Copies named as Nextcloud, Seafile and rclone bisync name them are listed with what
+  /// their names say; look-alikes beside them are other files (mn.md §3).
+  @Test func jsonSaysWhatEachServicesNameSays() throws {
+    let box = try Sandbox()
+    box.extraEnvironment["MINUTA_STORAGE"] = box.path("data")
+    let copies: [(name: String, service: String, device: String?, date: String?)] = [
+      (
+        "07 (conflicted copy Grace Hopper 2026-09-06 154512).automerge", "nextcloud",
+        "Grace Hopper", "2026-09-06T15:45:12"
+      ),
+      ("07 (case clash from 2026-09-06 154512).automerge", "nextcloud", nil, "2026-09-06T15:45:12"),
+      ("07_conflict-20260906-154512.automerge", "nextcloud", nil, "2026-09-06T15:45:12"),
+      (
+        "08.automerge (SFConflict ada@example.com 2026-Sep-6-15-45-12).automerge", "seafile",
+        "ada@example.com", "2026-09-06T15:45:12"
+      ),
+      (
+        "08 (SFConflict Ada Lovelace 2026-09-07-08-09-10).automerge", "seafile", "Ada Lovelace",
+        "2026-09-07T08:09:10"
+      ),
+      ("09.automerge.path1", "rclone", nil, nil),
+      ("09.automerge.path1.path2", "rclone", nil, nil),
+      ("09.path2.automerge", "rclone", nil, nil),
+    ]
+    try box.write("data/records/2026/07.automerge", try Sandbox.september)
+    for copy in copies {
+      try box.write("data/records/2026/\(copy.name)", try Sandbox.september)
+    }
+    let lookAlikes = [
+      "07 (conflicted copy).automerge", "08 (SFConflict ada 2026-Sept-6-15-45-12).automerge",
+      "09.automerge.path3", "09_conflict.automerge",
+    ]
+    for name in lookAlikes { try box.write("data/records/2026/\(name)", Data([1])) }
+
+    let r = try box.run(["ls", "--json"])
+    #expect(r.status == 0)
+    let entries = try #require(try Sandbox.json(r) as? [[String: Any]])
+    #expect(
+      entries.map { $0["name"] as? String }
+        == ["records/2026/07.automerge", "records/2026/08.automerge", "records/2026/09.automerge"])
+    #expect(entries.map { $0["state"] as? String } == ["conflicted", "copies-only", "copies-only"])
+    let listed = entries.flatMap { ($0["copies"] as? [[String: Any]]) ?? [] }
+    #expect(listed.count == copies.count)
+    let records = box.path("data") + "/records/2026/"
+    for copy in copies {
+      let found = try #require(
+        listed.first { $0["path"] as? String == records + copy.name }, "\(copy.name)")
+      #expect(found["service"] as? String == copy.service, "\(copy.name)")
+      #expect(found["device"] as? String == copy.device, "\(copy.name)")
+      #expect(found["date"] as? String == copy.date, "\(copy.name)")
+    }
+    let others = try box.run(["ls", "--all", "-0"]).stdoutBytes.split(separator: 0).map {
+      String(decoding: $0, as: UTF8.self)
+    }
+    #expect(Set(others).isSuperset(of: lookAlikes.map { "records/2026/" + $0 }), "\(others)")
+    #expect(!others.contains { $0.contains("path1") || $0.contains("SFConflict ada@") })
+  }
+
   @Test func nulTerminatedNames() throws {
     let box = try Self.folder()
     let r = try box.run(["ls", "-0", "--conflicts"])

@@ -200,10 +200,33 @@ public enum ConflictPatterns {
         .init("09.automerge..path1", "09.automerge"),
         .init("tags.automerge..path2", "tags.automerge"),
       ],
-      counterexamples: ["09.automerge..path3", "09.automerge.path1"],
+      counterexamples: ["09.automerge..path3", "09.automerge..path"],
       strip: { name in
         guard B.hasSuffix(name, "..path1") || B.hasSuffix(name, "..path2") else { return nil }
         return .init(keep: name.count - 7)
+      }),
+    ConflictPattern(
+      .rclone,
+      "NAME.EXT.path1, NAME.EXT.path2  (bisync --conflict-loser pathname --conflict-suffix path; "
+        + "stacked .path1.path2 when a copy conflicts again)", .afterExtension,
+      needs: .dot,
+      examples: [
+        .init("09.automerge.path1", "09.automerge"),
+        .init("tags.automerge.path2", "tags.automerge"),
+      ],
+      counterexamples: [
+        "09.automerge.path3", "09.automerge.path", "09.automerge.path12", "09.automerge.Path1",
+        "09.automerge-path1", "09.path1",
+      ],
+      strip: { name in
+        guard B.hasSuffix(name, ".path1") || B.hasSuffix(name, ".path2") else { return nil }
+        let keep = name.count - 6
+        // bisync appends the suffix to the whole name, extension included: what is left keeps
+        // one (a document's name has one; and `NAME.path1` alone stays an ordinary name).
+        guard let dot = name[..<keep].lastIndex(of: B.dot), dot > 0, dot < keep - 1 else {
+          return nil
+        }
+        return .init(keep: keep)
       }),
     ConflictPattern(
       .syncthing, "NAME.sync-conflict-YYYYMMDD-HHMMSS[-DEVICE].EXT",
@@ -239,31 +262,77 @@ public enum ConflictPatterns {
         return .init(keep: i, device: device, date: date)
       }),
     ConflictPattern(
-      .seafile, "NAME (SFConflict EMAIL YYYY-MM-DD-HH-MM-SS).EXT",
+      .seafile,
+      "NAME.EXT (SFConflict [USER ]YYYY-Mon-D-HH-MM-SS).EXT  (server-side merge, Go file server: "
+        + "the whole name, then its extension again)", .afterExtension,
+      needs: .closeParen,
+      examples: [
+        .init(
+          "09.automerge (SFConflict ada@example.com 2026-Sep-6-15-45-12).automerge",
+          "09.automerge", device: "ada@example.com", date: "2026-09-06T15:45:12"),
+        .init(
+          "tags.automerge (SFConflict Ada Lovelace 2026-Dec-24-09-05-03).automerge",
+          "tags.automerge", device: "Ada Lovelace", date: "2026-12-24T09:05:03"),
+        .init(
+          "09.automerge (SFConflict 2026-Jan-1-00-00-00).automerge", "09.automerge",
+          date: "2026-01-01T00:00:00"),
+      ],
+      counterexamples: [
+        "09.automerge (SFConflict ada@example.com 2026-Spt-6-15-45-12).automerge",
+        "09.automerge (SFConflict ada@example.com 2026-sep-6-15-45-12).automerge",
+        "09.automerge (SFConflict ada@example.com 2026-Sep-06-15-45-12).automerge",
+        "09.automerge (SFConflict ada@example.com 2026-Sep-6-15-45).automerge",
+      ],
+      strip: { name in
+        guard let dot = name.lastIndex(of: B.dot), dot > 0 else { return nil }
+        let part = Array(name[..<dot])
+        guard let (o, inner) = finalGroup(part), let (device, date) = seafileGroup(inner) else {
+          return nil
+        }
+        // Before the group: the original name, which ends with the extension written after it.
+        let ext = name.count - dot
+        guard o > ext else { return nil }
+        for k in 0..<ext where part[o - ext + k] != name[dot + k] { return nil }
+        return .init(keep: o, device: device, date: date)
+      }),
+    ConflictPattern(
+      .seafile,
+      "NAME (SFConflict [USER ]YYYY-MM-DD-HH-MM-SS).EXT  (client, and the server's C merge; "
+        + "USER an email or a nickname, or none; the date also as YYYY-Mon-D-HH-MM-SS)",
       needs: .closeParen,
       examples: [
         .init(
           "09 (SFConflict ada@example.com 2026-09-06-15-45-12).automerge", "09.automerge",
-          device: "ada@example.com", date: "2026-09-06T15:45:12")
+          device: "ada@example.com", date: "2026-09-06T15:45:12"),
+        .init(
+          "09 (SFConflict Ada Lovelace 2026-09-06-15-45-12).automerge", "09.automerge",
+          device: "Ada Lovelace", date: "2026-09-06T15:45:12"),
+        .init(
+          "tags (SFConflict 2026-09-06-15-45-12).automerge", "tags.automerge",
+          date: "2026-09-06T15:45:12"),
+        .init(
+          "09 (SFConflict ada@example.com 2026-Sep-6-15-45-12).automerge", "09.automerge",
+          device: "ada@example.com", date: "2026-09-06T15:45:12"),
+        .init(
+          "09 (SFConflict ada@example.com 2026-Oct-31-23-59-59).automerge", "09.automerge",
+          device: "ada@example.com", date: "2026-10-31T23:59:59"),
       ],
       counterexamples: [
-        "09 (SFConflict 2026-09-06-15-45-12).automerge", "09 (SFConflict ada 2026-09-06).automerge",
+        "09 (SFConflict ada 2026-09-06).automerge", "09 (SFConflict).automerge",
+        "09 (SFConflict  2026-09-06-15-45-12).automerge",
+        "09 (SFConflict ada 2026-13-06-15-45-12).automerge",
+        "09 (SFConflict ada 2026-09-06-24-45-12).automerge",
+        "09 (SFConflict ada 2026-Foo-6-15-45-12).automerge",
+        "09 (SFConflict ada 2026-Sep-32-15-45-12).automerge",
+        "09 (SFConflict ada 2026-Sep-6-5-45-12).automerge",
+        "09 (sfconflict ada 2026-09-06-15-45-12).automerge",
+        "09(SFConflict ada 2026-09-06-15-45-12).automerge",
       ],
       strip: { stem in
-        guard let (o, inner) = finalGroup(stem), B.matches(inner, at: 0, "SFConflict "),
-          inner.count > 11 + 20, inner[inner.count - 20] == B.space
-        else { return nil }
-        let at = inner.count - 19
-        guard let date = B.dashedDate(inner, at: at), inner[at + 10] == B.dash,
-          inner[at + 13] == B.dash,
-          inner[at + 16] == B.dash, let h = B.number(inner, (at + 11)..<(at + 13)),
-          let m = B.number(inner, (at + 14)..<(at + 16)),
-          let s = B.number(inner, (at + 17)..<(at + 19)),
-          let time = B.isoTime(h, m, s)
-        else { return nil }
-        let user = inner[11..<(inner.count - 20)]
-        guard !user.isEmpty, !user.contains(B.space) else { return nil }
-        return .init(keep: o, device: B.string(user), date: B.dateTime(date, time))
+        guard let (o, inner) = finalGroup(stem), let (device, date) = seafileGroup(inner) else {
+          return nil
+        }
+        return .init(keep: o, device: device, date: date)
       }),
     ConflictPattern(
       .nextcloud, "NAME (conflicted copy [USER ]YYYY-MM-DD HHMMSS).EXT  (Nextcloud, ownCloud)",
@@ -275,10 +344,23 @@ public enum ConflictPatterns {
         .init(
           "tags (conflicted copy Ada Lovelace 2026-09-06 154512).automerge", "tags.automerge",
           device: "Ada Lovelace", date: "2026-09-06T15:45:12"),
+        .init(
+          "09 (conflicted copy Grace Hopper 2026-09-06 154512).automerge", "09.automerge",
+          device: "Grace Hopper", date: "2026-09-06T15:45:12"),
+        .init(
+          "09 (conflicted copy grace.hopper@example.com 2026-09-06 154512).automerge",
+          "09.automerge", device: "grace.hopper@example.com", date: "2026-09-06T15:45:12"),
       ],
       counterexamples: [
         "09 (conflicted copy 2026-09-06).automerge",
         "09 (conflicted copy 2026-09-06 1545).automerge",
+        "09 (conflicted copy).automerge", "09 (conflicted copy Grace Hopper).automerge",
+        "09 (conflicted copy of the draft).automerge",
+        "09 (conflicted copy 2026-09-06 15:45:12).automerge",
+        "09 (conflicted copy 2026-13-06 154512).automerge",
+        "09 (conflicted copy  2026-09-06 154512).automerge",
+        "09 (Conflicted Copy 2026-09-06 154512).automerge",
+        "09 (conflicted copy 2026-09-06 154512) draft.automerge",
       ],
       strip: { stem in
         let prefix: StaticString = "conflicted copy "
@@ -301,20 +383,65 @@ public enum ConflictPatterns {
         return .init(keep: o, device: device, date: B.dateTime(date, time))
       }),
     ConflictPattern(
-      .nextcloud, "NAME_conflict-YYYYMMDD-HHMMSS.EXT  (older ownCloud)",
+      .nextcloud, "NAME (case clash from YYYY-MM-DD HHMMSS).EXT  (Nextcloud desktop client)",
+      needs: .closeParen,
+      examples: [
+        .init(
+          "09 (case clash from 2026-09-06 154512).automerge", "09.automerge",
+          date: "2026-09-06T15:45:12"),
+        .init(
+          "tags (case clash from 2026-12-24 090503).automerge", "tags.automerge",
+          date: "2026-12-24T09:05:03"),
+      ],
+      counterexamples: [
+        "09 (case clash).automerge", "09 (case clash from 2026-09-06).automerge",
+        "09 (case clash from Ada 2026-09-06 154512).automerge",
+        "09 (Case Clash from 2026-09-06 154512).automerge",
+        "09 (case clash from 2026-09-06 254512).automerge",
+      ],
+      strip: { stem in
+        let prefix: StaticString = "case clash from "
+        guard let (o, inner) = finalGroup(stem), inner.count == 16 + 17,
+          B.matches(inner, at: 0, prefix), inner[26] == B.space,
+          let date = B.dashedDate(inner, at: 16), let time = B.compactTime(inner, at: 27)
+        else { return nil }
+        return .init(keep: o, date: B.dateTime(date, time))
+      }),
+    ConflictPattern(
+      .nextcloud,
+      "NAME_conflict-YYYYMMDD-HHMMSS.EXT, NAME_conflict_USER-YYYYMMDD-HHMMSS.EXT  (older ownCloud "
+        + "client; USER when CSYNC_CONFLICT_FILE_USERNAME was set)",
       needs: .underscore,
       examples: [
-        .init("09_conflict-20260906-154512.automerge", "09.automerge", date: "2026-09-06T15:45:12")
+        .init(
+          "09_conflict-20260906-154512.automerge", "09.automerge", date: "2026-09-06T15:45:12"),
+        .init(
+          "tags_conflict_ada-20260906-154512.automerge", "tags.automerge", device: "ada",
+          date: "2026-09-06T15:45:12"),
       ],
-      counterexamples: ["09_conflict-20260906.automerge", "09_conflict.automerge"],
+      counterexamples: [
+        "09_conflict-20260906.automerge", "09_conflict.automerge",
+        "09_conflict_-20260906-154512.automerge", "09_conflicted-20260906-154512.automerge",
+        "09_conflict-2026-09-06-154512.automerge", "09_conflict-20261306-154512.automerge",
+        "09-conflict-20260906-154512.automerge",
+      ],
       strip: { stem in
-        let marker: StaticString = "_conflict-"
-        guard stem.count >= 10 + 15 else { return nil }
-        let i = stem.count - 10 - 15
-        guard B.matches(stem, at: i, marker), stem[stem.count - 7] == B.dash,
-          let date = B.compactDateTime(stem, date: i + 10, time: stem.count - 6)
-        else { return nil }
-        return .init(keep: i, date: date)
+        // `-YYYYMMDD-HHMMSS` ends the stem; `_conflict` or `_conflict_USER` comes before it.
+        guard stem.count >= 9 + 16 else { return nil }
+        let dash = stem.count - 16
+        guard stem[dash] == B.dash, stem[stem.count - 7] == B.dash else { return nil }
+        var keep = dash - 9
+        var device: String?
+        if !B.matches(stem, at: keep, "_conflict") {
+          guard let i = B.lastIndex(of: "_conflict_", in: Array(stem[..<dash])), i + 10 < dash
+          else { return nil }
+          keep = i
+          device = B.string(stem[(i + 10)..<dash])
+        }
+        guard let date = B.compactDateTime(stem, date: dash + 1, time: stem.count - 6) else {
+          return nil
+        }
+        return .init(keep: keep, device: device, date: date)
       }),
     ConflictPattern(
       .unison, "NAME (conflict[ #N]_on_YYYY-MM-DD).EXT  (-copyonconflict)",
@@ -480,6 +607,20 @@ public enum ConflictPatterns {
         return .init(keep: i)
       }),
     ConflictPattern(
+      .rclone,
+      "NAME.path1.EXT, NAME.path2.EXT  (bisync --conflict-loser pathname --conflict-suffix path "
+        + "--suffix-keep-extension)",
+      needs: .dot,
+      examples: [
+        .init("09.path1.automerge", "09.automerge"),
+        .init("tags.path2.automerge", "tags.automerge"),
+      ],
+      counterexamples: ["09.path3.automerge", "09.path.automerge", "09path1.automerge"],
+      strip: { stem in
+        guard B.hasSuffix(stem, ".path1") || B.hasSuffix(stem, ".path2") else { return nil }
+        return .init(keep: stem.count - 6)
+      }),
+    ConflictPattern(
       .onedrive,
       "NAME-HOSTNAME.EXT, NAME-HOSTNAME-N.EXT  (HOSTNAME must look like a computer's name)",
       needs: .dash,
@@ -543,6 +684,42 @@ public enum ConflictPatterns {
       stem[o - 1] == B.space
     else { return nil }
     return (o - 1, Array(stem[(o + 1)..<(stem.count - 1)]))
+  }
+
+  /// Seafile's group without its parentheses, `SFConflict [USER ]DATE`: the user (an email,
+  /// or a nickname that may hold spaces; none when Seafile knew no modifier) and the date.
+  /// DATE is `YYYY-MM-DD-HH-MM-SS` (C's `%Y-%m-%d-%H-%M-%S`) or, from the Go file server,
+  /// `YYYY-Mon-D-HH-MM-SS` (Go's `2006-Jan-2-15-04-05`: an English month, an unpadded day).
+  static func seafileGroup(_ inner: [UInt8]) -> (String?, String)? {
+    guard B.matches(inner, at: 0, "SFConflict "), let sp = inner.lastIndex(of: B.space),
+      let date = seafileDate(inner, at: sp + 1)
+    else { return nil }
+    guard sp > 10 else { return (nil, date) }
+    let user = B.trimmed(inner[11..<sp])
+    guard !user.isEmpty else { return nil }
+    return (B.string(user), date)
+  }
+
+  /// A Seafile date filling `bytes[at...]`, in either layout, as `YYYY-MM-DDTHH:MM:SS`.
+  static func seafileDate(_ bytes: [UInt8], at: Int) -> String? {
+    let length = bytes.count - at
+    if length == 19 {
+      if let date = B.dashedDate(bytes, at: at), bytes[at + 10] == B.dash,
+        let time = B.dashedTime(bytes, at: at + 11)
+      {
+        return B.dateTime(date, time)
+      }
+    }
+    // YYYY-Mon-D-HH-MM-SS, the day one or two digits.
+    guard length == 19 || length == 20, let y = B.number(bytes, at..<(at + 4)),
+      bytes[at + 4] == B.dash, let m = B.monthAbbreviation(bytes, at: at + 5),
+      bytes[at + 8] == B.dash, bytes[at + 9] != 0x30
+    else { return nil }
+    let dayEnd = at + length - 9
+    guard let d = B.number(bytes, (at + 9)..<dayEnd), bytes[dayEnd] == B.dash,
+      let date = B.isoDate(y, m, d), let time = B.dashedTime(bytes, at: dayEnd + 1)
+    else { return nil }
+    return B.dateTime(date, time)
   }
 
   /// Where the user's name sits relative to a Dropbox wording.

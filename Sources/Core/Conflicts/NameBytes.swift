@@ -201,6 +201,32 @@ enum NameBytes {
     return isoDate(y, m, d)
   }
 
+  /// `HH-MM-SS` at `bytes[at..<at+8]` as `HH:MM:SS`, when the fields are in range.
+  static func dashedTime(_ bytes: [UInt8], at: Int) -> String? {
+    guard at >= 0, at + 8 <= bytes.count, bytes[at + 2] == dash, bytes[at + 5] == dash,
+      let h = number(bytes, at..<at + 2), let m = number(bytes, at + 3..<at + 5),
+      let s = number(bytes, at + 6..<at + 8)
+    else { return nil }
+    return isoTime(h, m, s)
+  }
+
+  /// The English month abbreviations, as Go's `Jan` layout writes them (in every locale).
+  private static let monthAbbreviations: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
+
+  /// The month (1…12) whose abbreviation (`Jan`…`Dec`, exactly so capitalized) is at
+  /// `bytes[at..<at+3]`.
+  static func monthAbbreviation(_ bytes: [UInt8], at: Int) -> Int? {
+    guard at >= 0, at + 3 <= bytes.count else { return nil }
+    let names = Self.bytes(monthAbbreviations)
+    for month in 0..<12
+    where bytes[at] == names[3 * month] && bytes[at + 1] == names[3 * month + 1]
+      && bytes[at + 2] == names[3 * month + 2]
+    {
+      return month + 1
+    }
+    return nil
+  }
+
   /// `HHMMSS` at `bytes[at..<at+6]` as `HH:MM:SS`.
   static func compactTime(_ bytes: [UInt8], at: Int) -> String? {
     guard let (h, m, s) = compactTimeFields(bytes, at: at) else { return nil }

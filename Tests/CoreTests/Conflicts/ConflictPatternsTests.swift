@@ -39,7 +39,9 @@ private let allCounterexamples: [String] = ConflictPatterns.all.flatMap(\.counte
     "-DESKTOP-AB12CDE",
     ".sync-conflict-20260906-154512-ABCDEFG.automerge", "2026-09.automerge", "09.automerge.icloud",
     ".09.automerge.icloud", "09.automerge.nextcloud", "README.md", "09 (draft).automerge",
-    "09 [draft].automerge",
+    "09 [draft].automerge", "09 (conflicted copy).automerge", "09.automerge.path3",
+    "09_conflict.automerge", "09 (SFConflict ada 2026-Sept-6-15-45-12).automerge",
+    "09.automerge.pathname", "09 (case clash).automerge",
   ])
   func ordinaryNamesAreNotCopies(_ name: String) {
     #expect(
@@ -90,6 +92,42 @@ private let allCounterexamples: [String] = ConflictPatterns.all.flatMap(\.counte
     let d = try #require(ConflictCopy.parse(fileName: "09 2 3.automerge"))
     #expect(d.canonicalName == "09.automerge")
     #expect(d.markers.count == 2)
+  }
+
+  /// bisync's pathname suffixes stack when a copy conflicts again (its documentation:
+  /// `file.txt.path1.path1`, `file.txt.path1.path2`), with `--suffix-keep-extension` too.
+  @Test func stackedRclonePathnames() throws {
+    for (name, count) in [
+      ("09.automerge.path1.path2", 2), ("09.automerge.path1.path1", 2),
+      ("09.automerge..path1.path2", 2), ("09.path1.path2.automerge", 2),
+      ("09.automerge.conflict1.path2", 2), ("tags.path2.automerge.path1", 2),
+    ] {
+      let parsed = try #require(ConflictCopy.parse(fileName: name), "\(name)")
+      #expect(parsed.canonicalName == (name.hasPrefix("tags") ? "tags.automerge" : "09.automerge"))
+      #expect(parsed.markers.map(\.service) == Array(repeating: .rclone, count: count), "\(name)")
+    }
+  }
+
+  /// A month-name date (Seafile's Go file server) comes out in the ISO form every other row
+  /// gives, the same as the numeric date of the C writer for the same moment.
+  @Test func seafileMonthNameDatesAreISO() throws {
+    let months = [
+      "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
+    for (i, month) in months.enumerated() {
+      for day in [1, 9, 10, 28] {
+        let go = "09.automerge (SFConflict ada@example.com 2026-\(month)-\(day)-07-08-09).automerge"
+        let mm = i + 1 < 10 ? "0\(i + 1)" : "\(i + 1)"
+        let dd = day < 10 ? "0\(day)" : "\(day)"
+        let c = "09 (SFConflict ada@example.com 2026-\(mm)-\(dd)-07-08-09).automerge"
+        let a = try #require(ConflictCopy.parse(fileName: go), "\(go)")
+        let b = try #require(ConflictCopy.parse(fileName: c), "\(c)")
+        #expect(a.date == "2026-\(mm)-\(dd)T07:08:09")
+        #expect(a.date == b.date)
+        #expect(a.canonicalName == "09.automerge" && b.canonicalName == "09.automerge")
+        #expect(a.service == .seafile && a.device == "ada@example.com")
+      }
+    }
   }
 
   @Test func dropboxCounterSuffixBelongsToDropbox() throws {
@@ -241,10 +279,14 @@ private struct NameGenerator: RandomNumberGenerator {
       "-WS1234", "-2", " (SFConflict ada@example.com 2026-09-06-15-45-12)",
       " (conflict_on_2026-09-06)", " (conflict #1_on_2026-09-06)", ".conflict1",
       "_conflict-20260906-154512", "x", ".", "..", "-", "_", "(", ")", "[", "]", " ", "é", "1",
+      " (conflicted copy Grace Hopper 2026-09-06 154512)", " (case clash from 2026-09-06 154512)",
+      "_conflict_ada-20260906-154512", " (SFConflict Ada Lovelace 2026-Sep-6-15-45-12)",
+      " (SFConflict 2026-09-06-15-45-12)", ".path1", ".path2", ".automerge",
     ]
     let tails = [
       ".automerge", ".automerge.conflict1", ".automerge..path1", ".automerge (Conflict a4ab3033)",
-      "", ".txt",
+      "", ".txt", ".automerge.path1", ".automerge.path2.path1",
+      ".automerge (SFConflict ada@example.com 2026-Sep-6-15-45-12).automerge",
     ]
     var matched = 0
     for _ in 0..<4000 {

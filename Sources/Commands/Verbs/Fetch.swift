@@ -64,6 +64,7 @@ enum Fetch {
     let report = try Core.Fetch.run(
       plan, source: source, options: FetchOptions(timeout: timeout), context: context)
     progress.finish()
+    for file in report.fetched { ReplaceNote.write(file.logicalName, file.replace, call, env) }
     if call.global.json {
       try env.stdout.write(
         JSONWriter.string(json(report, root: root, source: source), indent: 2) + "\n")

@@ -95,7 +95,9 @@ enum MergeConflicts {
           progress.finish()
           out.note("backup written to '\(path)'")
         case .started(_, _, let name): progress.advance(by: 0, item: name)
-        case .finished: progress.advance()
+        case .finished(let document):
+          progress.advance()
+          ReplaceNote.write(document.logicalName, document.replace, call, env)
         }
       },
       isCancelled: { Interrupt.requested })

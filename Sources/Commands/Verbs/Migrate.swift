@@ -184,6 +184,9 @@ enum Migrate {
         if call.global.verbose { try? env.stderr.write("mn: migrating '\(name)'\n") }
       })
     progress.finish()
+    for (name, summary) in report.replaces.sorted(by: { $0.key.precedesByBytes($1.key) }) {
+      ReplaceNote.write(name, summary, call, env)
+    }
     try printSummary(plan, report, backup, call, env)
     return .ok
   }

@@ -86,6 +86,9 @@ enum Restore {
       archive: archive, destination: destination, backupDirectory: try env.backupDirectory(),
       version: CommandTable.version, now: env.nowSeconds, fileSystem: env.fileSystem)
     let report = outcome.report
+    for (path, summary) in report.replaces.sorted(by: { $0.key.precedesByBytes($1.key) }) {
+      ReplaceNote.write(path, summary, call, env)
+    }
     if call.global.json {
       try env.stdout.write(JSONWriter.string(json(outcome, source), indent: 2) + "\n")
     }

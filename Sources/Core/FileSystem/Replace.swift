@@ -13,9 +13,9 @@
 ///    from: same device, inode, size and modification time, or the same bytes), nothing
 ///    arrived. If not, a version arrived meanwhile: its changes are merged into the content
 ///    (`ReplaceMerger.merge`) and the replace runs again from step 1;
-/// 4. every displaced file is removed only once the target, looked at right then, holds all
-///    of its changes; if the target was replaced again meanwhile, the content is merged with
-///    what is there now and the replace runs again.
+/// 4. the displaced files are removed (the content in place holds every change of each),
+///    and the target is looked at once more: if it was replaced again meanwhile, the content
+///    is merged with what is there now and the replace runs again.
 ///
 /// A new target (the basis says it was absent) is put in place by `renameExclusive`, which
 /// refuses to overwrite; when something appeared there, it is merged as in step 3. Where the
@@ -368,17 +368,20 @@ private struct Round {
     throw FileSystemError("rename", displacedPath, .fileExists)
   }
 
-  /// Removes the displaced files once the target, looked at now, holds their changes.
+  /// Removes the displaced files, then makes sure the target, looked at now, still holds
+  /// everything: if it was replaced again meanwhile, the content (which holds every change
+  /// of every displaced file) is merged with what is there now, for another round.
   mutating func settle(placed: FileInfo, route: ReplaceOutcome.Route) throws -> ReplaceOutcome? {
-    var placed = placed
+    for file in displaced { try fileSystem.removeFile(file) }
+    if !displaced.isEmpty { try fileSystem.syncDirectory(Paths.split(path).directory) }
+    displaced = []
     guard let now = try regularFileInfo() else {
       // The target went away after it was put in place: put the content back.
       basis = .absent
       return nil
     }
+    var placed = placed
     if !now.isSameFile(as: placed) {
-      // Replaced again after it was put in place: unless what is there now holds
-      // everything, merge with it and go again.
       let bytes = try fileSystem.readFile(path, limit: Replace.readLimit)
       guard merger.holdsAll(bytes, content) else {
         arrivals += 1
@@ -392,10 +395,6 @@ private struct Round {
       content = bytes
       placed = now
     }
-    // The content holds every change of every displaced file (the basis's by the caller's
-    // contract, each arrival's by the merge).
-    for file in displaced { try fileSystem.removeFile(file) }
-    if !displaced.isEmpty { try fileSystem.syncDirectory(Paths.split(path).directory) }
     return ReplaceOutcome(
       route: route, content: content, placed: placed, arrivals: arrivals, keptAside: keptAside,
       rounds: rounds)

@@ -19,6 +19,8 @@ public struct MigrationReport: Sendable, Equatable {
   public var resumedSteps = 0
   /// Files left in the source: mn never moves a file it does not understand.
   public var leftInSource: [String] = []
+  /// How each document written into the destination was replaced (mn.md §6), by name.
+  public var replaces: [String: ReplaceOutcome.Summary] = [:]
 
   public init() {}
 }
@@ -79,9 +81,10 @@ extension Migration {
       let name = document.name.logicalName
       progress(name)
       do {
-        switch try migrate(
+        let (action, replaced) = try migrate(
           document, destination: plan.destination, keepSource: keepSource, fileSystem: fs)
-        {
+        report.replaces[name] = replaced
+        switch action {
         case .move: report.moved.append(name)
         case .merge: report.merged.append(name)
         case .same: report.same.append(name)
@@ -131,11 +134,12 @@ extension Migration {
     return report
   }
 
-  /// Moves (or copies) one document; returns what it took.
+  /// Moves (or copies) one document; returns what it took, and how the destination's file
+  /// was replaced when it was written.
   static func migrate(
     _ document: MigrationPlan.Document, destination: String, keepSource: Bool,
     fileSystem fs: any FileSystem
-  ) throws -> MigrationAction {
+  ) throws -> (MigrationAction, ReplaceOutcome.Summary?) {
     let name = document.name.logicalName
     let target = document.destinationPath
     // A sync client may replace the source or the target meanwhile (it takes no lock): the
@@ -162,11 +166,13 @@ extension Migration {
       case .failure(.cannotRead(let error)): throw error
       }
       var placed: FileInfo?
+      var replaced: ReplaceOutcome.Summary?
       if action != .same {
-        placed = try DocumentReplace.replace(
+        let outcome = try DocumentReplace.replace(
           target, with: content, basis: basis, fileSystem: fs,
-          permissions: source.info.permissions
-        ).placed
+          permissions: source.info.permissions)
+        placed = outcome.placed
+        replaced = outcome.summary
       }
       let written = try readDocument(target, fileSystem: fs)
       guard expected.isSubset(of: written.file.changes.lazy.map(\.hash)) else {
@@ -174,10 +180,10 @@ extension Migration {
         if let placed, !written.info.isSameFile(as: placed) { continue }
         throw MigrationError.verificationFailed(name)
       }
-      if keepSource { return action }
+      if keepSource { return (action, replaced) }
       guard try fs.readFile(document.sourcePath, limit: readLimit) == source.bytes else { continue }
       try fs.removeFile(document.sourcePath)
-      return action
+      return (action, replaced)
     }
     throw MigrationError.sourceChanging(name)
   }

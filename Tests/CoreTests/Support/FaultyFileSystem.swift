@@ -41,6 +41,11 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
   let base: any FileSystem
   let faults: [Fault]
   let pathFaults: [PathFault]
+  /// Called before every operation with its path (the first path of a rename or exchange):
+  /// lets a test make "another version arrives now" happen at a chosen step.
+  var before: (@Sendable (Operation, String) -> Void)?
+  /// Operations that always fail, with their error.
+  private var refused: [Operation: Errno] = [:]
   // Guarded by `lock` (NSLock rather than Mutex: Mutex needs macOS 15).
   private var state = State()
   private let lock = NSLock()
@@ -49,6 +54,16 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     self.base = base
     self.faults = faults
     self.pathFaults = pathFaults
+  }
+
+  /// A file system on which the given operations fail every time, on any path: one that
+  /// cannot exchange, say (`refusing: [.exchange, .renameExclusive], with: .invalidArgument`).
+  convenience init(
+    base: any FileSystem = LiveFileSystem(), failingPaths: [PathFault],
+    refusing operations: Set<Operation>, with errno: Errno
+  ) {
+    self.init(base: base, faults: [], pathFaults: failingPaths)
+    refused = Dictionary(uniqueKeysWithValues: operations.map { ($0, errno) })
   }
 
   /// A file system on which the given operations fail on the given paths, every time.
@@ -76,6 +91,8 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
   }
 
   private func tick(_ operation: Operation, _ path: String) throws {
+    before?(operation, path)
+    if let errno = refused[operation] { throw FileSystemError("\(operation)", path, errno) }
     let count = locked { state -> Int in
       state.counts[operation, default: 0] += 1
       if operation == .createExclusive { state.created.append(path) }

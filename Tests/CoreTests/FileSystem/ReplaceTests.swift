@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+
+@testable import Core
+
+/// The replace primitive (mn.md §6) on text "documents" whose changes are lines: a version
+/// that arrives at any step of the protocol ends up in the target, and nothing is left.
+@Suite struct ReplaceTests {
+  static let merger = ReplaceMerger(
+    merge: { content, arrived in
+      guard !arrived.contains(0) else { throw ReplaceTestFailure.unreadable }
+      return lines(content, adding: arrived)
+    },
+    holdsAll: { holder, version in
+      Set(split(version)).isSubset(of: Set(split(holder)))
+    },
+    asideName: { name, attempt in "\(name) \(attempt + 2)" })
+
+  static func split(_ bytes: [UInt8]) -> [String] {
+    String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+  }
+
+  static func lines(_ content: [UInt8], adding other: [UInt8]) -> [UInt8] {
+    let old = split(content)
+    let union = old + split(other).filter { !old.contains($0) }
+    return Array(union.map { $0 + "\n" }.joined().utf8)
+  }
+
+  /// The protocol's steps at which another version can arrive, as the calls that begin them.
+  enum Step: String, CaseIterable, Sendable {
+    /// Before the temporary is created.
+    case beforeTemporary
+    /// After the temporary is written and fsynced (before it is closed).
+    case afterFsync
+    /// Between the exchange and the examination of the displaced file.
+    case afterExchange
+    /// Right before a displaced file is removed.
+    case beforeRemoval
+
+    func matches(_ operation: FaultyFileSystem.Operation, _ path: String, exchanged: Bool) -> Bool {
+      switch self {
+      case .beforeTemporary: operation == .createExclusive
+      case .afterFsync: operation == .close && path.contains(".mn-")
+      case .afterExchange: operation == .syncDirectory && exchanged
+      case .beforeRemoval: operation == .removeFile && path.contains(".mn-")
+      }
+    }
+  }
+
+  /// A file system on which a sync client renames `version` over `target` once, at `step`.
+  final class ArrivingFileSystem: @unchecked Sendable {
+    let faulty: FaultyFileSystem
+    private var fired = false
+    private var exchanged = false
+    private let lock = NSLock()
+
+    init(step: Step, target: String, version: @escaping @Sendable () -> [UInt8]?, base: any FileSystem = LiveFileSystem()) {
+      faulty = FaultyFileSystem(base: base, faults: [])
+      faulty.before = { [unowned self] operation, path in
+        let fire: Bool = self.lock.withLock {
+          if operation == .exchange { self.exchanged = true }
+          guard !self.fired, step.matches(operation, path, exchanged: self.exchanged) else {
+            return false
+          }
+          self.fired = true
+          return true
+        }
+        if fire, let bytes = version() { try? SyncClient.renameOver(target, bytes) }
+      }
+    }
+
+    var didFire: Bool { lock.withLock { fired } }
+  }
+
+  @Test func nothingArrivedExchangesAndLeavesNoTemporary() throws {
+    let folder = try ScratchFolder()
+    let target = try folder.write("doc", Array("a\n".utf8))
+    let basis = try basis(target)
+    let outcome = try Replace.replace(
+      target, with: Array("a\nb\n".utf8), basis: basis, merger: Self.merger,
+      fileSystem: LiveFileSystem())
+    #expect(outcome.route == .exchange)
+    #expect(outcome.arrivals == 0 && outcome.rounds == 1)
+    #expect(try read(target) == "a\nb\n")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["doc"])
+  }
+
+  @Test func aNewTargetIsCreatedWithoutOverwriting() throws {
+    let folder = try ScratchFolder()
+    let target = folder.absolute("doc")
+    let outcome = try Replace.replace(
+      target, with: Array("a\n".utf8), basis: .absent, merger: Self.merger,
+      fileSystem: LiveFileSystem(), permissions: 0o600)
+    #expect(outcome.route == .exclusive)
+    #expect(try read(target) == "a\n")
+    let mode = try #require(try LiveFileSystem().info(target)).permissions
+    #expect(mode == 0o600)
+  }
+
+  /// At every step, for a replace of an existing target and for a new one: the version that
+  /// arrived is in the target, and so is the content; nothing else is left.
+  @Test(arguments: Step.allCases, [true, false])
+  func aVersionArrivingAtAnyStepIsMergedIn(_ step: Step, _ existing: Bool) throws {
+    let folder = try ScratchFolder()
+    let target = folder.absolute("doc")
+    if existing { _ = try folder.write("doc", Array("a\n".utf8)) }
+    let basis = existing ? try basis(target) : .absent
+    // Another device's version: what it last synced, plus its own change.
+    let arriving = ArrivingFileSystem(
+      step: step, target: target, version: { Array((existing ? "a\nremote\n" : "remote\n").utf8) })
+    let outcome = try Replace.replace(
+      target, with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
+      fileSystem: arriving.faulty)
+    let applies = existing || (step != .afterExchange && step != .beforeRemoval)
+    #expect(arriving.didFire == applies)
+    let held = Set(Self.split(Array(try read(target).utf8)))
+    #expect(held.isSuperset(of: ["a", "mine"]))
+    if arriving.didFire {
+      #expect(held.contains("remote"), "step \(step): the arrived version was lost")
+      #expect(outcome.arrivals >= 1)
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["doc"])
+  }
+
+  @Test(arguments: Step.allCases)
+  func theFallbackWithoutExchangeMergesAnArrival(_ step: Step) throws {
+    let folder = try ScratchFolder()
+    let target = try folder.write("doc", Array("a\n".utf8))
+    let basis = try basis(target)
+    let refusing = FaultyFileSystem(
+      failingPaths: [], refusing: [.exchange, .renameExclusive], with: .invalidArgument)
+    let arriving = ArrivingFileSystem(
+      step: step, target: target, version: { Array("a\nremote\n".utf8) }, base: refusing)
+    let outcome = try Replace.replace(
+      target, with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
+      fileSystem: arriving.faulty)
+    #expect(outcome.route == .compared)
+    let held = Set(Self.split(Array(try read(target).utf8)))
+    #expect(held.isSuperset(of: ["a", "mine"]))
+    if arriving.didFire { #expect(held.contains("remote"), "step \(step)") }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["doc"])
+  }
+
+  @Test func anArrivalThatCannotBeMergedIsKeptAside() throws {
+    let folder = try ScratchFolder()
+    let target = try folder.write("doc", Array("a\n".utf8))
+    let basis = try basis(target)
+    let arriving = ArrivingFileSystem(
+      step: .afterFsync, target: target, version: { [0x00, 0x01] })
+    let outcome = try Replace.replace(
+      target, with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
+      fileSystem: arriving.faulty)
+    #expect(outcome.keptAside == [folder.absolute("doc 2")])
+    #expect(try read(target) == "a\nmine\n")
+    #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder.absolute("doc 2")))) == [0, 1])
+  }
+
+  @Test func aLinkOrDirectoryIsNeverReplaced() throws {
+    let folder = try ScratchFolder()
+    let outside = try folder.write("outside", Array("theirs\n".utf8))
+    try folder.symlink("doc", to: outside)
+    try folder.makeDirectory("dir")
+    for (name, kind) in [("doc", FileKind.symlink), ("dir", .directory)] {
+      #expect(throws: ReplaceError.notRegularFile(path: folder.absolute(name), kind: kind)) {
+        _ = try Replace.replace(
+          folder.absolute(name), with: Array("mine\n".utf8), basis: .absent,
+          merger: Self.merger, fileSystem: LiveFileSystem())
+      }
+    }
+    #expect(try read(outside) == "theirs\n")
+    #expect(try LiveFileSystem().info(folder.absolute("doc"))?.kind == .symlink)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
+        "dir", "doc", "outside",
+      ])
+  }
+
+  /// A link put in place of the target between the check and the exchange is put back.
+  @Test func aLinkSwappedInIsPutBackAndRefused() throws {
+    let folder = try ScratchFolder()
+    let target = try folder.write("doc", Array("a\n".utf8))
+    let outside = try folder.write("outside", Array("theirs\n".utf8))
+    let basis = try basis(target)
+    let faulty = FaultyFileSystem(base: LiveFileSystem(), faults: [])
+    faulty.before = { operation, _ in
+      guard operation == .exchange, (try? LiveFileSystem().info(target))?.kind == .regular
+      else { return }
+      try? FileManager.default.removeItem(atPath: target)
+      try? FileManager.default.createSymbolicLink(atPath: target, withDestinationPath: outside)
+    }
+    #expect(throws: ReplaceError.notRegularFile(path: target, kind: .symlink)) {
+      _ = try Replace.replace(
+        target, with: Array("mine\n".utf8), basis: basis, merger: Self.merger,
+        fileSystem: faulty)
+    }
+    #expect(try LiveFileSystem().info(target)?.kind == .symlink)
+    #expect(try read(outside) == "theirs\n")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
+        "doc", "outside",
+      ])
+  }
+
+  func basis(_ path: String) throws -> ReplaceBasis {
+    let fs = LiveFileSystem()
+    return ReplaceBasis(info: try fs.info(path), bytes: try fs.readFile(path, limit: 1 << 20))
+  }
+
+  func read(_ path: String) throws -> String {
+    try String(contentsOfFile: path, encoding: .utf8)
+  }
+}
+
+enum ReplaceTestFailure: Error { case unreadable }
+
+/// What a sync client does to a folder, for tests: it writes a temporary of its own and
+/// renames it over the file, as Syncthing, Dropbox and iCloud do.
+enum SyncClient {
+  static func renameOver(_ target: String, _ bytes: [UInt8]) throws {
+    let directory = (target as NSString).deletingLastPathComponent
+    let temporary = directory + "/.syncclient-\(UInt32.random(in: 0...UInt32.max)).tmp"
+    try Data(bytes).write(to: URL(fileURLWithPath: temporary))
+    guard rename(temporary, target) == 0 else { throw ReplaceTestFailure.unreadable }
+  }
+}

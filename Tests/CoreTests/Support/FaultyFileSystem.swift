@@ -43,7 +43,10 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
   let pathFaults: [PathFault]
   /// Called before every operation with its path (the first path of a rename or exchange):
   /// lets a test make "another version arrives now" happen at a chosen step.
-  var before: (@Sendable (Operation, String) -> Void)?
+  /// It may throw, to stop a run at that step as `kill -9` would.
+  var before: (@Sendable (Operation, String) throws -> Void)?
+  /// Changes what `readFile` returns: a read racing a writer, say.
+  var afterRead: (@Sendable (String, [UInt8]) -> [UInt8])?
   /// Operations that always fail, with their error.
   private var refused: [Operation: Errno] = [:]
   // Guarded by `lock` (NSLock rather than Mutex: Mutex needs macOS 15).
@@ -91,7 +94,7 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
   }
 
   private func tick(_ operation: Operation, _ path: String) throws {
-    before?(operation, path)
+    try before?(operation, path)
     if let errno = refused[operation] { throw FileSystemError("\(operation)", path, errno) }
     let count = locked { state -> Int in
       state.counts[operation, default: 0] += 1
@@ -120,7 +123,8 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
   }
   func readFile(_ path: String, limit: Int) throws -> [UInt8] {
     try tick(.readFile, path)
-    return try base.readFile(path, limit: limit)
+    let bytes = try base.readFile(path, limit: limit)
+    return afterRead?(path, bytes) ?? bytes
   }
   func makeDirectory(_ path: String, permissions: UInt32) throws {
     try tick(.makeDirectory, path)

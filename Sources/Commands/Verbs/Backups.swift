@@ -72,7 +72,7 @@ enum Backups {
 
       A backup that does not read back intact is never removed and counts for no rule. \
       prune holds the backup folder's lock (.mn-backups.lock) so that two prunes never run \
-      at once; it needs no data folder.
+      at once (--dry-run takes none and changes nothing); it needs no data folder.
       """,
     options: [
       .option("keep-last", .count, valueName: "N", help: "Keep the N newest backups."),

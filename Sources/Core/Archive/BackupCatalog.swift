@@ -23,6 +23,12 @@ public enum BackupCatalog {
     /// 1 for the first backup of a second, 2, 3, ... for the next ones (`-2` in the name).
     public var sequence: Int
 
+    public init(time: Int64, verb: String, sequence: Int = 1) {
+      self.time = time
+      self.verb = verb
+      self.sequence = sequence
+    }
+
     /// Parses `minuta-backup-YYYYMMDD-HHMMSS-<verb>[-N].tar.gz`; nil for any other name.
     public init?(_ fileName: String) {
       let prefix = "minuta-backup-"
@@ -267,15 +273,14 @@ public enum BackupCatalog {
   /// Applies a retention policy to the backup folder: removes every intact backup that no
   /// rule keeps (mn.md §13; the rules of `BackupRetention`).
   ///
-  /// Holds the folder's lock (`lockFileName`) throughout. A file is removed only if it is
+  /// Holds the folder's lock (`lockFileName`) throughout, unless `dryRun`. A file is removed only if it is
   /// still the regular file that was read (same device, inode, size and modification
   /// time); the name is unlinked, so a link is never followed. The folder is synced after.
   ///
   /// - Parameters:
   ///   - directory: the backup folder, absolute.
   ///   - policy: the rules' counts; an empty policy removes nothing.
-  ///   - dryRun: decide, but remove nothing (the lock is still taken, so that what is shown
-  ///     is what a real run would do at that moment).
+  ///   - dryRun: decide, but change nothing (no lock taken, no lock file created).
   ///   - wait: how long to wait for another prune's lock, in seconds.
   ///   - fileSystem: where the backups live.
   ///   - sleep: sleeps while waiting for the lock.
@@ -299,15 +304,17 @@ public enum BackupCatalog {
       throw .cannotList(FileSystemError("list", directory, .ioError))
     }
     guard exists else { return report }
-    let lock: FileLock
-    do {
-      lock = try FileLock.acquire(
-        file: Paths.join(directory, lockFileName), timeout: wait, fileSystem: fileSystem,
-        sleep: sleep)
-    } catch {
-      throw .lock(error)
+    var lock: FileLock?
+    if !dryRun {
+      do {
+        lock = try FileLock.acquire(
+          file: Paths.join(directory, lockFileName), timeout: wait, fileSystem: fileSystem,
+          sleep: sleep)
+      } catch {
+        throw .lock(error)
+      }
     }
-    defer { lock.release() }
+    defer { lock?.release() }
     let listing = try list(directory: directory, fileSystem: fileSystem)
     report.damaged = listing.entries.filter { !$0.isIntact }
     let decisions = BackupRetention.apply(

@@ -1,6 +1,6 @@
 # Homebrew formula for mn, built from source with `swift build`.
 #
-# `make dist` writes dist/mn.rb: this file with @URL@, @SHA256@ and @VERSION@ filled in for
+# `make dist` writes dist/mn.rb: this file with the url, version and sha256 filled in for
 # the tarball it makes (`brew install --formula ./dist/mn.rb`). For a published release,
 # put the release tarball's address and digest there instead.
 class Mn < Formula

@@ -182,7 +182,7 @@ enum Backups {
       sleep: env.sleep, offset: env.utcOffset)
     if call.global.json {
       try env.stdout.write(JSONWriter.string(json(report), indent: 2) + "\n")
-    } else {
+    } else if !call.global.quiet {
       try env.stdout.write(text(report))
     }
     var status = ExitStatus.ok

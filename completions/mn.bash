@@ -73,10 +73,10 @@ _mn_value_kind() {
     'export|--format') echo 'choice:tar tar.gz tar.xz tar.zst zip' ;;
     'restore|--to') echo 'directory' ;;
     'restore|--wait') echo 'seconds' ;;
-    'backups prune|--keep-last') echo 'count' ;;
-    'backups prune|--keep-daily') echo 'count' ;;
-    'backups prune|--keep-weekly') echo 'count' ;;
-    'backups prune|--keep-monthly') echo 'count' ;;
+    'backups prune|--keep-last') echo 'text' ;;
+    'backups prune|--keep-daily') echo 'text' ;;
+    'backups prune|--keep-weekly') echo 'text' ;;
+    'backups prune|--keep-monthly') echo 'text' ;;
     'backups prune|--wait') echo 'seconds' ;;
     'doc merge|-o'|'doc merge|--output') echo 'path' ;;
     *'|--root') echo 'directory' ;;

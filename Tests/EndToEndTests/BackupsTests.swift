@@ -138,6 +138,13 @@ import Testing
     #expect(backups.compactMap { $0["action"] as? String }.filter { $0 == "keep" }.count == 4)
     #expect(backups.first?["reasons"] as? [String] == ["daily"])
 
+    // One per month forever: September, October, November, and the oldest (September 1st).
+    let monthly = try box.run(["backups", "prune", "--keep-monthly", "unlimited", "-n", "--json"])
+    #expect(monthly.status == 0, "\(monthly.stderr)")
+    #expect(monthly.stderr.contains("mn: kept 4, would remove 8 of 12 backups\n"))
+    let policy = try #require(try Self.json(monthly.stdout)["policy"] as? [String: Any])
+    #expect(policy["monthly"] as? String == "unlimited")
+
     let real = try box.run(["backups", "prune", "--keep-daily", "4"])
     #expect(real.status == 0, "\(real.stderr)")
     #expect(real.stderr.contains("mn: kept 4, removed 8 of 12 backups\n"))

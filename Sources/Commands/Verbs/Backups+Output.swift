@@ -99,7 +99,9 @@ extension Backups {
 
   /// Prune's report as JSON: the policy, and every backup with its action and reasons.
   static func json(_ report: BackupCatalog.PruneReport) -> JSONValue {
-    func limit(_ n: Int) -> JSONValue { .int(Int64(n)) }
+    func limit(_ n: Int) -> JSONValue {
+      n == BackupRetention.Policy.unlimited ? .string("unlimited") : .int(Int64(n))
+    }
     let policy = report.policy
     let backups: [JSONValue] = report.backups.map { backup in
       var members: [(String, JSONValue)]

@@ -65,7 +65,8 @@ enum Backups {
       The rules are those of 'restic forget'. Backups are taken newest first; --keep-last N \
       keeps the N newest, and --keep-daily, --keep-weekly and --keep-monthly N keep the \
       newest backup of each of the N most recent days, weeks (Monday to Sunday) and months \
-      that have a backup, in the local time zone. A backup that any rule keeps is kept, \
+      that have a backup, in the local time zone; N may be 'unlimited'. A backup that any \
+      rule keeps is kept, \
       and the output says which rules keep it. When a rule still has periods left at the \
       oldest backup, that backup is kept too ('oldest daily'). The newest backup is always \
       kept, and at least one --keep option is needed.
@@ -75,15 +76,16 @@ enum Backups {
       at once (--dry-run takes none and changes nothing); it needs no data folder.
       """,
     options: [
-      .option("keep-last", .count, valueName: "N", help: "Keep the N newest backups."),
       .option(
-        "keep-daily", .count, valueName: "N",
+        "keep-last", .text, valueName: "N", help: "Keep the N newest backups."),
+      .option(
+        "keep-daily", .text, valueName: "N",
         help: "Keep the newest backup of each of the N latest days with one."),
       .option(
-        "keep-weekly", .count, valueName: "N",
+        "keep-weekly", .text, valueName: "N",
         help: "Keep the newest backup of each of the N latest weeks with one."),
       .option(
-        "keep-monthly", .count, valueName: "N",
+        "keep-monthly", .text, valueName: "N",
         help: "Keep the newest backup of each of the N latest months with one."),
       .flag("dry-run", short: "n", help: "Print what would be kept and removed; remove nothing."),
       .option(
@@ -167,10 +169,23 @@ enum Backups {
   }
 
   static func runPrune(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
-    func count(_ name: String) -> Int { call.value(name).flatMap { Int($0) } ?? 0 }
+    func count(_ name: String) throws(UsageError) -> Int {
+      guard let value = call.value(name) else { return 0 }
+      if value == "unlimited" { return BackupRetention.Policy.unlimited }
+      guard !value.isEmpty,
+        value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+        let n = Int(value)
+      else {
+        throw UsageError(
+          message:
+            "invalid value '\(value)' for '--\(name)': expected a whole number or 'unlimited'",
+          path: call.path)
+      }
+      return n
+    }
     let policy = BackupRetention.Policy(
-      last: count("keep-last"), daily: count("keep-daily"), weekly: count("keep-weekly"),
-      monthly: count("keep-monthly"))
+      last: try count("keep-last"), daily: try count("keep-daily"),
+      weekly: try count("keep-weekly"), monthly: try count("keep-monthly"))
     guard !policy.isEmpty else {
       throw UsageError(
         message: "no --keep option above 0: say what to keep (the newest is always kept)",

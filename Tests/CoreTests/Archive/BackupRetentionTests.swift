@@ -10,8 +10,8 @@ import Testing
 /// and an irregular set crossing a year, an ISO week and month ends. Every expectation whose
 /// rules run out before the oldest backup was checked against restic 0.14's own `forget
 /// --dry-run --json --group-by ''` on snapshots made with those `--time`s (TZ=UTC); the
-/// `oldest ...` rows follow restic's later rule (0.17: a rule with periods left at the
-/// oldest backup keeps it too), which 0.14 predates.
+/// `oldest ...` rows follow restic's later rule (0.16; a rule with periods left at the
+/// oldest backup keeps it too, named `oldest` since 0.17), which 0.14 predates.
 @Suite struct BackupRetentionTests {
   /// `"2026-03-03 09:00:00"` as seconds since the epoch (UTC).
   static func seconds(_ text: String) -> Int64 {

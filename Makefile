@@ -1,10 +1,20 @@
 # mn: the make targets the README documents.
 PREFIX ?= /usr/local
 SWIFT ?= swift
-RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath
+# The release build records the commit it is built from for `mn --version`
+# (scripts/build-info.sh writes it; a plain `swift build` says "unknown").
+RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -DMN_BUILD_COMMIT
 BIN = .build/release/mn
+VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/Commands/CommandTable.swift)
+# git's commit (-dirty with uncommitted changes), else the one `git archive` wrote into
+# packaging/commit in a `make dist` tarball, else unknown.
+COMMIT := $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) \
+  && { git diff --quiet HEAD -- 2>/dev/null || c=$$c-dirty; echo $$c; } \
+  || sed -n 's/^\([0-9a-f]\{12\}\)[0-9a-f]\{28\}$$/\1/p' packaging/commit)
+DEB = dist/mn_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/null || echo unknown).deb
 
-.PHONY: setup build release demo test conformance docs lint bench fuzz install clean
+.PHONY: setup build release build-info demo test conformance docs lint bench fuzz install \
+  deb dist check-package clean
 
 setup:
 	@scripts/setup.sh
@@ -12,7 +22,10 @@ setup:
 build: setup
 	$(SWIFT) build
 
-release: setup
+build-info:
+	@scripts/build-info.sh "$(COMMIT)"
+
+release: setup build-info
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 demo: release
@@ -20,7 +33,7 @@ demo: release
 
 # The end-to-end tests run twice: on the debug build, then on the release build that
 # `make install` ships (it links differently: static libraries, no PIE; see Package.swift).
-test: setup
+test: setup build-info
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip ConformanceTests
 	$(SWIFT) build $(RELEASE_FLAGS)
@@ -54,5 +67,27 @@ install: release
 	install -m 644 completions/_mn $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_mn
 	install -m 644 completions/mn.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/mn.fish
 
+# The Debian package: dist/mn_VERSION_ARCH.deb (scripts/deb.sh). Its binary is the release
+# build linked with the system's shared zlib (MN_SYSTEM_ZLIB, see Package.swift): only the link
+# step differs, and the next `make release` links it back.
+deb: setup build-info
+	MN_SYSTEM_ZLIB=1 $(SWIFT) build $(RELEASE_FLAGS)
+	@scripts/deb.sh $(BIN) $(VERSION)
+
+# The source tarball dist/mn-VERSION.tar.gz of the commit checked out (git archive), and the
+# Homebrew formula for it, dist/mn.rb (packaging/homebrew/mn.rb with its url and sha256).
+dist:
+	@mkdir -p dist
+	git archive --format=tar.gz --prefix=mn-$(VERSION)/ -o dist/mn-$(VERSION).tar.gz HEAD
+	@sed -e "s|@URL@|file://$(CURDIR)/dist/mn-$(VERSION).tar.gz|" \
+	  -e "s|@SHA256@|$$(sha256sum dist/mn-$(VERSION).tar.gz | cut -d' ' -f1)|" \
+	  -e "s|@VERSION@|$(VERSION)|" packaging/homebrew/mn.rb >dist/mn.rb
+	@echo dist/mn-$(VERSION).tar.gz dist/mn.rb
+
+# Builds the .deb, runs lintian on it, installs it into a temporary root and exercises the
+# installed mn, man pages, completions and systemd unit (CI runs it after make test).
+check-package: deb
+	@scripts/check-package.sh $(DEB) $(VERSION) $(COMMIT)
+
 clean:
-	rm -rf .build
+	rm -rf .build dist

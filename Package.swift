@@ -27,6 +27,12 @@ let directMetadata = SwiftSetting.unsafeFlags([
   "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors",
 ])
 
+// `make deb` links the system's shared zlib instead (MN_SYSTEM_ZLIB=1): a Debian package takes
+// its libraries from the system, so that their security updates reach it (lintian's
+// embedded-library). Its folder of static libraries holds libstdc++ only; only the link differs.
+let staticLibraries =
+  Context.environment["MN_SYSTEM_ZLIB"] == nil ? "static-libs" : "static-libs-system-zlib"
+
 let package = Package(
   name: "mn",
   products: [
@@ -73,7 +79,7 @@ let package = Package(
       linkerSettings: [
         .unsafeFlags(
           [
-            "-Xclang-linker", "-L\(Context.packageDirectory)/.build/static-libs",
+            "-Xclang-linker", "-L\(Context.packageDirectory)/.build/\(staticLibraries)",
             "-Xclang-linker", "-static-libgcc", "-Xclang-linker", "-no-pie",
             "-Xlinker", "--no-export-dynamic",
           ],

@@ -20,11 +20,13 @@ fi
 # The release build links libstdc++ and zlib statically when these links exist (see
 # Package.swift): a shorter start-up. Without them it uses the shared libraries.
 cd "$(dirname "$0")/.."
-mkdir -p .build/static-libs
+# `make deb` links with .build/static-libs-system-zlib, which has libstdc++ only (Package.swift).
+mkdir -p .build/static-libs .build/static-libs-system-zlib
 for lib in libstdc++.a libz.a; do
   found=$(gcc -print-file-name="$lib" 2>/dev/null || true)
   if [ "${found#/}" != "$found" ] && [ -f "$found" ]; then
     ln -sf "$found" ".build/static-libs/$lib"
+    [ "$lib" = libz.a ] || ln -sf "$found" ".build/static-libs-system-zlib/$lib"
   else
     echo "setup: no static $lib found; mn will link the shared one (slower start-up)" >&2
   fi

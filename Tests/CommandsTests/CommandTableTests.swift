@@ -100,6 +100,11 @@ import Testing
       } else {
         #expect(spec.run == nil, "'\(verb)' has sub-verbs and a run")
         #expect(spec.arguments.isEmpty, "'\(verb)' has sub-verbs and arguments")
+        if let name = spec.defaultSubcommand {
+          #expect(
+            spec.visibleSubcommands.contains { $0.name == name },
+            "'\(verb)' defaults to '\(name)', which is not one of its sub-verbs")
+        }
       }
       for (index, argument) in spec.arguments.enumerated() {
         #expect(argument.name == argument.name.uppercased(), "'\(verb) \(argument.name)'")

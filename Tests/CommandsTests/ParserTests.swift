@@ -175,6 +175,22 @@ import Testing
     #expect(UsageError(message: "x", path: ["doc", "info"]).seeAlso == "see 'mn doc info --help'")
   }
 
+  @Test func aVerbWithADefaultSubVerbRunsIt() throws {
+    func parse(_ arguments: [String]) throws(UsageError) -> String {
+      Self.describe(
+        try Parser.parse(
+          arguments, commands: CommandTable.commands, globals: CommandTable.globalOptions))
+    }
+    #expect(try parse(["backups"]) == "run backups list")
+    #expect(try parse(["backups", "--json"]) == "run backups list flags=json global=json")
+    #expect(
+      try parse(["backups", "prune", "--keep-last", "3", "-n"])
+        == "run backups prune flags=dry-run keep-last=3")
+    #expect(throws: UsageError.self) { try parse(["backups", "lsit"]) }
+    // Without a default, a missing sub-verb is still an error.
+    #expect(throws: UsageError.self) { try parse(["doc"]) }
+  }
+
   @Test func invocationCarriesTheSpec() throws {
     guard case .run(let call) = try Self.parse(["doc", "info", "f"]) else {
       Issue.record("expected run")

@@ -26,7 +26,7 @@ public enum CLI {
         arguments, commands: CommandTable.commands, globals: CommandTable.globalOptions)
       switch outcome {
       case .version:
-        try env.stdout.write("mn \(CommandTable.version)\n")
+        try env.stdout.write(BuildInfo.versionLine + "\n")
         return .ok
       case .help(let path):
         guard

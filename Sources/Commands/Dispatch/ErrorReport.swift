@@ -16,6 +16,11 @@ enum ErrorReport {
       }
     case let e as FileSystemError:
       return (status(of: e), e.description, [])
+    case let e as BackupCatalogError:
+      switch e {
+      case .cannotList(let inner): return (status(of: inner), e.description, [])
+      case .lock(let inner): return describe(inner)
+      }
     case let e as AutomergeDecodeError:
       return (.dataErr, "invalid Automerge data: \(e)", [])
     case let e as AutomergeMergeError:

@@ -43,6 +43,9 @@ public struct Environment: Sendable {
   /// entries). `live()` keeps it: the process exits right after the verb, and freeing it
   /// entry by entry would cost more than writing it out did. By default it is freed as usual.
   public var keepUntilExit: @Sendable (any Sendable) -> Void
+  /// The local time zone's offset from UTC in seconds at a given time (seconds since the
+  /// epoch), for the local days, weeks and months of `backups prune`; UTC by default.
+  public var utcOffset: @Sendable (Int64) -> Int64
 
   public init(
     variables: [String: String], currentDirectory: String,
@@ -53,7 +56,8 @@ public struct Environment: Sendable {
     readLine: @escaping @Sendable () -> String? = { nil },
     sleep: @escaping @Sendable (Double) -> Void = { _ in },
     processRunner: any ProcessRunner = LiveProcessRunner(),
-    keepUntilExit: @escaping @Sendable (any Sendable) -> Void = { _ in }
+    keepUntilExit: @escaping @Sendable (any Sendable) -> Void = { _ in },
+    utcOffset: @escaping @Sendable (Int64) -> Int64 = { _ in 0 }
   ) {
     self.variables = variables
     self.currentDirectory = currentDirectory
@@ -69,6 +73,7 @@ public struct Environment: Sendable {
     self.sleep = sleep
     self.processRunner = processRunner
     self.keepUntilExit = keepUntilExit
+    self.utcOffset = utcOffset
   }
 }
 

@@ -117,7 +117,14 @@ extension Environment {
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
       },
-      keepUntilExit: { _ = Unmanaged.passRetained(KeptUntilExit($0)) })
+      keepUntilExit: { _ = Unmanaged.passRetained(KeptUntilExit($0)) },
+      utcOffset: { seconds in
+        // The C library's zone (TZ, else /etc/localtime).
+        var time = time_t(seconds)
+        var parts = tm()
+        guard localtime_r(&time, &parts) != nil else { return 0 }
+        return Int64(parts.tm_gmtoff)
+      })
   }
 }
 

@@ -190,9 +190,13 @@ private struct ParseState {
     }
     if helpRequested { return .help(path: path) }
     if versionRequested { return .version }
-    guard let spec else {
+    guard var spec else {
       if emptyCommandLine { return .help(path: []) }
       throw UsageError(message: "missing verb", path: [])
+    }
+    if let name = spec.defaultSubcommand, let found = spec.subcommands.command(named: name) {
+      spec = found
+      path.append(found.name)
     }
     if !spec.subcommands.isEmpty {
       let names = spec.visibleSubcommands.map(\.name).joined(separator: ", ")

@@ -15,7 +15,7 @@ extension CommandSpec {
   public var usageTail: String {
     var parts: [String] = []
     if !subcommands.isEmpty {
-      parts.append("<sub-verb>")
+      parts.append(defaultSubcommand == nil ? "<sub-verb>" : "[<sub-verb>]")
       return parts.joined(separator: " ")
     }
     if !options.isEmpty { parts.append("[options]") }

@@ -41,6 +41,9 @@ public struct CommandSpec: Sendable {
   public var examples: [Example]
   /// Sub-verbs (`mn doc info`); a command with sub-verbs has no `run` of its own.
   public var subcommands: [CommandSpec]
+  /// The sub-verb that runs when none is given (`mn backups` is `mn backups list`); nil
+  /// makes a missing sub-verb a usage error.
+  public var defaultSubcommand: String?
   public var run: Run?
 
   /// Creates a command spec.
@@ -48,7 +51,8 @@ public struct CommandSpec: Sendable {
     name: String, abstract: String, discussion: String = "", aliases: [String] = [],
     arguments: [ArgumentSpec] = [],
     options: [OptionSpec] = [], flags: CommandFlags = [], exits: [ExitStatus] = [.ok, .usage],
-    examples: [Example] = [], subcommands: [CommandSpec] = [], run: Run? = nil
+    examples: [Example] = [], subcommands: [CommandSpec] = [], defaultSubcommand: String? = nil,
+    run: Run? = nil
   ) {
     self.name = name
     self.abstract = abstract
@@ -60,6 +64,7 @@ public struct CommandSpec: Sendable {
     self.exits = exits
     self.examples = examples
     self.subcommands = subcommands
+    self.defaultSubcommand = defaultSubcommand
     self.run = run
   }
 }

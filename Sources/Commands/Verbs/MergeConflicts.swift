@@ -17,7 +17,7 @@ enum MergeConflicts {
       Before the first copy is removed, the documents and copies involved are saved in one \
       verified backup archive in $MN_BACKUP_DIR (default ~/.local/state/minuta/backups; \
       macOS: ~/Library/Application Support/Minuta/Backups); its path is printed on standard \
-      error. mn never deletes backups.
+      error. Only 'mn backups prune' ever deletes backups.
 
       A copy that is not a valid Automerge file, is not downloaded, or cannot be read is \
       kept and reported, the rest goes on, and the exit status says so (65, 69, 74). A \

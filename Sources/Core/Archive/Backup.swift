@@ -3,7 +3,7 @@
 ///
 /// A backup is a `tar.gz` written by `Exporter` (placeholders listed as missing, unreadable
 /// documents still saved), read back and checked before `make` returns. Backups live
-/// outside every data folder and are never deleted by mn.
+/// outside every data folder; only `BackupCatalog.prune` (`mn backups prune`) deletes them.
 public enum Backup {
   /// A finished backup.
   public struct Result: Sendable, Equatable {

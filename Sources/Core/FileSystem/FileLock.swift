@@ -9,7 +9,8 @@ public enum LockError: Error, Sendable, CustomStringConvertible {
     switch self {
     case .held(let path, let waited):
       let seconds = waited == waited.rounded() ? String(Int(waited)) : String(waited)
-      return "the data folder is locked by another writer ('\(path)'); waited \(seconds)s"
+      let what = path.hasSuffix("/" + FileLock.fileName) ? "the data folder" : "the backup folder"
+      return "\(what) is locked by another writer ('\(path)'); waited \(seconds)s"
     case .fileSystem(let error): return error.description
     }
   }
@@ -45,7 +46,23 @@ public final class FileLock: @unchecked Sendable {
   public static func acquire(
     root: String, timeout: Double, fileSystem: any FileSystem, sleep: (Double) -> Void
   ) throws(LockError) -> FileLock {
-    let path = Paths.join(root, fileName)
+    try acquire(
+      file: Paths.join(root, fileName), timeout: timeout, fileSystem: fileSystem, sleep: sleep)
+  }
+
+  /// Takes an exclusive `flock` on the file at `path` (created if missing), polling until
+  /// `timeout` seconds have passed; the backup folder's lock (`BackupCatalog.lockFileName`).
+  ///
+  /// - Parameters:
+  ///   - path: The lock file.
+  ///   - timeout: How long to wait for another holder, in seconds (0: try once).
+  ///   - fileSystem: Where the lock file lives.
+  ///   - sleep: Sleeps for the given number of seconds.
+  /// - Returns: The held lock; call `release()` when done.
+  /// - Throws: `LockError.held` when the wait ran out, `LockError.fileSystem` otherwise.
+  public static func acquire(
+    file path: String, timeout: Double, fileSystem: any FileSystem, sleep: (Double) -> Void
+  ) throws(LockError) -> FileLock {
     let fd: FileDescriptor
     do {
       fd = try fileSystem.openForLocking(path)

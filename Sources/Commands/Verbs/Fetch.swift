@@ -11,7 +11,9 @@ enum Fetch {
       (.NAME.icloud, NAME.nextcloud, NAME.owncloud). With --from, the content comes from \
       another copy of the data folder or from an archive written by 'mn export' (checked \
       against its manifest); content that is not valid Automerge is never written, and a \
-      file that is present by then is merged with it, never overwritten. With --exec, the \
+      file that is present by then, or that a sync client brings while mn writes (mn \
+      exchanges its file with what is there and looks at what it displaced), is merged \
+      with it, never overwritten. With --exec, the \
       command runs once per placeholder through /bin/sh, {} standing for the file's \
       absolute path and {rel} for its logical name (both already quoted; with neither, the \
       path is appended), its output going to standard error; then mn waits for the files. \

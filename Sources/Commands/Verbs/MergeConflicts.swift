@@ -26,6 +26,15 @@ enum MergeConflicts {
       stops it between documents (130), a kill at any moment loses nothing, and a rerun \
       finishes the job.
 
+      A sync client may write the folder at the same moment (it never takes the lock). So \
+      the merged document is put in place by an atomic exchange with the file it was \
+      computed from, and the file it displaced is examined: a version that arrived \
+      meanwhile is merged in before anything is removed. A copy is removed only when the \
+      document, read again right then, holds every change of it (else it is kept, 75, and a \
+      rerun merges it). A document path that is a symbolic link, a directory or anything but \
+      a regular file is refused (65) and nothing of it or its copies is touched. With -v, \
+      each replace says how it went.
+
       --no-backup skips the backup archive: a copy is still removed only after the merged \
       document was read back and found to hold all of its changes, but if that document is \
       later damaged, the copies are gone too. Use it only when the folder is backed up \

@@ -19,7 +19,9 @@ enum Migrate {
       writer holds either folder's lock (75). Then both folders are saved to one verified \
       backup archive, whose path is printed; conflict copies on either side are merged \
       into their documents, as 'mn merge-conflicts' does; and each document is written \
-      atomically, read back and verified before its source is removed. Finally the \
+      atomically, read back and verified before its source is removed; a version that a \
+      sync client brings into the destination meanwhile is merged in, not overwritten. \
+      Finally the \
       emptied source folders are removed, and the pointer file storage-path.txt, if it \
       named the source, names the destination.
 

@@ -17,7 +17,8 @@ enum Restore {
       merged, never overwritten, so a restore keeps every change made since the archive was \
       taken. Other files are written when absent and otherwise left alone, the difference \
       reported. Local files (.nosync) are never restored. Every file is written atomically \
-      under the destination's write lock.
+      under the destination's write lock, and a version of a document that a sync client \
+      brings meanwhile is merged in, never overwritten (-v says how each replace went).
 
       An archive with an absolute path, a .. component, a link or a device file is refused \
       with 65 before anything is written. A document that is only a placeholder (not \

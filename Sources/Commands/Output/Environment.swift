@@ -43,6 +43,9 @@ public struct Environment: Sendable {
   /// entries). `live()` keeps it: the process exits right after the verb, and freeing it
   /// entry by entry would cost more than writing it out did. By default it is freed as usual.
   public var keepUntilExit: @Sendable (any Sendable) -> Void
+  /// The sync provider of the system (mn.md §15): `DarwinSyncProvider` on macOS, where
+  /// `fileSystem` then coordinates through it; `NoSyncProvider` elsewhere and in tests.
+  public var syncProvider: any SyncProvider
 
   public init(
     variables: [String: String], currentDirectory: String,
@@ -53,8 +56,10 @@ public struct Environment: Sendable {
     readLine: @escaping @Sendable () -> String? = { nil },
     sleep: @escaping @Sendable (Double) -> Void = { _ in },
     processRunner: any ProcessRunner = LiveProcessRunner(),
-    keepUntilExit: @escaping @Sendable (any Sendable) -> Void = { _ in }
+    keepUntilExit: @escaping @Sendable (any Sendable) -> Void = { _ in },
+    syncProvider: any SyncProvider = NoSyncProvider()
   ) {
+    self.syncProvider = syncProvider
     self.variables = variables
     self.currentDirectory = currentDirectory
     self.now = now

@@ -25,9 +25,11 @@ enum Doctor {
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     let found = env.discover(root: call.global.root)
     guard let root = found.root, let source = found.source else { throw Resolve.notFound(found) }
-    try? DatalessFiles.disableMaterializationForProcess()
-    let report = try Core.Doctor.examine(
-      root: root, source: source, warnings: found.warnings, fileSystem: env.fileSystem)
+    let report = try env.syncProvider.withoutMaterializing {
+      try Core.Doctor.examine(
+        root: root, source: source, warnings: found.warnings, fileSystem: env.fileSystem,
+        syncProvider: env.syncProvider)
+    }
     if call.global.json {
       try env.stdout.write(JSONWriter.string(json(report), indent: 2) + "\n")
     } else if !call.global.quiet {
@@ -54,6 +56,7 @@ enum Doctor {
       let subject = named ? "" : "\(finding.subject): "
       out += "\n\(finding.kind.rawValue): \(subject)\(finding.message)\n  fix: \(finding.fix)\n"
     }
+    for note in report.notes { out += "\nnote: \(note)\n" }
     let count = report.findings.count
     out +=
       count == 0
@@ -78,6 +81,7 @@ enum Doctor {
       ("documents", .object([("total", .int(Int64(report.documentCount)))] + counts)),
       ("filesDecoded", .int(Int64(report.filesDecoded))),
       ("lock", .object(lock)),
+      ("notes", .array(report.notes.map { .string($0) })),
       (
         "findings",
         .array(

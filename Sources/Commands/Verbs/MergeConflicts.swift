@@ -57,8 +57,9 @@ enum MergeConflicts {
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     guard let root = call.root else { return .software }
-    try? DatalessFiles.disableMaterializationForProcess()
-    let listing = try FolderScan.scan(root: root, fileSystem: env.fileSystem)
+    let listing = try env.syncProvider.withoutMaterializing {
+      try FolderScan.scan(root: root, fileSystem: env.fileSystem)
+    }
     var selected = listing.documents
     if !call.arguments.isEmpty {
       let logical = try call.arguments.map {

@@ -216,6 +216,8 @@ public enum Migration {
       case .collision?, .noReadableCopy?, .changedDuringRun?:
         plan.refusedConflicts.append(
           "'\(document.canonicalPath)': \(document.refusal?.description ?? "")")
+      case .notCurrent(let path, _)?:
+        plan.placeholders.append(path)
       case .notDownloaded?, .canonicalNotAutomerge?, .canonicalCannotRead?, nil:
         break  // in `placeholders` or `unreadable` already
       }

@@ -138,6 +138,7 @@ public enum ConflictVersions {
   ///   - provider: resolves the versions.
   ///   - fileSystem: where the documents are read and written (pass a
   ///     `CoordinatedFileSystem`: the replace then runs inside a `.replacing` write).
+  ///   - resolving: false merges the versions but leaves them unresolved (`--keep-copies`).
   ///   - backup: called once, before anything is written, with `backupFiles(plan)`; returns
   ///     the verified archive's path (nil when none was made). An error stops the run first.
   ///   - checkpoint: told after each step; what it throws stops the run there (tests stop
@@ -149,7 +150,7 @@ public enum ConflictVersions {
   ///   is then resolved).
   public static func execute(
     _ plan: VersionMergePlan, provider: any SyncProvider, fileSystem: any FileSystem,
-    backup: ([ExportFile]) throws -> String?,
+    resolving: Bool = true, backup: ([ExportFile]) throws -> String?,
     checkpoint: (VersionMergeStep) throws -> Void = { _ in },
     random: () -> String = AtomicFile.randomSuffix
   ) throws -> VersionMergeReport {
@@ -165,7 +166,7 @@ public enum ConflictVersions {
       }
       try merge(
         &report.documents[index], plan: plan, provider: provider, fileSystem: fileSystem,
-        checkpoint: checkpoint, random: random)
+        resolving: resolving, checkpoint: checkpoint, random: random)
     }
     return report
   }
@@ -173,7 +174,7 @@ public enum ConflictVersions {
   /// Merges, writes, verifies and resolves one document.
   static func merge(
     _ document: inout VersionMergeDocument, plan: VersionMergePlan, provider: any SyncProvider,
-    fileSystem: any FileSystem, checkpoint: (VersionMergeStep) throws -> Void,
+    fileSystem: any FileSystem, resolving: Bool, checkpoint: (VersionMergeStep) throws -> Void,
     random: () -> String
   ) throws {
     let path = document.path
@@ -226,6 +227,7 @@ public enum ConflictVersions {
       throw ConflictMergeError.verificationFailed(path: path)
     }
     try checkpoint(.verified(document.logicalName))
+    guard resolving else { return }
     let decision = resolution(
       merged: merged, unresolved: provider.conflictVersions(of: path) ?? [])
     guard !decision.resolve.isEmpty else { return }

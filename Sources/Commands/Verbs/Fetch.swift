@@ -15,7 +15,11 @@ enum Fetch {
       command runs once per placeholder through /bin/sh, {} standing for the file's \
       absolute path and {rel} for its logical name (both already quoted; with neither, the \
       path is appended), its output going to standard error; then mn waits for the files. \
-      With no source, mn asks the system to download (macOS) and waits for the sync client. \
+      With no source, mn asks the system to download (macOS) and waits for the sync client: \
+      in iCloud Drive it asks for the download and waits until the system calls the file \
+      current and it is no longer dataless, a stale file (a newer version not downloaded \
+      yet) included; in another File Provider folder it reads the file in the background, \
+      which makes the provider download it. \
       A size that differs from what the placeholder declared is a warning. When the \
       timeout runs out, the files still missing are listed on standard error, one logical \
       name a line, and the exit status is 69.

@@ -9,7 +9,11 @@ enum Ls {
       One document a line, sorted by logical name. A document is local (downloaded), \
       placeholder (not downloaded), stale-placeholder (both the file and a placeholder \
       exist), conflicted (conflict copies exist) or copies-only (only conflict copies \
-      exist). Listing never triggers a download. --long adds the state, size, modification \
+      exist). Listing never triggers a download: on macOS a dataless file (not downloaded, \
+      in iCloud Drive or another File Provider folder) is a placeholder of kind dataless, and \
+      a dataless folder is reported on standard error and not entered. iCloud conflict \
+      versions (NSFileVersion) count as conflict copies, with service icloud-version and the \
+      saving device and date when the system gives them. --long adds the state, size, modification \
       time (UTC) and number of conflict copies; -0 ends every name with NUL; --json prints \
       one array with every detail (placeholder kind and declared size, each copy's service, \
       device and date); a stale placeholder's stub is not read, so its declared size is left \

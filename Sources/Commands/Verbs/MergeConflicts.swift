@@ -19,6 +19,13 @@ enum MergeConflicts {
       macOS: ~/Library/Application Support/Minuta/Backups); its path is printed on standard \
       error. mn never deletes backups.
 
+      On macOS, iCloud's conflict versions of a document (NSFileVersion) are merged like \
+      copies: their bytes go into the backup first, and they are marked resolved only after \
+      the merged document is written, synced and read back; a version that cannot be read \
+      stays unresolved and is reported. A document whose file or copy is dataless or stale \
+      (a newer version not downloaded yet) is left alone with status 69, naming the file: \
+      run 'mn fetch' first.
+
       A copy that is not a valid Automerge file, is not downloaded, or cannot be read is \
       kept and reported, the rest goes on, and the exit status says so (65, 69, 74). A \
       document whose inputs hold two different changes with the same actor and sequence \

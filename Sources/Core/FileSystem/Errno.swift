@@ -64,7 +64,9 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
   }
 
   public var description: String {
-    if meansNotDownloaded { return "cannot \(operation) '\(path)': not downloaded (see 'mn fetch')" }
+    if meansNotDownloaded {
+      return "cannot \(operation) '\(path)': not downloaded (see 'mn fetch')"
+    }
     return "cannot \(operation) '\(path)': \(errno)"
   }
 

@@ -76,7 +76,8 @@ public enum ConflictVersions {
         canonical = try AutomergeFile.decode(try fileSystem.readFile(path, limit: maxFileSize))
       } catch let error as FileSystemError {
         entry.refusal =
-          error.meansNotDownloaded ? .notCurrent(path: path, .notDownloaded) : .canonicalCannotRead(error)
+          error.meansNotDownloaded
+          ? .notCurrent(path: path, .notDownloaded) : .canonicalCannotRead(error)
         plan.documents.append(entry)
         continue
       } catch let error as AutomergeDecodeError {
@@ -233,12 +234,14 @@ public enum ConflictVersions {
     guard !decision.resolve.isEmpty else { return }
     do {
       try provider.resolve(decision.resolve, of: path, removingOthers: decision.removingOthers)
-      for k in document.versions.indices where decision.resolve.contains(document.versions[k].version) {
+      for k in document.versions.indices
+      where decision.resolve.contains(document.versions[k].version) {
         document.versions[k].resolved = true
       }
       document.removedOthers = decision.removingOthers
     } catch {
-      for k in document.versions.indices where decision.resolve.contains(document.versions[k].version) {
+      for k in document.versions.indices
+      where decision.resolve.contains(document.versions[k].version) {
         document.versions[k].problem = .cannotResolve(error)
       }
     }

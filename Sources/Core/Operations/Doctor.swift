@@ -181,7 +181,8 @@ public enum Doctor {
     case .cannotReadDirectory, .cannotReadEntry: return "check the permissions"
     case .unsupportedFileType: return "move it out of the data folder"
     case .tooDeep: return "move the nested folders out of the data folder"
-    case .notDownloadedDirectory: return "download the folder (Finder: Download Now), then run mn again"
+    case .notDownloadedDirectory:
+      return "download the folder (Finder: Download Now), then run mn again"
     case .equivalentNames: return "rename or merge one of the two"
     case .noSuchFolder, .notADirectory, .outsideRoot, .invalidPath: return "check the path"
     }

@@ -77,7 +77,8 @@
         IOPOL_MATERIALIZE_DATALESS_FILES_OFF)
       defer {
         if previous >= 0 {
-          _ = setiopolicy_np(IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_THREAD, previous)
+          _ = setiopolicy_np(
+            IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_THREAD, previous)
         }
       }
       return try body()

@@ -70,6 +70,8 @@ public enum SyncFolderKind: String, Sendable, Equatable {
   /// - Parameters:
   ///   - path: an absolute path.
   ///   - home: the user's home directory (`$HOME`), absolute.
+  /// - Returns: `.ubiquityContainer` under `~/Library/Mobile Documents/`, `.fileProvider`
+  ///   under `~/Library/CloudStorage/`, `.plain` elsewhere.
   public static func classify(_ path: String, home: String) -> SyncFolderKind {
     guard !home.isEmpty else { return .plain }
     let base = home.hasSuffix("/") ? String(home.dropLast()) : home

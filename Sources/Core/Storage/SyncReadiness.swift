@@ -99,8 +99,7 @@ public enum SyncDownload {
   /// plain folder there is nobody to ask.
   ///
   /// - Throws: `SyncProviderError` when the system refuses, or for a plain folder.
-  public static func request(_ path: String, provider: any SyncProvider) throws(SyncProviderError)
-  {
+  public static func request(_ path: String, provider: any SyncProvider) throws(SyncProviderError) {
     switch provider.folderKind(of: path) {
     case .ubiquityContainer: try provider.startDownloading(path)
     case .fileProvider: provider.startMaterializing(path)

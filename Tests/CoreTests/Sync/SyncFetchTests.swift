@@ -40,7 +40,8 @@ import Testing
     #expect(refused.first?.refusal?.description.contains(copy) == true)
     // Nothing of the document was read, and merging what is ready changes nothing.
     #expect(!sim.provider.snapshot.log.contains { $0.hasPrefix("read ") })
-    let plan = try ConflictMerge.plan(listing: listing, documents: ready, fileSystem: sim.fileSystem)
+    let plan = try ConflictMerge.plan(
+      listing: listing, documents: ready, fileSystem: sim.fileSystem)
     let report = try ConflictMerge.execute(plan, fileSystem: sim.fileSystem, backup: { _ in nil })
     #expect(report.documents.isEmpty)
     #expect(try sim.hashesOnDisk(SimulatedFolder.month) == before)
@@ -80,7 +81,8 @@ import Testing
     let (report, clock, progressed) = try fetch(sim)
     #expect(report.missing.isEmpty)
     #expect(report.failed.isEmpty)
-    #expect(Set(report.fetched.map(\.logicalName)) == [SimulatedFolder.month, SimulatedFolder.october])
+    #expect(
+      Set(report.fetched.map(\.logicalName)) == [SimulatedFolder.month, SimulatedFolder.october])
     #expect(report.fetched.allSatisfy { $0.action == .downloaded })
     #expect(Set(sim.provider.snapshot.startedDownloads) == [month, october])
     #expect(try sim.hashesOnDisk(SimulatedFolder.month) == (try SimulatedFolder.hashes(newer)))
@@ -99,7 +101,9 @@ import Testing
     #expect(report.missing.map(\.reason) == [.notDownloaded])
     #expect(clock.slept == 5)
     // The stale bytes were never taken for the current ones.
-    #expect(try sim.hashesOnDisk(SimulatedFolder.month) == (try SimulatedFolder.hashes(try SimulatedFolder.device(0))))
+    #expect(
+      try sim.hashesOnDisk(SimulatedFolder.month)
+        == (try SimulatedFolder.hashes(try SimulatedFolder.device(0))))
   }
 
   @Test func aRefusedDownloadIsAWarningAndMissing() throws {

@@ -100,7 +100,8 @@ enum Migrate {
       [source, destination].filter { isDirectory($0, fs) }, destination: destination, timeout: wait,
       fileSystem: fs, sleep: env.sleep)
     defer { locks.forEach { $0.release() } }
-    var plan = try Migration.plan(source: source, destination: destination, fileSystem: fs)
+    var plan = try Migration.plan(
+      source: source, destination: destination, fileSystem: fs, syncProvider: env.syncProvider)
     if plan.sourceListing.documents.isEmpty && previous == nil {
       return try nothing(call, env, source, destination, "'\(source)' holds no documents")
     }
@@ -153,7 +154,8 @@ enum Migrate {
       destinationExists = true
       locks += try Migration.lock(
         [destination], destination: destination, timeout: wait, fileSystem: fs, sleep: env.sleep)
-      plan = try Migration.plan(source: source, destination: destination, fileSystem: fs)
+      plan = try Migration.plan(
+      source: source, destination: destination, fileSystem: fs, syncProvider: env.syncProvider)
       if let blocker = plan.blocker { throw blocker }
     }
     var backup: String?
@@ -168,9 +170,10 @@ enum Migrate {
       backup = result.path
       try note(env, call, "backup written to '\(result.path)'")
     }
-    if !plan.conflicts.isEmpty {
+    if !plan.conflicts.isEmpty || !plan.versions.isEmpty {
       plan = try Migration.mergeConflicts(
-        plan, keepSource: keepSource, backupPath: backup, fileSystem: fs)
+        plan, keepSource: keepSource, backupPath: backup, fileSystem: fs,
+        syncProvider: env.syncProvider)
       if let blocker = plan.blocker { throw blocker }
     }
     let progress = Progress(

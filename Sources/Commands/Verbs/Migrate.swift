@@ -155,7 +155,7 @@ enum Migrate {
       locks += try Migration.lock(
         [destination], destination: destination, timeout: wait, fileSystem: fs, sleep: env.sleep)
       plan = try Migration.plan(
-      source: source, destination: destination, fileSystem: fs, syncProvider: env.syncProvider)
+        source: source, destination: destination, fileSystem: fs, syncProvider: env.syncProvider)
       if let blocker = plan.blocker { throw blocker }
     }
     var backup: String?

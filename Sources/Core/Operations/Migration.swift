@@ -100,9 +100,9 @@ public enum Migration {
   ///   - source: the source root; when it does not exist, the plan is empty.
   ///   - destination: the destination root; it need not exist.
   ///   - fileSystem: where to read.
-  /// - Returns: the plan; check `blocker` before executing it.
   ///   - syncProvider: says which files are current and lists iCloud conflict versions
   ///     (mn.md §15): a document that is not current is a placeholder here.
+  /// - Returns: the plan; check `blocker` before executing it.
   /// - Throws: `StorageError` when a root cannot be listed.
   public static func plan(
     source: String, destination: String, fileSystem: any FileSystem,
@@ -256,6 +256,7 @@ public enum Migration {
   ///   - keepSource: the source's copies are merged into their documents but kept.
   ///   - backupPath: the backup already made, given to `ConflictMerge` as its own.
   ///   - fileSystem: where to read and write.
+  ///   - syncProvider: merges and resolves the folders' iCloud conflict versions too.
   /// - Returns: the plan made after the merges.
   /// - Throws: `MigrationError.stepFailed` when a merge fails (every change is still in
   ///   some file); `StorageError` when a folder cannot be scanned again.
@@ -299,6 +300,9 @@ public enum Migration {
   {
     do {
       return try AutomergeFile.decode(try fileSystem.readFile(path, limit: readLimit))
+    } catch let error as FileSystemError where error.meansNotDownloaded {
+      plan.placeholders.append(path)
+      return nil
     } catch {
       plan.unreadable.append(MigrationPlan.Unreadable(path: path, reason: "\(error)"))
       return nil

@@ -52,7 +52,8 @@ import Testing
     for (device, name) in [(0, "09.automerge"), (1, "09 2.automerge")] {
       let bytes = try Data(
         contentsOf: fixtures.appendingPathComponent("device-\(device)/records/2026/09.automerge"))
-      #expect(FileManager.default.createFile(atPath: "\(root)/records/2026/\(name)", contents: bytes))
+      #expect(
+        FileManager.default.createFile(atPath: "\(root)/records/2026/\(name)", contents: bytes))
     }
     return root
   }

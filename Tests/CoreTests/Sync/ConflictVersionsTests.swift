@@ -137,6 +137,45 @@ import Testing
     #expect(stopAt >= 4)
   }
 
+  /// A failure at any write, sync or rename of the merge (as a crash there would leave it):
+  /// no version is resolved unless its changes are in the file, and a rerun finishes.
+  @Test(arguments: [
+    FaultyFileSystem.Operation.createExclusive, .write, .sync, .close, .rename, .syncDirectory,
+    .readFile,
+  ])
+  func aFailureAtAnyWriteStepResolvesNothingUnmerged(_ operation: FaultyFileSystem.Operation)
+    throws
+  {
+    for call in 1...2 {
+      let (sim, _) = try folder(unreadable: false)
+      let month = sim.path(SimulatedFolder.month)
+      let originals = sim.provider.snapshot.versions[month] ?? []
+      let faulty = FaultyFileSystem(base: sim.provider, failing: operation, onCall: call)
+      let fileSystem = CoordinatedFileSystem(base: faulty, provider: sim.provider)
+      let first = ConflictVersions.plan(
+        try sim.scan().documents, root: sim.root, provider: sim.provider, fileSystem: fileSystem)
+      let failed =
+        (try? ConflictVersions.execute(
+          first, provider: sim.provider, fileSystem: fileSystem, backup: { _ in nil })) == nil
+      // The first call of each operation is part of every merge (a read, of its plan): the
+      // fault is reached, and the run stops or the document is refused.
+      let refused = first.documents.first?.refusal != nil
+      if call == 1 { #expect(failed || refused, "\(operation) #1 was never called") }
+      let held = try sim.hashesOnDisk(SimulatedFolder.month)
+      let unresolved = Set(sim.provider.unresolved(month).map(\.value))
+      for version in originals {
+        let inFile = try SimulatedFolder.hashes(version.bytes).isSubset(of: held)
+        #expect(
+          unresolved.contains(version.value) || inFile,
+          "\(operation) #\(call): \(version.value.path) lost")
+      }
+      #expect(sim.provider.snapshot.violations.isEmpty, "\(operation) #\(call)")
+      _ = try ConflictVersions.execute(
+        try plan(sim), provider: sim.provider, fileSystem: sim.fileSystem, backup: { _ in nil })
+      #expect(sim.provider.unresolved(month).isEmpty, "\(operation) #\(call)")
+    }
+  }
+
   @Test func hiddenVersionsAreSaid() throws {
     let (sim, _) = try folder(unreadable: false)
     sim.provider.hideVersions()

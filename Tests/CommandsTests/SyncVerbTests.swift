@@ -34,6 +34,7 @@ import Testing
     func readVersion(_ version: SyncVersion, limit: Int) throws(SyncProviderError) -> [UInt8] {
       throw .failed(operation: "read version", path: version.path, detail: "not in this test")
     }
+    func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {}
     func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
       throws(SyncProviderError)
     {}

@@ -75,10 +75,13 @@ public struct Date: Sendable {
 /// `class FileManager`: `class var \`default\`: FileManager { get }`
 /// (https://developer.apple.com/documentation/foundation/filemanager/default),
 /// `func startDownloadingUbiquitousItem(at url: URL) throws`
-/// (https://developer.apple.com/documentation/foundation/filemanager/startdownloadingubiquitousitem(at:)).
+/// (https://developer.apple.com/documentation/foundation/filemanager/startdownloadingubiquitousitem(at:)),
+/// `func setUbiquitous(_ flag: Bool, itemAt url: URL, destinationURL: URL) throws`
+/// (https://developer.apple.com/documentation/foundation/filemanager/setubiquitous(_:itemat:destinationurl:)).
 public final class FileManager: @unchecked Sendable {
   public static let `default` = FileManager()
   public func startDownloadingUbiquitousItem(at url: URL) throws {}
+  public func setUbiquitous(_ flag: Bool, itemAt url: URL, destinationURL: URL) throws {}
 }
 
 /// `class Thread`, `class func detachNewThread(_ block: @escaping @Sendable () -> Void)`:

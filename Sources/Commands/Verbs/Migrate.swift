@@ -23,6 +23,13 @@ enum Migrate {
       emptied source folders are removed, and the pointer file storage-path.txt, if it \
       named the source, names the destination.
 
+      On macOS, into the iCloud Drive container: a document the container does not have \
+      yet is moved by the system's own move into iCloud (setUbiquitous), then read back and \
+      verified; one on both sides is merged with coordinated writes. A dataless or stale \
+      file (a newer version not downloaded yet) stops the migration like a placeholder \
+      (69, naming it), and iCloud's conflict versions are backed up, merged and resolved \
+      with the conflict copies.
+
       Progress is journaled in the destination (.mn-migrate.journal.nosync): after an \
       interruption, run 'mn migrate' again and it finishes the job. When the source does \
       not exist or holds no documents there is nothing to do, and the exit status is 0.
@@ -182,6 +189,7 @@ enum Migrate {
       variables: env.variables, isDarwin: Environment.isDarwin)
     let report = try Migration.execute(
       plan, keepSource: keepSource, pointerFile: pointer, previous: previous, fileSystem: fs,
+      syncProvider: env.syncProvider,
       progress: { name in
         progress.advance(item: name)
         if call.global.verbose { try? env.stderr.write("mn: migrating '\(name)'\n") }

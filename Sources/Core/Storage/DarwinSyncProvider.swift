@@ -121,6 +121,16 @@
       return try result.get()
     }
 
+    /// `FileManager.setUbiquitous(true, itemAt:destinationURL:)`.
+    public func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {
+      do {
+        try FileManager.default.setUbiquitous(
+          true, itemAt: URL(fileURLWithPath: from), destinationURL: URL(fileURLWithPath: to))
+      } catch {
+        throw .failed(operation: "move into iCloud", path: from, detail: "\(error)")
+      }
+    }
+
     /// `NSFileVersion.unresolvedConflictVersionsOfItem(at:)`, each with its `url`,
     /// `localizedNameOfSavingComputer` and `modificationDate`.
     public func conflictVersions(of path: String) -> [SyncVersion]? {

@@ -47,6 +47,13 @@ public protocol SyncProvider: Sendable {
   /// - Throws: `SyncProviderError` when they cannot be read (the version is then kept).
   func readVersion(_ version: SyncVersion, limit: Int) throws(SyncProviderError) -> [UInt8]
 
+  /// Moves the file at `from` (outside iCloud Drive) to `to` in an iCloud Drive container,
+  /// the system's own move into iCloud (`FileManager.setUbiquitous(true, itemAt:
+  /// destinationURL:)`); `from` is gone afterwards.
+  ///
+  /// - Throws: `SyncProviderError` when the system refuses (`from` is then where it was).
+  func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError)
+
   /// Marks `versions` of the file at `path` resolved and, when `removingOthers`, removes the
   /// file's other versions (`NSFileVersion.removeOtherVersionsOfItem(at:)`).
   ///
@@ -173,6 +180,10 @@ public struct NoSyncProvider: SyncProvider {
 
   public func readVersion(_ version: SyncVersion, limit: Int) throws(SyncProviderError) -> [UInt8] {
     throw .unavailable(operation: "read version", path: version.path)
+  }
+
+  public func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {
+    throw .unavailable(operation: "move into iCloud", path: from)
   }
 
   public func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)

@@ -55,6 +55,8 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     var log: [String] = []
     var versions: [String: [Version]] = [:]
     var versionsHidden = false
+    /// Whether `moveIntoUbiquity` refuses.
+    var refuseMoves = false
     /// Violations the simulator saw (a version resolved while its changes were not durable
     /// in the file, a version removed unmerged).
     var violations: [String] = []
@@ -302,6 +304,16 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     locked { $0.active.append((access, path)) }
     defer { locked { _ = $0.active.popLast() } }
     return try body()
+  }
+
+  func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {
+    if locked({ $0.refuseMoves }) {
+      throw .failed(operation: "move into iCloud", path: from, detail: "refused")
+    }
+    do { try base.rename(from, to: to) } catch {
+      throw .failed(operation: "move into iCloud", path: from, detail: "\(error)")
+    }
+    record("setUbiquitous \(from) -> \(to)")
   }
 
   func conflictVersions(of path: String) -> [SyncVersion]? {

@@ -43,4 +43,64 @@ import Testing
       try SimulatedFolder.hashes(try SimulatedFolder.device(1)))
     #expect(try sim.hashesOnDisk(SimulatedFolder.month) == expected)
   }
+
+  /// A local folder to migrate into the simulated iCloud Drive container.
+  func local(_ sim: SimulatedFolder) throws -> (source: String, file: String) {
+    let file = try sim.folder.write(
+      "local/" + SimulatedFolder.month, try SimulatedFolder.device(0))
+    return (sim.folder.absolute("local"), file)
+  }
+
+  @Test func aDocumentIsMovedIntoICloudByTheSystem() throws {
+    let sim = try SimulatedFolder()
+    let (source, file) = try local(sim)
+    let plan = try Migration.plan(
+      source: source, destination: sim.root, fileSystem: sim.fileSystem,
+      syncProvider: sim.provider)
+    #expect(plan.blocker == nil)
+    let report = try Migration.execute(
+      plan, keepSource: false, pointerFile: nil, previous: nil, fileSystem: sim.fileSystem,
+      syncProvider: sim.provider)
+    #expect(report.moved == [SimulatedFolder.month])
+    let month = sim.path(SimulatedFolder.month)
+    #expect(sim.provider.snapshot.log.contains("setUbiquitous \(file) -> \(month)"))
+    #expect(!FileManager.default.fileExists(atPath: file))
+    #expect(
+      try sim.hashesOnDisk(SimulatedFolder.month)
+        == (try SimulatedFolder.hashes(try SimulatedFolder.device(0))))
+  }
+
+  @Test func aKeptSourceIsCopiedNotMovedByTheSystem() throws {
+    let sim = try SimulatedFolder()
+    let (source, file) = try local(sim)
+    let plan = try Migration.plan(
+      source: source, destination: sim.root, fileSystem: sim.fileSystem,
+      syncProvider: sim.provider)
+    _ = try Migration.execute(
+      plan, keepSource: true, pointerFile: nil, previous: nil, fileSystem: sim.fileSystem,
+      syncProvider: sim.provider)
+    #expect(!sim.provider.snapshot.log.contains { $0.hasPrefix("setUbiquitous") })
+    #expect(FileManager.default.fileExists(atPath: file))
+    #expect(FileManager.default.fileExists(atPath: sim.path(SimulatedFolder.month)))
+    #expect(
+      !Migration.usesSystemMove(
+        source: file, target: sim.path(SimulatedFolder.month), targetExists: false,
+        keepSource: false, provider: NoSyncProvider()))
+  }
+
+  @Test func aRefusedSystemMoveLeavesTheSource() throws {
+    let sim = try SimulatedFolder()
+    let (source, file) = try local(sim)
+    sim.provider.locked { $0.refuseMoves = true }
+    let plan = try Migration.plan(
+      source: source, destination: sim.root, fileSystem: sim.fileSystem,
+      syncProvider: sim.provider)
+    #expect(throws: MigrationError.self) {
+      try Migration.execute(
+        plan, keepSource: false, pointerFile: nil, previous: nil, fileSystem: sim.fileSystem,
+        syncProvider: sim.provider)
+    }
+    #expect(FileManager.default.fileExists(atPath: file))
+    #expect(!FileManager.default.fileExists(atPath: sim.path(SimulatedFolder.month)))
+  }
 }

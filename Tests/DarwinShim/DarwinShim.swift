@@ -153,6 +153,8 @@ public final class NSFileCoordinator {
 ///   https://developer.apple.com/documentation/foundation/nsfileversion/modificationdate
 /// - `var isResolved: Bool { get set }`
 ///   https://developer.apple.com/documentation/foundation/nsfileversion/isresolved
+/// - `func remove() throws`
+///   https://developer.apple.com/documentation/foundation/nsfileversion/remove()
 public final class NSFileVersion {
   public class func unresolvedConflictVersionsOfItem(at url: URL) -> [NSFileVersion]? { nil }
   public class func removeOtherVersionsOfItem(at url: URL) throws {}
@@ -160,4 +162,5 @@ public final class NSFileVersion {
   public var localizedNameOfSavingComputer: String? { nil }
   public var modificationDate: Date? { nil }
   public var isResolved: Bool = false
+  public func remove() throws {}
 }

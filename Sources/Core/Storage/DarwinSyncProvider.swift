@@ -164,21 +164,22 @@
     }
 
     /// `isResolved = true` on each of `versions` (found again by their `url`), then, when
-    /// `removingOthers`, `NSFileVersion.removeOtherVersionsOfItem(at:)`.
+    /// `removingOthers`, `NSFileVersion.removeOtherVersionsOfItem(at:)`; otherwise each of
+    /// them alone is removed (`remove()`), so that iCloud stops keeping it.
     public func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
       throws(SyncProviderError)
     {
       let url = URL(fileURLWithPath: path)
       let wanted = Set(versions.map(\.path))
-      for version in NSFileVersion.unresolvedConflictVersionsOfItem(at: url) ?? []
-      where wanted.contains(version.url.path) {
-        version.isResolved = true
-      }
-      guard removingOthers else { return }
       do {
-        try NSFileVersion.removeOtherVersionsOfItem(at: url)
+        for version in NSFileVersion.unresolvedConflictVersionsOfItem(at: url) ?? []
+        where wanted.contains(version.url.path) {
+          version.isResolved = true
+          if !removingOthers { try version.remove() }
+        }
+        if removingOthers { try NSFileVersion.removeOtherVersionsOfItem(at: url) }
       } catch {
-        throw .failed(operation: "remove the other versions of", path: path, detail: "\(error)")
+        throw .failed(operation: "remove the resolved versions of", path: path, detail: "\(error)")
       }
     }
   }

@@ -54,8 +54,9 @@ public protocol SyncProvider: Sendable {
   /// - Throws: `SyncProviderError` when the system refuses (`from` is then where it was).
   func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError)
 
-  /// Marks `versions` of the file at `path` resolved and, when `removingOthers`, removes the
-  /// file's other versions (`NSFileVersion.removeOtherVersionsOfItem(at:)`).
+  /// Marks `versions` of the file at `path` resolved and removes them: when
+  /// `removingOthers`, with every other version of the file
+  /// (`NSFileVersion.removeOtherVersionsOfItem(at:)`), otherwise each alone.
   ///
   /// - Throws: `SyncProviderError` when the system refuses.
   func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)

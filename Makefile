@@ -35,6 +35,8 @@ demo: release
 # `make install` ships (it links differently: static libraries, no PIE; see Package.swift).
 test: setup build-info
 	$(SWIFT) build --build-tests
+	# The Darwin sync provider, compiled on any system against DarwinShim (mn.md §15).
+	$(SWIFT) build --target DarwinCompileCheck
 	$(SWIFT) test --skip-build --skip ConformanceTests
 	$(SWIFT) build $(RELEASE_FLAGS)
 	MN_TEST_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build --filter EndToEndTests

@@ -85,6 +85,14 @@ let package = Package(
           ],
           .when(platforms: [.linux], configuration: .release))
       ]),
+    // Test-only, never linked into mn (mn.md §15): DarwinShim declares the Apple symbols that
+    // Core/Storage/DarwinSyncProvider.swift uses, and DarwinCompileCheck compiles that very
+    // file (a link to it) against them with MN_DARWIN_SHIM, so that `make test` type-checks
+    // the Darwin-only code on Linux.
+    .target(name: "DarwinShim", path: "Tests/DarwinShim"),
+    .target(
+      name: "DarwinCompileCheck", dependencies: ["Core", "DarwinShim"],
+      path: "Tests/DarwinCompileCheck", swiftSettings: [.define("MN_DARWIN_SHIM")]),
     // Links libarchive to compare LibArchive's entries with the header's functions.
     .testTarget(
       name: "CoreTests", dependencies: ["Core"], exclude: ["Fixtures"],

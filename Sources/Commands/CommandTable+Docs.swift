@@ -8,6 +8,16 @@ extension CommandTable {
     local-first time tracker whose every record lives in an Automerge document in a plain, \
     synced folder.
 
+    On macOS, in iCloud Drive (the app's default folder) and other File Provider folders \
+    (Dropbox, OneDrive, Google Drive, Nextcloud): a file that is not downloaded is a \
+    dataless file, listed as a placeholder and never downloaded by 'ls' or 'doctor'; 'fetch' \
+    asks the system to download it and waits until it is current; a file whose newer \
+    version is not downloaded yet is stale and is not merged until fetched; reads, writes \
+    and removals are coordinated with the system (NSFileCoordinator); and iCloud's own \
+    conflict versions are listed as copies (service icloud-version) and merged by \
+    'merge-conflicts', which marks them resolved only after the merged file is written and \
+    verified.
+
     Data goes to standard output and diagnostics to standard error. Every verb has its own \
     help: run 'mn help VERB' or 'mn VERB --help'.
     """

@@ -125,6 +125,8 @@ enum ErrorReport {
   static func status(of error: FileSystemError) -> ExitStatus {
     switch error.errno {
     case .noSuchFileOrDirectory, .notDirectory: return .noInput
+    // A dataless file read while materialization is off (mn.md §15).
+    case .deadlock: return .unavailable
     case .permissionDenied, .notPermitted, .readOnlyFileSystem, .fileExists, .isDirectory:
       return error.operation == "open" || error.operation == "read" ? .noInput : .cantCreate
     default: return .ioErr

@@ -46,6 +46,9 @@ public struct Environment: Sendable {
   /// The local time zone's offset from UTC in seconds at a given time (seconds since the
   /// epoch), for the local days, weeks and months of `backups prune`; UTC by default.
   public var utcOffset: @Sendable (Int64) -> Int64
+  /// The sync provider of the system (mn.md §15): `DarwinSyncProvider` on macOS, where
+  /// `fileSystem` then coordinates through it; `NoSyncProvider` elsewhere and in tests.
+  public var syncProvider: any SyncProvider
 
   public init(
     variables: [String: String], currentDirectory: String,
@@ -57,8 +60,10 @@ public struct Environment: Sendable {
     sleep: @escaping @Sendable (Double) -> Void = { _ in },
     processRunner: any ProcessRunner = LiveProcessRunner(),
     keepUntilExit: @escaping @Sendable (any Sendable) -> Void = { _ in },
-    utcOffset: @escaping @Sendable (Int64) -> Int64 = { _ in 0 }
+    utcOffset: @escaping @Sendable (Int64) -> Int64 = { _ in 0 },
+    syncProvider: any SyncProvider = NoSyncProvider()
   ) {
+    self.syncProvider = syncProvider
     self.variables = variables
     self.currentDirectory = currentDirectory
     self.now = now

@@ -84,6 +84,15 @@ extension Environment {
       cwd = String(cString: pointer)
       free(pointer)
     }
+    #if canImport(Darwin)
+      let provider: any SyncProvider = DarwinSyncProvider(home: variables["HOME"] ?? "")
+      let fileSystem: any FileSystem = CoordinatedFileSystem(
+        base: LiveFileSystem(), provider: provider)
+    #else
+      // No provider: the live file system as it is, without a wrapper's indirection.
+      let provider: any SyncProvider = NoSyncProvider()
+      let fileSystem: any FileSystem = LiveFileSystem()
+    #endif
     return Environment(
       variables: variables, currentDirectory: cwd,
       now: {
@@ -91,7 +100,7 @@ extension Environment {
         clock_gettime(CLOCK_REALTIME, &ts)
         return (Int64(ts.tv_sec), Int64(ts.tv_nsec))
       },
-      fileSystem: LiveFileSystem(),
+      fileSystem: fileSystem,
       stdout: FileDescriptorSink(fd: 1, bufferLimit: 1 << 16),
       stderr: FileDescriptorSink(fd: 2, bufferLimit: 0),
       stdoutIsTerminal: isatty(1) == 1, stderrIsTerminal: isatty(2) == 1,
@@ -124,7 +133,8 @@ extension Environment {
         var parts = tm()
         guard localtime_r(&time, &parts) != nil else { return 0 }
         return Int64(parts.tm_gmtoff)
-      })
+      },
+      syncProvider: provider)
   }
 }
 

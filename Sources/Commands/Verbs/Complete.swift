@@ -56,8 +56,10 @@ enum Complete {
   {
     let found = env.discover(root: call.global.root)
     guard let root = found.root else { return [] }
-    try? DatalessFiles.disableMaterializationForProcess()
-    guard let listing = try? FolderScan.scan(root: root, fileSystem: env.fileSystem) else {
+    let scan = env.syncProvider.withoutMaterializing {
+      try? FolderScan.scan(root: root, fileSystem: env.fileSystem)
+    }
+    guard let listing = scan else {
       return []
     }
     return listing.documents.map(\.logicalName)

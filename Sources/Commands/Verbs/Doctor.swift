@@ -10,7 +10,10 @@ enum Doctor {
       placeholders (not downloaded), conflict copies, documents and copies that are not \
       valid Automerge files, changes whose dependencies are missing, temporary files left \
       by an interrupted write, and what the folder scan could not use (symbolic links, \
-      documents that are directories). Each finding names what fixes it. The write lock is \
+      documents that are directories). On macOS it also reports dataless documents and \
+      folders, stale documents (a newer version not downloaded yet) and documents with \
+      unresolved iCloud conflict versions, and says once when the system shows mn no \
+      versions at all. Each finding names what fixes it. The write lock is \
       reported as free or held; a held lock is normal while the app writes. Every document \
       and copy is read and decoded, nothing is written, and no download is triggered. Exits \
       0 when the folder is healthy and 1 when something needs attention.
@@ -25,9 +28,14 @@ enum Doctor {
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     let found = env.discover(root: call.global.root)
     guard let root = found.root, let source = found.source else { throw Resolve.notFound(found) }
-    try? DatalessFiles.disableMaterializationForProcess()
-    let report = try Core.Doctor.examine(
-      root: root, source: source, warnings: found.warnings, fileSystem: env.fileSystem)
+    // Uncoordinated reads: a coordinated read of a stale iCloud file waits for its download,
+    // and doctor never downloads (mn.md §15).
+    let fileSystem = (env.fileSystem as? CoordinatedFileSystem)?.base ?? env.fileSystem
+    let report = try env.syncProvider.withoutMaterializing {
+      try Core.Doctor.examine(
+        root: root, source: source, warnings: found.warnings, fileSystem: fileSystem,
+        syncProvider: env.syncProvider)
+    }
     if call.global.json {
       try env.stdout.write(JSONWriter.string(json(report), indent: 2) + "\n")
     } else if !call.global.quiet {
@@ -54,6 +62,7 @@ enum Doctor {
       let subject = named ? "" : "\(finding.subject): "
       out += "\n\(finding.kind.rawValue): \(subject)\(finding.message)\n  fix: \(finding.fix)\n"
     }
+    for note in report.notes { out += "\nnote: \(note)\n" }
     let count = report.findings.count
     out +=
       count == 0
@@ -78,6 +87,7 @@ enum Doctor {
       ("documents", .object([("total", .int(Int64(report.documentCount)))] + counts)),
       ("filesDecoded", .int(Int64(report.filesDecoded))),
       ("lock", .object(lock)),
+      ("notes", .array(report.notes.map { .string($0) })),
       (
         "findings",
         .array(

@@ -17,7 +17,11 @@ enum Fetch {
       command runs once per placeholder through /bin/sh, {} standing for the file's \
       absolute path and {rel} for its logical name (both already quoted; with neither, the \
       path is appended), its output going to standard error; then mn waits for the files. \
-      With no source, mn asks the system to download (macOS) and waits for the sync client. \
+      With no source, mn asks the system to download (macOS) and waits for the sync client: \
+      in iCloud Drive it asks for the download and waits until the system calls the file \
+      current and it is no longer dataless, a stale file (a newer version not downloaded \
+      yet) included; in another File Provider folder it reads the file in the background, \
+      which makes the provider download it. \
       A size that differs from what the placeholder declared is a warning. When the \
       timeout runs out, the files still missing are listed on standard error, one logical \
       name a line, and the exit status is 69.
@@ -45,7 +49,9 @@ enum Fetch {
     let names = FetchOptionNames.fetch
     try names.check(call)
     let fs = env.fileSystem
-    let listing = try FolderScan.scan(root: root, fileSystem: fs, readingStaleStubs: true)
+    let listing = try env.syncProvider.withoutMaterializing {
+      try FolderScan.scan(root: root, fileSystem: fs, readingStaleStubs: true)
+    }
     if call.global.verbose {
       for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
     }
@@ -57,7 +63,12 @@ enum Fetch {
     } else if let command = call.value(names.exec) {
       source = .command(command)
     }
-    let plan = Core.Fetch.plan(root: root, documents: documents)
+    var plan = Core.Fetch.plan(root: root, documents: documents)
+    if source == .sync {
+      // Downloaded but stale (mn.md §15): fetched too, by waiting for the current version.
+      plan.items += SyncReadiness.staleItems(documents, root: root, provider: env.syncProvider)
+      plan.items.sort { $0.logicalName.precedesByBytes($1.logicalName) }
+    }
     let progress = Progress(env, call, label: "fetching", total: plan.items.count)
     // Drawn at once: waiting for a sync client can take minutes before the first file.
     if !plan.items.isEmpty { progress.advance(by: 0) }
@@ -204,10 +215,18 @@ struct FetchOptionNames {
   /// What the Core fetch needs from the environment, reporting each item to `progress`.
   func context(_ source: FetchSource, _ progress: Progress, _ env: Environment) -> FetchContext {
     var request: ((String) throws -> Void)?
-    if source == .sync && SystemDownload.isAvailable { request = SystemDownload.request }
+    let provider = env.syncProvider
+    if source == .sync {
+      // In a plain folder there is nobody to ask: fetch waits for the sync client.
+      request = { path in
+        if provider.folderKind(of: path) != .plain {
+          try SyncDownload.request(path, provider: provider)
+        }
+      }
+    }
     return FetchContext(
       fileSystem: env.fileSystem, now: { env.nowDouble }, sleep: { env.sleep($0) },
       processRunner: env.processRunner, variables: env.variables, requestDownload: request,
-      progress: { _, _, item in progress.advance(item: item) })
+      progress: { _, _, item in progress.advance(item: item) }, syncProvider: provider)
   }
 }

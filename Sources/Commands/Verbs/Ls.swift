@@ -9,7 +9,11 @@ enum Ls {
       One document a line, sorted by logical name. A document is local (downloaded), \
       placeholder (not downloaded), stale-placeholder (both the file and a placeholder \
       exist), conflicted (conflict copies exist) or copies-only (only conflict copies \
-      exist). Listing never triggers a download. --long adds the state, size, modification \
+      exist). Listing never triggers a download: on macOS a dataless file (not downloaded, \
+      in iCloud Drive or another File Provider folder) is a placeholder of kind dataless, and \
+      a dataless folder is reported on standard error and not entered. iCloud conflict \
+      versions (NSFileVersion) count as conflict copies, with service icloud-version and the \
+      saving device and date when the system gives them. --long adds the state, size, modification \
       time (UTC) and number of conflict copies; -0 ends every name with NUL; --json prints \
       one array with every detail (placeholder kind and declared size, each copy's service, \
       device and date); a stale placeholder's stub is not read, so its declared size is left \
@@ -47,6 +51,9 @@ enum Ls {
     var modified: Int64?
     var copies: [ConflictCopy] = []
     var placeholder: Placeholder?
+    /// Unresolved conflict versions (iCloud, mn.md §15), listed as copies.
+    var versions: [SyncVersion] = []
+    var copyCount: Int { copies.count + versions.count }
   }
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
@@ -60,19 +67,25 @@ enum Ls {
     guard forms.count <= 1 else {
       throw UsageError(message: "choose one of --long, --json and -0", path: ["ls"])
     }
-    try? DatalessFiles.disableMaterializationForProcess()
-    let listing = try FolderScan.scan(root: root, fileSystem: env.fileSystem)
+    let listing = try env.syncProvider.withoutMaterializing {
+      try FolderScan.scan(root: root, fileSystem: env.fileSystem)
+    }
     if !call.global.quiet {
       for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
     }
     var documents = try select(call.arguments, in: listing, env)
     if call.flag("placeholders") { documents = documents.filter(\.isNotDownloaded) }
-    if call.flag("conflicts") { documents = documents.filter(\.hasCopies) }
+    let versions = ConflictVersions.list(documents, root: root, provider: env.syncProvider).versions
+    if call.flag("conflicts") {
+      documents = documents.filter { $0.hasCopies || versions[$0.logicalName] != nil }
+    }
     var rows = documents.map { d in
-      Row(
-        name: d.logicalName, state: d.state.rawValue, path: d.path, size: d.size,
+      let found = versions[d.logicalName] ?? []
+      let state = found.isEmpty || d.state != .local ? d.state : .conflicted
+      return Row(
+        name: d.logicalName, state: state.rawValue, path: d.path, size: d.size,
         modified: d.modificationSeconds,
-        copies: d.copies, placeholder: d.placeholder)
+        copies: d.copies, placeholder: d.placeholder, versions: found)
     }
     if call.flag("all") && call.arguments.isEmpty {
       rows += listing.others.map { o in
@@ -121,7 +134,7 @@ enum Ls {
         let iso = UTCDateTime(secondsSinceEpoch: t).iso8601
         return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
       } ?? "-               "
-    let copies = row.copies.isEmpty ? "-" : String(row.copies.count)
+    let copies = row.copyCount == 0 ? "-" : String(row.copyCount)
     return row.state.padding(18) + String(repeating: " ", count: max(0, 10 - size.count)) + size
       + "  " + time + "  " + String(repeating: " ", count: max(0, 2 - copies.count)) + copies
       + "  " + row.name
@@ -162,7 +175,7 @@ enum Ls {
         }
         out.endObject()
       }
-      if !row.copies.isEmpty {
+      if row.copyCount > 0 {
         out.literalKey("copies")
         out.beginArray()
         for c in row.copies {
@@ -176,6 +189,22 @@ enum Ls {
             out.string(device)
           }
           if let date = c.date {
+            out.literalKey("date")
+            out.string(date)
+          }
+          out.endObject()
+        }
+        for v in row.versions {
+          out.beginObject()
+          out.literalKey("path")
+          out.string(v.path)
+          out.literalKey("service")
+          out.string(SyncVersion.service)
+          if let device = v.device {
+            out.literalKey("device")
+            out.string(device)
+          }
+          if let date = v.date {
             out.literalKey("date")
             out.string(date)
           }

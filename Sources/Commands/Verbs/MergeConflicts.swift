@@ -19,6 +19,13 @@ enum MergeConflicts {
       macOS: ~/Library/Application Support/Minuta/Backups); its path is printed on standard \
       error. Only 'mn backups prune' ever deletes backups.
 
+      On macOS, iCloud's conflict versions of a document (NSFileVersion) are merged like \
+      copies: their bytes go into the backup first, and they are marked resolved only after \
+      the merged document is written, synced and read back; a version that cannot be read \
+      stays unresolved and is reported. A document whose file or copy is dataless or stale \
+      (a newer version not downloaded yet) is left alone with status 69, naming the file: \
+      run 'mn fetch' first.
+
       A copy that is not a valid Automerge file, is not downloaded, or cannot be read is \
       kept and reported, the rest goes on, and the exit status says so (65, 69, 74). A \
       document whose inputs hold two different changes with the same actor and sequence \
@@ -66,8 +73,9 @@ enum MergeConflicts {
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     guard let root = call.root else { return .software }
-    try? DatalessFiles.disableMaterializationForProcess()
-    let listing = try FolderScan.scan(root: root, fileSystem: env.fileSystem)
+    let listing = try env.syncProvider.withoutMaterializing {
+      try FolderScan.scan(root: root, fileSystem: env.fileSystem)
+    }
     var selected = listing.documents
     if !call.arguments.isEmpty {
       let logical = try call.arguments.map {
@@ -78,26 +86,45 @@ enum MergeConflicts {
       if let first = unmatched.first { throw CommandError(.noInput, "no such document '\(first)'") }
       selected = documents
     }
-    let plan = try ConflictMerge.plan(
-      listing: listing, documents: selected, fileSystem: env.fileSystem)
+    // Only current inputs are merged (mn.md §15): the others are refused before being read.
+    let (ready, refused) = SyncReadiness.split(
+      selected, root: root, provider: env.syncProvider, fileSystem: env.fileSystem)
+    var plan = try ConflictMerge.plan(
+      listing: listing, documents: ready, fileSystem: env.fileSystem)
+    plan.documents += refused
+    plan.documents.sort { $0.logicalName.precedesByBytes($1.logicalName) }
+    let versions = ConflictVersions.plan(
+      ready, root: root, provider: env.syncProvider, fileSystem: env.fileSystem)
     let out = Output(call: call, env: env)
     if call.flag("dry-run") {
       let report = ConflictMergeReport(root: root, documents: plan.documents)
       try out.finish(report, dryRun: true)
-      return status(report)
+      try out.finish(VersionMergeReport(plan: versions), dryRun: true)
+      return worse(status(report), status(VersionMergeReport(plan: versions)))
     }
     Interrupt.install()
     let progress = Progress(env, call, label: "merging", total: plan.documents.count)
+    // One backup holds the copies and the versions' bytes, made before the first change.
+    var backedUp: String?
+    let backup = { (files: [ExportFile]) throws -> String? in
+      if let backedUp { return backedUp }
+      guard !call.flag("no-backup") else { return nil }
+      var all = files
+      for file in ConflictVersions.backupFiles(versions)
+      where !all.contains(where: { $0.relativePath == file.relativePath }) {
+        all.append(file)
+      }
+      all.sort { $0.relativePath.precedesByBytes($1.relativePath) }
+      let made = try Backup.make(
+        files: all, source: root, reason: "merge-conflicts",
+        directory: try env.backupDirectory(), dataRoots: [root], version: CommandTable.version,
+        now: env.nowSeconds, fileSystem: env.fileSystem, inspect: DocumentTools.inspect)
+      backedUp = made.path
+      return made.path
+    }
     let report = try ConflictMerge.execute(
       plan, keepCopies: call.flag("keep-copies"), fileSystem: env.fileSystem,
-      backup: { files in
-        guard !call.flag("no-backup") else { return nil }
-        let made = try Backup.make(
-          files: files, source: root, reason: "merge-conflicts",
-          directory: try env.backupDirectory(), dataRoots: [root], version: CommandTable.version,
-          now: env.nowSeconds, fileSystem: env.fileSystem, inspect: DocumentTools.inspect)
-        return made.path
-      },
+      backup: backup,
       progress: { step in
         switch step {
         case .backedUp(let path):
@@ -112,7 +139,17 @@ enum MergeConflicts {
       isCancelled: { Interrupt.requested })
     progress.finish()
     try out.finish(report, dryRun: false)
-    return status(report)
+    guard !report.interrupted else { return status(report) }
+    let versionReport = try ConflictVersions.execute(
+      versions, provider: env.syncProvider, fileSystem: env.fileSystem,
+      resolving: !call.flag("keep-copies"),
+      backup: { files in
+        let path = try backup(files)
+        if let path, path != report.backupPath { out.note("backup written to '\(path)'") }
+        return path
+      })
+    try out.finish(versionReport, dryRun: false)
+    return worse(status(report), status(versionReport))
   }
 
   /// The exit status a report calls for: 130 when interrupted, else the worst problem.
@@ -122,7 +159,7 @@ enum MergeConflicts {
     for document in report.documents {
       switch document.refusal {
       case .none: break
-      case .notDownloaded: found.append(.unavailable)
+      case .notDownloaded, .notCurrent: found.append(.unavailable)
       case .canonicalNotAutomerge, .collision, .noReadableCopy, .canonicalNotRegularFile:
         found.append(.dataErr)
       case .canonicalCannotRead(let error): found.append(ErrorReport.status(of: error))

@@ -25,6 +25,13 @@ enum Migrate {
       emptied source folders are removed, and the pointer file storage-path.txt, if it \
       named the source, names the destination.
 
+      On macOS, into the iCloud Drive container: a document the container does not have \
+      yet is moved by the system's own move into iCloud (setUbiquitous), then read back and \
+      verified; one on both sides is merged with coordinated writes. A dataless or stale \
+      file (a newer version not downloaded yet) stops the migration like a placeholder \
+      (69, naming it), and iCloud's conflict versions are backed up, merged and resolved \
+      with the conflict copies.
+
       Progress is journaled in the destination (.mn-migrate.journal.nosync): after an \
       interruption, run 'mn migrate' again and it finishes the job. When the source does \
       not exist or holds no documents there is nothing to do, and the exit status is 0.
@@ -102,7 +109,8 @@ enum Migrate {
       [source, destination].filter { isDirectory($0, fs) }, destination: destination, timeout: wait,
       fileSystem: fs, sleep: env.sleep)
     defer { locks.forEach { $0.release() } }
-    var plan = try Migration.plan(source: source, destination: destination, fileSystem: fs)
+    var plan = try Migration.plan(
+      source: source, destination: destination, fileSystem: fs, syncProvider: env.syncProvider)
     if plan.sourceListing.documents.isEmpty && previous == nil {
       return try nothing(call, env, source, destination, "'\(source)' holds no documents")
     }
@@ -155,7 +163,8 @@ enum Migrate {
       destinationExists = true
       locks += try Migration.lock(
         [destination], destination: destination, timeout: wait, fileSystem: fs, sleep: env.sleep)
-      plan = try Migration.plan(source: source, destination: destination, fileSystem: fs)
+      plan = try Migration.plan(
+        source: source, destination: destination, fileSystem: fs, syncProvider: env.syncProvider)
       if let blocker = plan.blocker { throw blocker }
     }
     var backup: String?
@@ -170,9 +179,10 @@ enum Migrate {
       backup = result.path
       try note(env, call, "backup written to '\(result.path)'")
     }
-    if !plan.conflicts.isEmpty {
+    if !plan.conflicts.isEmpty || !plan.versions.isEmpty {
       plan = try Migration.mergeConflicts(
-        plan, keepSource: keepSource, backupPath: backup, fileSystem: fs)
+        plan, keepSource: keepSource, backupPath: backup, fileSystem: fs,
+        syncProvider: env.syncProvider)
       if let blocker = plan.blocker { throw blocker }
     }
     let progress = Progress(
@@ -181,6 +191,7 @@ enum Migrate {
       variables: env.variables, isDarwin: Environment.isDarwin)
     let report = try Migration.execute(
       plan, keepSource: keepSource, pointerFile: pointer, previous: previous, fileSystem: fs,
+      syncProvider: env.syncProvider,
       progress: { name in
         progress.advance(item: name)
         if call.global.verbose { try? env.stderr.write("mn: migrating '\(name)'\n") }

@@ -36,6 +36,9 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
   public static let invalidArgument = Errno(rawValue: EINVAL)
   public static let notSupported = Errno(rawValue: ENOTSUP)
   public static let notImplemented = Errno(rawValue: ENOSYS)
+  /// `EDEADLK`: on macOS, the read of a dataless file while materialization is off. mn
+  /// takes it to mean "not downloaded" wherever a file is read (mn.md §15).
+  public static let deadlock = Errno(rawValue: EDEADLK)
 
   /// The system's message, lowercased in the style of mn's errors ("no such file or directory").
   public var description: String {
@@ -69,5 +72,14 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     self.errno = errno
   }
 
-  public var description: String { "cannot \(operation) '\(path)': \(errno)" }
+  public var description: String {
+    if meansNotDownloaded {
+      return "cannot \(operation) '\(path)': not downloaded (see 'mn fetch')"
+    }
+    return "cannot \(operation) '\(path)': \(errno)"
+  }
+
+  /// Whether the error says that the file is not downloaded (`EDEADLK`, mn.md §15), never
+  /// that it is empty or missing.
+  public var meansNotDownloaded: Bool { errno == .deadlock }
 }

@@ -126,7 +126,11 @@ public struct LiveFileSystem: FileSystem {
               return DirectoryEntry(name: name, kind: .regular)
             default: break
             }
-          } else if let kind = Self.kind(ofEntryType: type) {
+          } else if let kind = Self.kind(ofEntryType: type),
+            kind != .directory || !DatalessFiles.areDetected
+          {
+            // Not a directory on Darwin: that one falls through to `lstat`, whose flags tell
+            // a dataless directory (mn.md §15).
             return DirectoryEntry(name: name, kind: kind)
           }
           return statEntry(fd, cName, name)

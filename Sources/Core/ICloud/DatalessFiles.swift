@@ -1,14 +1,10 @@
-#if canImport(Darwin)
-  import Darwin
-#endif
-
 /// macOS dataless files: File Provider placeholders that keep the real name.
 ///
 /// Since macOS 14, iCloud Drive no longer writes `.icloud` stubs on the Mac: a file that is
 /// not downloaded is the file itself, with `SF_DATALESS` in `st_flags`, and reading it makes
 /// the system download it ("materialize"). Listing must never do that, so a command turns
-/// materialization off for the whole process before walking a folder. Elsewhere there are
-/// no dataless files and both functions do nothing.
+/// materialization off on the listing thread (`SyncProvider.withoutMaterializing`) while it
+/// walks a folder. Elsewhere the live file system never reports the flag.
 public enum DatalessFiles {
   /// Whether this system has dataless files, so that telling one needs `lstat` (its
   /// flags): a directory entry's type does not say it.
@@ -20,27 +16,13 @@ public enum DatalessFiles {
     #endif
   }
 
-  /// Whether `info` (from `lstat`) describes a dataless file.
-  public static func isDataless(_ info: FileInfo) -> Bool {
-    #if canImport(Darwin)
-      return info.flags & UInt32(SF_DATALESS) != 0
-    #else
-      return false
-    #endif
-  }
+  /// `SF_DATALESS` in `st_flags` (`<sys/stat.h>`): the value is the same on every Darwin,
+  /// and spelled out so that a simulated File Provider can set it on Linux, where the live
+  /// file system always gives 0.
+  public static let flag: UInt32 = 0x4000_0000
 
-  /// Turns off the materialization of dataless files for this process, so that reading
-  /// one fails (`EDEADLK`) instead of downloading it. The corresponding C function is
-  /// `setiopolicy_np(IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_PROCESS,
-  /// IOPOL_MATERIALIZE_DATALESS_FILES_OFF)`. Does nothing where there are no dataless files.
-  ///
-  /// - Throws: `Errno` when the system refuses.
-  public static func disableMaterializationForProcess() throws(Errno) {
-    #if canImport(Darwin)
-      let result = setiopolicy_np(
-        IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_PROCESS,
-        IOPOL_MATERIALIZE_DATALESS_FILES_OFF)
-      if result != 0 { throw Errno.current }
-    #endif
+  /// Whether `info` (from `lstat`) describes a dataless file or directory.
+  public static func isDataless(_ info: FileInfo) -> Bool {
+    info.flags & flag != 0
   }
 }

@@ -132,6 +132,9 @@ public struct ConflictMergeCopy: Sendable {
 public enum ConflictMergeRefusal: Sendable, Equatable, CustomStringConvertible {
   /// The canonical file is a placeholder: it must be downloaded first (`mn fetch`).
   case notDownloaded
+  /// An input (`path`: the file or a copy) is dataless, stale or not downloaded by its sync
+  /// provider (mn.md §15); only current inputs are merged.
+  case notCurrent(path: String, SyncItemStatus)
   /// The canonical file is not a valid Automerge file.
   case canonicalNotAutomerge(AutomergeDecodeError)
   /// The canonical file cannot be read.
@@ -152,6 +155,9 @@ public enum ConflictMergeRefusal: Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .changedDuringRun: return "the document kept changing during the run; run again"
     case .notDownloaded: return "the document is not downloaded (see 'mn fetch')"
+    case .notCurrent(let path, let status):
+      let why = status == .stale ? "a newer version is not downloaded yet" : "it is not downloaded"
+      return "'\(path)' is not the current version (\(why)); run 'mn fetch' first"
     case .canonicalNotAutomerge(let error):
       return "the document is not a valid Automerge file: \(error)"
     case .canonicalCannotRead(let error): return error.description

@@ -3,8 +3,10 @@
 /// It reads and never writes: it takes no lock (it only tries the lock, and lets go at
 /// once), removes nothing and creates nothing. It scans the folder, decodes every downloaded
 /// document and conflict copy, and turns what needs attention into findings, each naming
-/// what fixes it. On macOS the caller first calls
-/// `DatalessFiles.disableMaterializationForProcess()`, so that reading never downloads.
+/// what fixes it. On macOS the caller runs it inside `SyncProvider.withoutMaterializing`, so
+/// that reading never downloads: a dataless file then reads as `EDEADLK`, reported as not
+/// downloaded. In synced folders it also asks the provider which documents are stale and
+/// which have unresolved conflict versions (mn.md §15).
 public enum Doctor {
   /// The largest file decoded.
   public static let maxDocumentSize = 1 << 31
@@ -16,10 +18,12 @@ public enum Doctor {
   ///   - source: how discovery found it.
   ///   - warnings: discovery's warnings (a pointer file to a missing folder), each a finding.
   ///   - fileSystem: every disk access goes through it.
+  ///   - syncProvider: says which documents are stale and which have versions.
   /// - Returns: the report.
   /// - Throws: `StorageError` when the root itself cannot be listed.
   public static func examine(
-    root: String, source: DiscoverySource, warnings: [String] = [], fileSystem: any FileSystem
+    root: String, source: DiscoverySource, warnings: [String] = [], fileSystem: any FileSystem,
+    syncProvider: any SyncProvider = NoSyncProvider()
   ) throws(StorageError) -> DoctorReport {
     let listing = try FolderScan.scan(root: root, fileSystem: fileSystem)
     var report = DoctorReport(root: root, source: source)
@@ -32,6 +36,7 @@ public enum Doctor {
       report.documents[document.state, default: 0] += 1
       examine(document, into: &report, fileSystem: fileSystem)
     }
+    examineSync(listing, into: &report, provider: syncProvider)
     for temporary in listing.temporaries {
       let note = report.lock == .held ? "; the lock is held, so it may be a write in progress" : ""
       report.add(
@@ -113,6 +118,11 @@ public enum Doctor {
     let file: AutomergeFile
     do {
       file = try AutomergeFile.decode(try fileSystem.readFile(path, limit: maxDocumentSize))
+    } catch let error as FileSystemError where error.meansNotDownloaded {
+      report.add(
+        .placeholder, name, "not downloaded (reading it gives EDEADLK: a dataless file)",
+        fix: "mn fetch \(ShellQuote.word(name))")
+      return
     } catch {
       let word = ShellQuote.word(name)
       report.add(
@@ -132,6 +142,38 @@ public enum Doctor {
     }
   }
 
+  /// What the sync provider says: stale documents, unresolved versions, and once, when the
+  /// system shows this process no versions at all.
+  static func examineSync(
+    _ listing: FolderListing, into report: inout DoctorReport, provider: any SyncProvider
+  ) {
+    for document in listing.documents where document.isDownloaded {
+      let path = document.name.path(root: listing.root)
+      guard provider.folderKind(of: path) != .plain,
+        (try? provider.status(of: path)) == .stale
+      else { continue }
+      report.add(
+        .notCurrent, document.logicalName, "stale: a newer version is not downloaded yet",
+        fix: "mn fetch \(ShellQuote.word(document.logicalName))")
+    }
+    let (versions, hidden) = ConflictVersions.list(
+      listing.documents, root: listing.root, provider: provider)
+    for document in listing.documents {
+      guard let found = versions[document.logicalName] else { continue }
+      report.add(
+        .unresolvedVersions, document.logicalName,
+        count(found.count, "unresolved conflict version", "unresolved conflict versions")
+          + " (iCloud)",
+        fix: "mn merge-conflicts \(ShellQuote.word(document.logicalName))")
+    }
+    if !hidden.isEmpty {
+      report.notes.append(
+        "the system shows mn no conflict versions (NSFileVersion) of the files in this folder, "
+          + "so unresolved iCloud conflicts cannot be seen from the command line; open the app "
+          + "to resolve them")
+    }
+  }
+
   static func fix(for problem: StorageError) -> String {
     switch problem {
     case .symbolicLink: return "replace the link with what it points to (mn never follows links)"
@@ -139,6 +181,8 @@ public enum Doctor {
     case .cannotReadDirectory, .cannotReadEntry: return "check the permissions"
     case .unsupportedFileType: return "move it out of the data folder"
     case .tooDeep: return "move the nested folders out of the data folder"
+    case .notDownloadedDirectory:
+      return "download the folder (Finder: Download Now), then run mn again"
     case .equivalentNames: return "rename or merge one of the two"
     case .noSuchFolder, .notADirectory, .outsideRoot, .invalidPath: return "check the path"
     }
@@ -178,6 +222,8 @@ public struct DoctorFinding: Sendable, Equatable {
     case unreadableDocument = "unreadable-document"
     case unreadableCopy = "unreadable-copy"
     case orphanChanges = "orphan-changes"
+    case notCurrent = "not-current"
+    case unresolvedVersions = "unresolved-versions"
     case staleTemporary = "stale-temporary"
     case scanProblem = "scan-problem"
   }
@@ -205,6 +251,8 @@ public struct DoctorReport: Sendable, Equatable {
   public var lock: LockState = .free
   /// Everything that needs attention, in the order found (documents by name).
   public var findings: [DoctorFinding] = []
+  /// Things worth knowing that need no fix, each said once.
+  public var notes: [String] = []
 
   public init(root: String, source: DiscoverySource) {
     self.root = root

@@ -26,14 +26,18 @@ public enum DocumentReplace {
     })
 
   /// Replaces the document at `path` with `content` computed from `basis`, merging any
-  /// version that arrived meanwhile (`Replace.replace` with `merger`).
+  /// version that arrived meanwhile (`Replace.replace` with `merger`). In an iCloud Drive
+  /// or File Provider folder the whole replace runs inside one coordinated `.replacing`
+  /// write (mn.md §6, §15).
   public static func replace(
     _ path: String, with content: [UInt8], basis: ReplaceBasis, fileSystem: any FileSystem,
     permissions: UInt32 = 0o644, random: () -> String = AtomicFile.randomSuffix
   ) throws -> ReplaceOutcome {
-    try Replace.replace(
-      path, with: content, basis: basis, merger: merger, fileSystem: fileSystem,
-      permissions: permissions, random: random)
+    try CoordinatedFileSystem.run(.replacing, path, on: fileSystem) {
+      try Replace.replace(
+        path, with: content, basis: basis, merger: merger, fileSystem: fileSystem,
+        permissions: permissions, random: random)
+    }
   }
 
   /// A document as read: its `lstat` information before the read, its bytes, its decode.

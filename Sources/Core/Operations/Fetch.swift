@@ -10,7 +10,8 @@
 ///    - `.archive`: the entry of the same path in an archive written by `mn export`, read and
 ///      checked against its manifest first;
 ///    - `.command`: a shell command per item (it puts the file in place), then a wait;
-///    - `.sync`: on macOS the system is asked to download, then a wait for the sync client.
+///    - `.sync`: on macOS the system is asked to download, then a wait for the sync client
+///      (and, in a synced folder, for the provider to call the file current, mn.md §15).
 ///
 ///    Content taken from a directory or an archive must decode as Automerge, or it is never
 ///    written. It goes through `AtomicFile`; when a real file is present at the moment of
@@ -160,20 +161,24 @@ public struct FetchContext {
   public var processRunner: any ProcessRunner
   /// The environment of `--exec` commands.
   public var variables: [String: String]
-  /// Asks the system to download a file (macOS: `SystemDownload.request`); nil to skip.
+  /// Asks the system to download a file (macOS: `SyncDownload.request`); nil to skip.
   public var requestDownload: ((String) throws -> Void)?
   /// Called after each item is settled (fetched, refused or given up), with the counts.
   public var progress: (_ done: Int, _ total: Int, _ item: String) -> Void
   /// The random part of temporary names.
   public var random: () -> String
+  /// Says whether a file is current (mn.md §15); `NoSyncProvider` where there is none.
+  public var syncProvider: any SyncProvider
 
   public init(
     fileSystem: any FileSystem, now: @escaping () -> Double, sleep: @escaping (Double) -> Void,
     processRunner: any ProcessRunner = LiveProcessRunner(), variables: [String: String] = [:],
     requestDownload: ((String) throws -> Void)? = nil,
     progress: @escaping (Int, Int, String) -> Void = { _, _, _ in },
-    random: @escaping () -> String = AtomicFile.randomSuffix
+    random: @escaping () -> String = AtomicFile.randomSuffix,
+    syncProvider: any SyncProvider = NoSyncProvider()
   ) {
+    self.syncProvider = syncProvider
     self.fileSystem = fileSystem
     self.now = now
     self.sleep = sleep
@@ -197,16 +202,19 @@ public struct FetchItem: Sendable, Equatable {
   public var isCopy: Bool
   /// Whether the real file was present when planned (a stale placeholder).
   public var fileExists: Bool
+  /// Whether the file is present but its sync provider has a newer version (mn.md §15).
+  public var isStale: Bool
 
   public init(
     logicalName: String, path: String, placeholders: [Placeholder], isCopy: Bool,
-    fileExists: Bool
+    fileExists: Bool, isStale: Bool = false
   ) {
     self.logicalName = logicalName
     self.path = path
     self.placeholders = placeholders
     self.isCopy = isCopy
     self.fileExists = fileExists
+    self.isStale = isStale
   }
 
   /// The size a placeholder declares, when one does.
@@ -442,7 +450,7 @@ struct FetchRun {
       wait(for: waiting, failures: failures)
     case .sync:
       if let request = context.requestDownload {
-        for item in plan.items where !item.fileExists {
+        for item in plan.items where !item.fileExists || item.isStale {
           do {
             try request(item.path)
           } catch {
@@ -558,9 +566,10 @@ struct FetchRun {
           }
         case .ready(let size):
           problems[item.logicalName] = nil
+          let present = item.fileExists && !item.isStale
           finish(
-            item, action: item.fileExists ? .verified : .downloaded,
-            fetchedSize: item.fileExists ? nil : size, expected: [])
+            item, action: present ? .verified : .downloaded,
+            fetchedSize: present ? nil : size, expected: [])
         }
       }
       pending = still
@@ -592,7 +601,7 @@ struct FetchRun {
   func look(at item: FetchItem) -> Look {
     do {
       guard let info = try fileSystem.info(item.path), info.kind == .regular,
-        !DatalessFiles.isDataless(info)
+        SyncDownload.isCurrent(item.path, info: info, provider: context.syncProvider)
       else { return .absent }
       let bytes = try fileSystem.readFile(item.path, limit: Fetch.maxDocumentSize)
       do {
@@ -601,6 +610,8 @@ struct FetchRun {
         return .unreadable("\(error)")
       }
       return .ready(Int64(bytes.count))
+    } catch let error as FileSystemError where error.meansNotDownloaded {
+      return .absent
     } catch {
       return .unreadable("\(error)")
     }

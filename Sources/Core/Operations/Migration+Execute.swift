@@ -47,6 +47,8 @@ extension Migration {
   ///   - pointerFile: the pointer file's path (mn.md §2), or nil.
   ///   - previous: the journal of an interrupted run, if one was found.
   ///   - fileSystem: where to read and write.
+  ///   - syncProvider: moves a document into an iCloud Drive container the system's way
+  ///     (`usesSystemMove`, mn.md §15).
   ///   - progress: called with each step's logical name before the step.
   /// - Returns: what was done.
   /// - Throws: `MigrationError`: `destinationNotWritable` before anything was moved,
@@ -54,7 +56,8 @@ extension Migration {
   ///   part-way. Every change is then still on disk, and a rerun resumes.
   public static func execute(
     _ plan: MigrationPlan, keepSource: Bool, pointerFile: String?, previous: MigrationJournal?,
-    fileSystem: any FileSystem, progress: (String) -> Void = { _ in }
+    fileSystem: any FileSystem, syncProvider: any SyncProvider = NoSyncProvider(),
+    progress: (String) -> Void = { _ in }
   ) throws(MigrationError) -> MigrationReport {
     let fs = fileSystem
     var report = MigrationReport()
@@ -82,7 +85,8 @@ extension Migration {
       progress(name)
       do {
         let (action, replaced) = try migrate(
-          document, destination: plan.destination, keepSource: keepSource, fileSystem: fs)
+          document, destination: plan.destination, keepSource: keepSource, fileSystem: fs,
+          provider: syncProvider)
         report.replaces[name] = replaced
         switch action {
         case .move: report.moved.append(name)
@@ -134,14 +138,40 @@ extension Migration {
     return report
   }
 
+  /// Whether a document is moved by the system's own move into iCloud Drive
+  /// (`SyncProvider.moveIntoUbiquity`, mn.md §15): it is moved, not kept, nothing is at the
+  /// destination, the destination is an iCloud Drive container and the source is not in one.
+  public static func usesSystemMove(
+    source: String, target: String, targetExists: Bool, keepSource: Bool,
+    provider: any SyncProvider
+  ) -> Bool {
+    !keepSource && !targetExists && provider.folderKind(of: target) == .ubiquityContainer
+      && provider.folderKind(of: source) == .plain
+  }
+
   /// Moves (or copies) one document; returns what it took, and how the destination's file
-  /// was replaced when it was written.
+  /// was replaced when mn wrote it.
   static func migrate(
     _ document: MigrationPlan.Document, destination: String, keepSource: Bool,
-    fileSystem fs: any FileSystem
+    fileSystem fs: any FileSystem, provider: any SyncProvider
   ) throws -> (MigrationAction, ReplaceOutcome.Summary?) {
     let name = document.name.logicalName
     let target = document.destinationPath
+    if usesSystemMove(
+      source: document.sourcePath, target: target, targetExists: try fs.info(target) != nil,
+      keepSource: keepSource, provider: provider)
+    {
+      // The backup of step 3 holds the source; the destination is verified right after.
+      let source = try readDocument(document.sourcePath, fileSystem: fs)
+      let expected = Set(source.file.changes.map(\.hash))
+      try makeDirectories(document.name.directory, root: destination, fileSystem: fs)
+      try provider.moveIntoUbiquity(document.sourcePath, to: target)
+      let written = try readDocument(target, fileSystem: fs)
+      guard expected.isSubset(of: written.file.changes.lazy.map(\.hash)) else {
+        throw MigrationError.verificationFailed(name)
+      }
+      return (.move, nil)
+    }
     // A sync client may replace the source or the target meanwhile (it takes no lock): the
     // replace merges what arrives at the target; a changed source means going again.
     for _ in 0..<3 {

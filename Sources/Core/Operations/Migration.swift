@@ -100,11 +100,14 @@ public enum Migration {
   ///   - source: the source root; when it does not exist, the plan is empty.
   ///   - destination: the destination root; it need not exist.
   ///   - fileSystem: where to read.
+  ///   - syncProvider: says which files are current and lists iCloud conflict versions
+  ///     (mn.md §15): a document that is not current is a placeholder here.
   /// - Returns: the plan; check `blocker` before executing it.
   /// - Throws: `StorageError` when a root cannot be listed.
-  public static func plan(source: String, destination: String, fileSystem: any FileSystem)
-    throws -> MigrationPlan
-  {
+  public static func plan(
+    source: String, destination: String, fileSystem: any FileSystem,
+    syncProvider: any SyncProvider = NoSyncProvider()
+  ) throws -> MigrationPlan {
     let fs = fileSystem
     let sourceExists = (try? fs.infoFollowingLinks(source))??.kind == .directory
     // A source that is gone (removed by an interrupted run's finish) has nothing left. Every
@@ -127,9 +130,9 @@ public enum Migration {
     }
 
     var destinationHashes: [DocumentName: Set<ChangeHash>] = [:]
-    try checkConflicts(sourceListing, into: &plan, fileSystem: fs)
+    try checkConflicts(sourceListing, into: &plan, fileSystem: fs, provider: syncProvider)
     if let destinationListing {
-      try checkConflicts(destinationListing, into: &plan, fileSystem: fs)
+      try checkConflicts(destinationListing, into: &plan, fileSystem: fs, provider: syncProvider)
     }
     for entry in destinationListing?.documents ?? [] {
       check(entry, into: &plan)
@@ -194,11 +197,31 @@ public enum Migration {
   /// Plans the merge of a folder's conflict copies (`ConflictMerge`), and records its
   /// copies, the ones that are not downloaded or do not parse, and refused documents.
   static func checkConflicts(
-    _ listing: FolderListing, into plan: inout MigrationPlan, fileSystem: any FileSystem
+    _ listing: FolderListing, into plan: inout MigrationPlan, fileSystem: any FileSystem,
+    provider: any SyncProvider
   )
     throws
   {
-    let conflicts = try ConflictMerge.plan(listing: listing, fileSystem: fileSystem)
+    // Only current inputs are merged or moved (mn.md §15): a stale or dataless one blocks
+    // the migration as a placeholder does (69), before anything of it is read.
+    let (ready, refused) = SyncReadiness.split(
+      listing.documents, root: listing.root, provider: provider, fileSystem: fileSystem)
+    for document in ready where !document.hasCopies {
+      if let problem = SyncReadiness.firstNotCurrent(
+        document, root: listing.root, provider: provider, fileSystem: fileSystem)
+      {
+        plan.placeholders.append(problem.path)
+      }
+    }
+    let versions = ConflictVersions.plan(
+      ready, root: listing.root, provider: provider, fileSystem: fileSystem)
+    if !versions.documents.isEmpty { plan.versions.append(versions) }
+    for document in versions.documents {
+      if case .notCurrent(let path, _)? = document.refusal { plan.placeholders.append(path) }
+    }
+    var conflicts = try ConflictMerge.plan(
+      listing: listing, documents: ready, fileSystem: fileSystem)
+    conflicts.documents += refused
     guard !conflicts.documents.isEmpty else { return }
     plan.conflicts.append(conflicts)
     for document in conflicts.documents {
@@ -216,6 +239,8 @@ public enum Migration {
       case .collision?, .noReadableCopy?, .changedDuringRun?, .canonicalNotRegularFile?:
         plan.refusedConflicts.append(
           "'\(document.canonicalPath)': \(document.refusal?.description ?? "")")
+      case .notCurrent(let path, _)?:
+        plan.placeholders.append(path)
       case .notDownloaded?, .canonicalNotAutomerge?, .canonicalCannotRead?, nil:
         break  // in `placeholders` or `unreadable` already
       }
@@ -231,13 +256,15 @@ public enum Migration {
   ///   - keepSource: the source's copies are merged into their documents but kept.
   ///   - backupPath: the backup already made, given to `ConflictMerge` as its own.
   ///   - fileSystem: where to read and write.
+  ///   - syncProvider: merges and resolves the folders' iCloud conflict versions too.
   /// - Returns: the plan made after the merges.
   /// - Throws: `MigrationError.stepFailed` when a merge fails (every change is still in
   ///   some file); `StorageError` when a folder cannot be scanned again.
   public static func mergeConflicts(
-    _ plan: MigrationPlan, keepSource: Bool, backupPath: String?, fileSystem: any FileSystem
+    _ plan: MigrationPlan, keepSource: Bool, backupPath: String?, fileSystem: any FileSystem,
+    syncProvider: any SyncProvider = NoSyncProvider()
   ) throws -> MigrationPlan {
-    guard !plan.conflicts.isEmpty else { return plan }
+    guard !plan.conflicts.isEmpty || !plan.versions.isEmpty else { return plan }
     for conflicts in plan.conflicts {
       do {
         _ = try ConflictMerge.execute(
@@ -250,8 +277,21 @@ public enum Migration {
           underlying: error)
       }
     }
+    for versions in plan.versions {
+      do {
+        // The backup of both folders holds the versions' bytes (`backupFiles`).
+        _ = try ConflictVersions.execute(
+          versions, provider: syncProvider, fileSystem: fileSystem,
+          resolving: !(keepSource && versions.root == plan.source), backup: { _ in backupPath })
+      } catch {
+        throw MigrationError.stepFailed(
+          name: "conflict versions in '\(versions.root)'", done: 0,
+          total: plan.documents.count, underlying: error)
+      }
+    }
     return try Migration.plan(
-      source: plan.source, destination: plan.destination, fileSystem: fileSystem)
+      source: plan.source, destination: plan.destination, fileSystem: fileSystem,
+      syncProvider: syncProvider)
   }
 
   /// Reads and decodes one file; a failure goes to `plan.unreadable`.
@@ -260,6 +300,9 @@ public enum Migration {
   {
     do {
       return try AutomergeFile.decode(try fileSystem.readFile(path, limit: readLimit))
+    } catch let error as FileSystemError where error.meansNotDownloaded {
+      plan.placeholders.append(path)
+      return nil
     } catch {
       plan.unreadable.append(MigrationPlan.Unreadable(path: path, reason: "\(error)"))
       return nil
@@ -288,6 +331,11 @@ public enum Migration {
     }
       + (plan.destinationListing.map { FolderFiles.exportFiles($0, includeCopies: true) } ?? [])
       .map { $0.prefixed(by: "destination") }
+      + plan.versions.flatMap { versions in
+        // Only the versions' bytes: their documents are in the folders' files above.
+        ConflictVersions.backupFiles(versions).filter { !$0.relativePath.hasSuffix(".automerge") }
+          .map { $0.prefixed(by: versions.root == plan.source ? "source" : "destination") }
+      }
   }
 
   /// Whether an error means the place cannot be written at all (as opposed to part-way).

@@ -69,7 +69,8 @@ extension Migration {
       report.warnings += part.warnings
     }
     let again = try Migration.plan(
-      source: plan.source, destination: plan.destination, fileSystem: context.fileSystem)
+      source: plan.source, destination: plan.destination, fileSystem: context.fileSystem,
+      syncProvider: context.syncProvider)
     return (report, again)
   }
 }

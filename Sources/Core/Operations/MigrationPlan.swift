@@ -97,6 +97,9 @@ public struct MigrationPlan: Sendable {
   public var conflictCopies: [String]
   /// The conflict merges to do first: one plan per side that has copies (mn.md §7, step 2).
   public var conflicts: [ConflictMergePlan] = []
+  /// The unresolved iCloud conflict versions of each folder's documents (mn.md §15), merged
+  /// after the copies.
+  public var versions: [VersionMergePlan] = []
   /// Documents whose copies cannot be merged (`path: reason`), which stops the migration.
   public var refusedConflicts: [String] = []
   public var warnings: [MigrationWarning]
@@ -153,5 +156,6 @@ public struct MigrationPlan: Sendable {
   public func hasWork(keepSource: Bool) -> Bool {
     documents.contains { $0.action != .same || !keepSource }
       || files.contains { $0.action == .copy } || !conflictCopies.isEmpty
+      || versions.contains(where: \.mergesVersions)
   }
 }

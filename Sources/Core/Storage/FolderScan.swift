@@ -10,7 +10,8 @@
 /// while its directory is listed, except the stub `.NAME.icloud` of a document: that one is
 /// read only when the document's file is not beside it. A stale stub is not read: its real
 /// name is the one in its file name, and the size it declares is not known. On macOS the
-/// caller first calls `DatalessFiles.disableMaterializationForProcess()`.
+/// caller runs the scan inside `SyncProvider.withoutMaterializing`, and a dataless directory
+/// is reported (`StorageError.notDownloadedDirectory`), never entered.
 ///
 /// Unicode: names are kept exactly as the directory returns them (bytes), and sorted by
 /// those bytes. Documents and their copies are recognised on the bytes of ASCII names, so
@@ -208,6 +209,11 @@ private struct Walker {
     switch kind {
     case .directory:
       if temporaryTarget != nil { return nil }
+      if let info = entry.info, DatalessFiles.isDataless(info) {
+        // Listing it would make the File Provider download it (mn.md §15).
+        problems.append(.notDownloadedDirectory(FolderLayout.join(directory, name)))
+        return nil
+      }
       if folder.documentIndex(named: name) != nil {
         problems.append(.documentIsDirectory(FolderLayout.join(directory, name)))
       }

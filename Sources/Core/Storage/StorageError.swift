@@ -20,6 +20,8 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
   case unsupportedFileType(String)
   /// A directory nested deeper than the scan goes.
   case tooDeep(String)
+  /// A dataless directory (macOS File Provider, mn.md §15): not downloaded, so not entered.
+  case notDownloadedDirectory(String)
   /// Two names in one directory that differ only in Unicode normalization (NFC/NFD): a
   /// normalization-insensitive file system (macOS) cannot hold both.
   case equivalentNames(String, String)
@@ -34,7 +36,7 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     case .noSuchFolder(let p), .notADirectory(let p), .cannotReadDirectory(let p, _),
       .cannotReadEntry(let p, _), .documentIsDirectory(let p), .symbolicLink(let p, _, _),
       .unsupportedFileType(let p), .tooDeep(let p), .equivalentNames(let p, _), .outsideRoot(let p),
-      .invalidPath(let p):
+      .invalidPath(let p), .notDownloadedDirectory(let p):
       return p
     }
   }
@@ -52,6 +54,8 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         : "'\(p)' is a symbolic link to '\(target)'; not followed"
     case .unsupportedFileType(let p): return "'\(p)' is not a regular file or directory"
     case .tooDeep(let p): return "directory '\(p)' is nested too deep; not scanned"
+    case .notDownloadedDirectory(let p):
+      return "directory '\(p)' is not downloaded (dataless); not scanned"
     case .equivalentNames(let a, let b):
       return "'\(a)' and '\(b)' differ only in unicode normalization"
     case .outsideRoot(let p): return "'\(p)' is outside the data folder"

@@ -1,0 +1,110 @@
+import Core
+import Foundation
+import Testing
+
+@testable import Commands
+
+/// What `ls` and `merge-conflicts` make of a sync provider (mn.md §15), with a provider that
+/// answers from tables: every path under the root is in an iCloud Drive container.
+@Suite struct SyncVerbTests {
+  final class TableProvider: SyncProvider, @unchecked Sendable {
+    let root: String
+    var status: [String: SyncItemStatus] = [:]
+    var versions: [String: [SyncVersion]] = [:]
+    var listingsWithoutMaterializing = 0
+
+    init(root: String) { self.root = root }
+
+    func folderKind(of path: String) -> SyncFolderKind {
+      path.hasPrefix(root + "/") ? .ubiquityContainer : .plain
+    }
+    func status(of path: String) throws(SyncProviderError) -> SyncItemStatus {
+      status[path] ?? .current
+    }
+    func startDownloading(_ path: String) throws(SyncProviderError) {}
+    func startMaterializing(_ path: String) {}
+    func withoutMaterializing<T>(_ body: () throws -> T) rethrows -> T {
+      listingsWithoutMaterializing += 1
+      return try body()
+    }
+    func coordinate<T>(_ access: CoordinatedAccess, _ path: String, _ body: () throws -> T)
+      throws -> T
+    { try body() }
+    func conflictVersions(of path: String) -> [SyncVersion]? { versions[path] ?? [] }
+    func readVersion(_ version: SyncVersion, limit: Int) throws(SyncProviderError) -> [UInt8] {
+      throw .failed(operation: "read version", path: version.path, detail: "not in this test")
+    }
+    func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {}
+    func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
+      throws(SyncProviderError)
+    {}
+  }
+
+  static let month = "records/2026/09.automerge"
+
+  func folder() throws -> String {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "mn-sync-\(UUID().uuidString)"
+    ).path
+    try FileManager.default.createDirectory(
+      atPath: root + "/records/2026", withIntermediateDirectories: true)
+    let fixtures = TestSupport.packageRoot.appendingPathComponent(
+      "Tests/CoreTests/Fixtures/conflicts/seed-01")
+    for (device, name) in [(0, "09.automerge"), (1, "09 2.automerge")] {
+      let bytes = try Data(
+        contentsOf: fixtures.appendingPathComponent("device-\(device)/records/2026/09.automerge"))
+      #expect(
+        FileManager.default.createFile(atPath: "\(root)/records/2026/\(name)", contents: bytes))
+    }
+    return root
+  }
+
+  func run(_ arguments: [String], _ provider: TableProvider) -> (Int32, String, String) {
+    let out = BufferSink()
+    let err = BufferSink()
+    let env = Environment(
+      variables: ["HOME": provider.root], currentDirectory: "/", now: { (0, 0) },
+      fileSystem: LiveFileSystem(), stdout: out, stderr: err, syncProvider: provider)
+    let status = CLI.run(["--root", provider.root] + arguments, env)
+    return (status, out.text, err.text)
+  }
+
+  @Test func lsListsVersionsAsCopiesWithoutDownloading() throws {
+    let root = try folder()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    try FileManager.default.removeItem(atPath: root + "/records/2026/09 2.automerge")
+    let provider = TableProvider(root: root)
+    provider.versions[root + "/" + Self.month] = [
+      SyncVersion(
+        documentPath: root + "/" + Self.month, path: "/.DocumentRevisions-V100/1",
+        device: "Ada's MacBook", modificationSeconds: 1_788_710_400)
+    ]
+    let (status, out, _) = run(["ls", "--json"], provider)
+    #expect(status == 0)
+    #expect(out.contains(#""state": "conflicted""#))
+    #expect(out.contains(#""service": "icloud-version""#))
+    #expect(out.contains(#""device": "Ada's MacBook""#))
+    #expect(out.contains(#""date": "2026-09-06T16:00:00Z""#))
+    #expect(provider.listingsWithoutMaterializing == 1)
+    #expect(run(["ls", "--conflicts"], provider).1 == Self.month + "\n")
+  }
+
+  @Test func mergeConflictsRefusesAStaleCopyNamingIt() throws {
+    let root = try folder()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let provider = TableProvider(root: root)
+    let copy = root + "/records/2026/09 2.automerge"
+    provider.status[copy] = .stale
+    let before = try Data(contentsOf: URL(fileURLWithPath: root + "/" + Self.month))
+    let (status, _, err) = run(["merge-conflicts", "--no-backup"], provider)
+    #expect(status == 69)
+    #expect(err.contains("'\(copy)' is not the current version"))
+    #expect(try Data(contentsOf: URL(fileURLWithPath: root + "/" + Self.month)) == before)
+    #expect(FileManager.default.fileExists(atPath: copy))
+
+    provider.status[copy] = .current
+    let (merged, _, _) = run(["merge-conflicts", "--no-backup"], provider)
+    #expect(merged == 0)
+    #expect(!FileManager.default.fileExists(atPath: copy))
+  }
+}

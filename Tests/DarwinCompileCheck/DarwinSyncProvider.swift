@@ -1,0 +1,1 @@
+../../Sources/Core/Storage/DarwinSyncProvider.swift

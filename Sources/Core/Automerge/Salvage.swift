@@ -73,37 +73,42 @@ public struct SalvagedFile: Sendable {
 /// that a damaged header claims, are found.
 ///
 /// Time and memory are bounded on hostile input. The search for magics only moves forward.
-/// Verifying a candidate that then fails costs its claimed length; all such failed work
-/// together is capped at `workLimit(forSize:)` (four times the input plus 64 MiB, far above
-/// what real damage costs), after which a candidate that would exceed the cap is skipped as
-/// `.workLimit` without being verified. A verified chunk is never overlapped by another, so
-/// verified work is at most the input's length.
+/// Verifying a candidate that then fails costs its claimed length (hashed or inflated); the
+/// failed work up to offset `p` may not exceed `workLimit + workPerByte * p`, so that in all
+/// it stays linear in the input (64 MiB plus eight times the input, far above what real
+/// damage costs). A candidate that would exceed its allowance is skipped as `.workLimit`
+/// without being verified; the allowance grows again as the walk goes on, so that chunks
+/// after a hostile stretch are still verified. Verified chunks never overlap, so verified
+/// work is at most the input's length.
 public enum Salvage {
-  /// The most bytes hashed or inflated for candidates that fail, for an input of `size`
-  /// bytes.
-  public static func workLimit(forSize size: Int) -> Int {
-    4 &* size &+ (64 << 20)
-  }
+  /// The failed work allowed before the first byte, in bytes hashed or inflated.
+  public static let workLimit = 64 << 20
+  /// The failed work allowed for every byte walked past.
+  public static let workPerByte = 8
 
   /// Salvages every verified chunk of `bytes`.
   ///
   /// - Parameters:
   ///   - bytes: the file, damaged or not.
   ///   - keepOps: keep each change's ops (for materializing); else `Change.ops` is empty.
-  ///   - workLimit: the cap on work for failed candidates; nil for `workLimit(forSize:)`.
+  ///   - workLimit: the failed work allowed before the first byte (`Salvage.workLimit`).
   /// - Returns: the verified chunks, their changes and the skipped ranges. Never throws:
   ///   anything that does not verify is a skipped range.
-  public static func salvage(_ bytes: [UInt8], keepOps: Bool = false, workLimit: Int? = nil)
-    -> SalvagedFile
-  {
+  public static func salvage(
+    _ bytes: [UInt8], keepOps: Bool = false, workLimit: Int = Salvage.workLimit
+  ) -> SalvagedFile {
     var result = SalvagedFile(size: bytes.count, chunks: [], changes: [], skipped: [])
-    var budget = workLimit ?? Self.workLimit(forSize: bytes.count)
+    var spent = 0
     var seen = Set<ChangeHash>()
     bytes.withUnsafeBufferPointer { buf in
       var offset = 0
       var damage: (start: Int, problem: SalvageProblem)?
       while offset < buf.count {
-        switch attempt(buf, at: offset, keepOps: keepOps, budget: &budget) {
+        var budget = workLimit &+ workPerByte &* offset &- spent
+        let before = budget
+        let outcome = attempt(buf, at: offset, keepOps: keepOps, budget: &budget)
+        spent &+= before &- budget
+        switch outcome {
         case .verified(let info, let changes):
           if let d = damage {
             result.skipped.append(
@@ -151,6 +156,8 @@ public enum Salvage {
   private static func attempt(
     _ buf: UnsafeBufferPointer<UInt8>, at offset: Int, keepOps: Bool, budget: inout Int
   ) -> Attempt {
+    // Most hostile candidates fail here, without the cost of a thrown error.
+    if let problem = implausibleHeader(buf, at: offset) { return .rejected(problem) }
     let h: ChunkHeader
     do {
       h = try Chunk.header(buf, at: offset)
@@ -228,6 +235,39 @@ public enum Salvage {
         return .rejected(.undecodable(.invalidChange(reason: "\(error)", offset: offset)))
       }
     }
+  }
+
+  /// Why the header at `offset` cannot be a chunk's (no magic, unknown type, a body past the
+  /// end), found without throwing; nil when it may be one (`Chunk.header` then decides).
+  static func implausibleHeader(_ buf: UnsafeBufferPointer<UInt8>, at offset: Int)
+    -> SalvageProblem?
+  {
+    let n = buf.count
+    let m = Chunk.magic
+    guard offset &+ 4 <= n, buf[offset] == m[0], buf[offset &+ 1] == m[1],
+      buf[offset &+ 2] == m[2], buf[offset &+ 3] == m[3]
+    else { return .noChunk }
+    guard offset &+ 10 <= n else {
+      return .badHeader(.truncated(what: "chunk header", offset: offset))
+    }
+    let type = buf[offset &+ 8]
+    guard type <= 2 else { return .badHeader(.unsupportedChunkType(type, offset: offset)) }
+    var length: UInt64 = 0
+    var shift: UInt64 = 0
+    var i = offset &+ 9
+    while true {
+      guard i < n else { return .badHeader(.truncated(what: "chunk length", offset: offset &+ 9)) }
+      guard shift <= 63 else { return nil }  // overlong: Chunk.header names it
+      let b = buf[i]
+      i &+= 1
+      length |= UInt64(b & 0x7f) << shift
+      if b & 0x80 == 0 { break }
+      shift &+= 7
+    }
+    guard length <= UInt64(n &- i) else {
+      return .badHeader(.truncated(what: "chunk body", offset: offset &+ 9))
+    }
+    return nil
   }
 
   /// Inflates a raw DEFLATE stream (§3.1) to at most `limit` bytes, saying how much it

@@ -4,7 +4,7 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'resolve ls fetch merge-conflicts migrate export restore doctor doc help completion' ;;
+    '') echo 'resolve ls fetch merge-conflicts migrate export restore repair doctor doc help completion' ;;
     'doc') echo 'info heads changes show merge check' ;;
   esac
 }
@@ -19,6 +19,7 @@ _mn_verb() {
     '|migrate') echo 'migrate' ;;
     '|export') echo 'export' ;;
     '|restore') echo 'restore' ;;
+    '|repair') echo 'repair' ;;
     '|doctor') echo 'doctor' ;;
     '|doc') echo 'doc' ;;
     'doc|info') echo 'info' ;;
@@ -43,6 +44,7 @@ _mn_options() {
     'migrate') echo '--from --to --dry-run -y --yes --keep-source --fetch --fetch-from --fetch-exec --fetch-timeout --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'export') echo '-o --output --format --allow-placeholders --reproducible --no-verify --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'restore') echo '--to --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'repair') echo '--from -n --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc show') echo '--typed --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc merge') echo '-o --output --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     *) echo '--root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
@@ -67,6 +69,8 @@ _mn_value_kind() {
     'export|--format') echo 'choice:tar tar.gz tar.xz tar.zst zip' ;;
     'restore|--to') echo 'directory' ;;
     'restore|--wait') echo 'seconds' ;;
+    'repair|--from') echo 'path' ;;
+    'repair|--wait') echo 'seconds' ;;
     'doc merge|-o'|'doc merge|--output') echo 'path' ;;
     *'|--root') echo 'directory' ;;
     *) return 1 ;;
@@ -80,6 +84,7 @@ _mn_argument_kind() {
     'fetch|'*) echo 'document' ;;
     'merge-conflicts|'*) echo 'document' ;;
     'restore|0') echo 'path' ;;
+    'repair|'*) echo 'document' ;;
     'doc info|0') echo 'document' ;;
     'doc heads|0') echo 'document' ;;
     'doc changes|0') echo 'document' ;;

@@ -31,7 +31,7 @@ enum Repair {
     options: [
       .option(
         "from", .path, valueName: "DIR|ARCHIVE",
-        help: "Also take changes from another data folder or an archive (repeatable).",
+        help: "Also take changes from another data folder or an archive.",
         repeatable: true),
       .flag("dry-run", short: "n", help: "Report what would be recovered; write nothing."),
       CommonOptions.wait,

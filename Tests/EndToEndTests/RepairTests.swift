@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+
+@testable import Core
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `mn repair` on the built binary (mn.md §14).
+@Suite struct RepairTests {
+  static let salvage = Sandbox.packageRoot.appendingPathComponent(
+    "Tests/CoreTests/Fixtures/salvage")
+
+  func hashes(_ data: Data) -> Set<ChangeHash> {
+    Set(Salvage.salvage(Array(data)).changes.map(\.hash))
+  }
+
+  /// A month whose file is device 0's merged with a copy by an earlier `merge-conflicts`
+  /// (which left a backup), then damaged; device 2's copy is on "another device".
+  @Test func theUnionOfBackupAndAnotherDeviceEqualsTheMergeOfTheUndamagedInputs() throws {
+    let f = try ConflictFolder()
+    try f.put(ConflictFolder.month, from: "device-0/records/2026/09.automerge")
+    try f.put(ConflictFolder.icloud, from: "device-1/records/2026/09.automerge")
+    try f.put("tags.automerge", from: "device-0/tags.automerge")
+    #expect(try f.mn(["merge-conflicts", "-q"]).status == 0)
+    #expect(f.backups().count == 1)
+    try f.box.write(
+      "other/records/2026/09.automerge",
+      try ConflictFolder.fixture("seed-01/device-2/records/2026/09.automerge"))
+    // A zeroed range over the end of the document chunk and the first appended changes.
+    var damaged = Array(try f.box.read("data/" + ConflictFolder.month))
+    let start = damaged.count / 3
+    for i in start..<min(damaged.count, start + 4096) { damaged[i] = 0 }
+    try f.box.write("data/" + ConflictFolder.month, Data(damaged))
+    let tagsBefore = try f.box.read("data/tags.automerge")
+
+    let doctor = try f.mn(["doctor"])
+    #expect(doctor.stdout.contains("fix: mn repair records/2026/09.automerge"))
+    let dry = try f.mn(["repair", "--from", f.box.path("other"), "--dry-run"])
+    #expect(dry.status == 0, "\(dry.stderr)")
+    #expect(try f.box.read("data/" + ConflictFolder.month) == Data(damaged))
+
+    let r = try f.mn(["repair", "--from", f.box.path("other"), "--json"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let json = try #require(try f.json(r.stdoutBytes) as? [String: Any])
+    let documents = try #require(json["documents"] as? [[String: Any]])
+    #expect(documents.count == 1)
+    #expect(documents.first?["status"] as? String == "complete")
+    let kinds = (documents.first?["sources"] as? [[String: Any]] ?? []).map { $0["kind"] as? String }
+    #expect(kinds == ["damaged", "from", "backup", "backup"], "\(kinds)")
+    #expect(try f.box.read("data/tags.automerge") == tagsBefore, "a document that loads stays")
+    #expect(f.backups().count == 2)
+
+    let heads = try f.mn(["doc", "heads", f.box.path("data/" + ConflictFolder.month)])
+    let expected = try ConflictFolder.fixture("seed-01/merged/records/2026/09.automerge.heads")
+    #expect(heads.stdout == String(decoding: expected, as: UTF8.self))
+    let shown = try f.mn(["doc", "show", f.box.path("data/" + ConflictFolder.month)])
+    #expect(
+      try f.json(shown.stdoutBytes)
+        == (try f.json(
+          try ConflictFolder.fixture("seed-01/merged/records/2026/09.automerge.json"))))
+    let oracle = Sandbox.packageRoot.appendingPathComponent("../shared/tools/am-oracle").path
+    if FileManager.default.isExecutableFile(atPath: oracle) {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: oracle)
+      process.arguments = ["heads", f.box.path("data/" + ConflictFolder.month)]
+      let out = Pipe()
+      process.standardOutput = out
+      try process.run()
+      let data = out.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0)
+      #expect(String(decoding: data, as: UTF8.self) == heads.stdout, "the real Automerge opens it")
+    } else {
+      print("repair: ../shared/tools/am-oracle is missing; the oracle comparison is left out")
+    }
+    // The backup holds the damaged bytes.
+    let newest = try #require(f.backups().last { $0.contains("-repair") })
+    let archive = try ArchiveReader.verify(
+      path: f.box.path("backups/" + newest), fileSystem: LiveFileSystem())
+    #expect(archive.entry(ConflictFolder.month)?.bytes == damaged)
+
+    let again = try f.mn(["repair"])
+    #expect(again.status == 0)
+    #expect(again.stdout == "nothing to repair: every document loads\n")
+  }
+
+  @Test func aLostDependencyExits1AndTheRepairedFileStillOpens() throws {
+    let f = try ConflictFolder()
+    var bytes = Array(
+      try Data(contentsOf: Self.salvage.appendingPathComponent("seed-04-09.incremental.automerge")))
+    // Chunk 2 (at 1162, 385 bytes) is a change later ones depend on: flip a bit in it.
+    bytes[1162 + 100] ^= 4
+    try f.box.write("data/" + ConflictFolder.month, Data(bytes))
+    let r = try f.mn(["repair"])
+    #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+    #expect(r.stdout.contains("lost: 1 change that recovered changes depend on"))
+    #expect(r.stdout.contains("skipped 385 bytes at offset 1162: damaged chunk: checksum mismatch"))
+    let file = try AutomergeFile.decode(Array(try f.box.read("data/" + ConflictFolder.month)))
+    #expect(file.missingDependencies.isEmpty && file.orphans.isEmpty)
+    #expect(file.changes.count > 0)
+  }
+
+  @Test func nothingRecoverableExits65AndALoadingDocumentIsNotRewritten() throws {
+    let f = try ConflictFolder()
+    try f.box.write("data/" + ConflictFolder.month, "not an automerge file")
+    try f.put("tags.automerge", from: "device-0/tags.automerge")
+    let r = try f.mn(["repair"])
+    #expect(r.status == 65)
+    #expect(r.stderr.contains("cannot repair 'records/2026/09.automerge': no change could be recovered"))
+    #expect(try f.box.read("data/" + ConflictFolder.month) == Data("not an automerge file".utf8))
+    let named = try f.mn(["repair", "tags.automerge"])
+    #expect(named.status == 0)
+    #expect(named.stdout.hasPrefix("tags.automerge: loads; not rewritten\n"))
+  }
+
+  @Test func aDamagedCopyIsRebuiltSoThatMergeConflictsCanMergeIt() throws {
+    let f = try ConflictFolder()
+    try f.put(ConflictFolder.month, from: "device-0/records/2026/09.automerge")
+    let copy = Array(
+      try Data(contentsOf: Self.salvage.appendingPathComponent("seed-04-09.changes.automerge")))
+    try f.box.write("data/" + ConflictFolder.icloud, Data(copy.prefix(copy.count - 10)))
+    let merge = try f.mn(["merge-conflicts"])
+    #expect(merge.status == 65)
+    #expect(merge.stderr.contains("'mn repair' rebuilds it"))
+    let r = try f.mn(["repair"])
+    #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+    #expect(r.stdout.contains("records/2026/09 2.automerge: rebuilt with"))
+    #expect(try f.mn(["merge-conflicts", "-q"]).status == 0)
+  }
+
+  /// `kill -9` of `mn repair` at seeded random moments: every change that any file or
+  /// backup held is still in the folder or the backups, and a rerun finishes.
+  @Test func killedAtAnyMomentLosesNothing() throws {
+    let seed =
+      ProcessInfo.processInfo.environment["MN_CRASH_SEED"].flatMap { UInt64($0) }
+      ?? UInt64(Date().timeIntervalSince1970 * 1000)
+    var random = SplitMix(state: seed)
+    func fill(_ f: ConflictFolder) throws -> [String: Set<ChangeHash>] {
+      var expected: [String: Set<ChangeHash>] = [:]
+      for (k, name) in [
+        "seed-04-09.incremental", "seed-07-09.changes", "seed-08-09.incremental",
+        "seed-04-09.changes", "seed-07-09.incremental", "seed-08-09.changes",
+      ].enumerated() {
+        var bytes = Array(
+          try Data(contentsOf: Self.salvage.appendingPathComponent(name + ".automerge")))
+        bytes[bytes.count / 2] ^= 0x10
+        let rel = "data/records/2026/0\(k + 1).automerge"
+        try f.box.write(rel, Data(bytes))
+        expected[rel] = hashes(Data(bytes))
+      }
+      return expected
+    }
+    func left(_ f: ConflictFolder) throws -> [String: Set<ChangeHash>] {
+      var found: [String: Set<ChangeHash>] = [:]
+      for (rel, data) in f.snapshot("data") where rel.hasSuffix(".automerge") {
+        found["data/" + rel, default: []].formUnion(hashes(data))
+      }
+      for name in f.backups() where name.hasSuffix(".tar.gz") {
+        let archive = try ArchiveReader.verify(
+          path: f.box.path("backups/" + name), fileSystem: LiveFileSystem())
+        for entry in archive.entries {
+          found["data/" + entry.path, default: []].formUnion(hashes(Data(entry.bytes)))
+        }
+      }
+      return found
+    }
+    let calibration = try ConflictFolder()
+    _ = try fill(calibration)
+    let started = Date()
+    #expect(try calibration.mn(["repair", "-q"]).status <= 1)
+    let duration = Date().timeIntervalSince(started)
+    var midway = 0
+    for iteration in 0..<16 {
+      let context = "seed \(seed), iteration \(iteration) (MN_CRASH_SEED=\(seed) replays it)"
+      let f = try ConflictFolder()
+      let expected = try fill(f)
+      let before = f.snapshot("data")
+      let process = try f.box.start(["--root", f.box.path("data"), "repair", "-q"])
+      usleep(useconds_t(Double(random.next() % 1000) / 1000 * duration * 1.1 * 1_000_000))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      if process.terminationReason == .uncaughtSignal && f.snapshot("data") != before {
+        midway += 1
+      }
+      let found = try left(f)
+      for (rel, hashes) in expected {
+        #expect(hashes.isSubset(of: found[rel] ?? []), "\(rel) lost changes; \(context)")
+      }
+      let rerun = try f.mn(["repair", "-q"])
+      #expect(rerun.status <= 1, "\(rerun.stderr); \(context)")
+      for (rel, hashes) in expected {
+        let file = try AutomergeFile.decode(Array(try f.box.read(rel)))
+        let written = Set(file.changes.map(\.hash))
+        // Everything salvaged is written, but for changes cut off from a lost dependency.
+        #expect(written.isSubset(of: hashes) && !written.isEmpty, "\(rel); \(context)")
+      }
+      #expect(!f.snapshot("data").keys.contains { $0.contains(".mn-") }, "\(context)")
+    }
+    print("repair crash test: seed \(seed), \(midway) of 16 kills mid-run")
+  }
+
+  struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+}

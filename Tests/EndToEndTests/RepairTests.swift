@@ -49,7 +49,9 @@ import Testing
     let documents = try #require(json["documents"] as? [[String: Any]])
     #expect(documents.count == 1)
     #expect(documents.first?["status"] as? String == "complete")
-    let kinds = (documents.first?["sources"] as? [[String: Any]] ?? []).map { $0["kind"] as? String }
+    let kinds = (documents.first?["sources"] as? [[String: Any]] ?? []).map {
+      $0["kind"] as? String
+    }
     #expect(kinds == ["damaged", "from", "backup", "backup"], "\(kinds)")
     #expect(try f.box.read("data/tags.automerge") == tagsBefore, "a document that loads stays")
     #expect(f.backups().count == 2)
@@ -110,7 +112,8 @@ import Testing
     try f.put("tags.automerge", from: "device-0/tags.automerge")
     let r = try f.mn(["repair"])
     #expect(r.status == 65)
-    #expect(r.stderr.contains("cannot repair 'records/2026/09.automerge': no change could be recovered"))
+    #expect(
+      r.stderr.contains("cannot repair 'records/2026/09.automerge': no change could be recovered"))
     #expect(try f.box.read("data/" + ConflictFolder.month) == Data("not an automerge file".utf8))
     let named = try f.mn(["repair", "tags.automerge"])
     #expect(named.status == 0)

@@ -123,7 +123,8 @@ public enum Repair {
       func read(_ kind: RepairSource.Kind, _ path: String) {
         do {
           inputs.append(
-            Input(kind: kind, location: path, bytes: try fileSystem.readFile(path, limit: maxFileSize)))
+            Input(
+              kind: kind, location: path, bytes: try fileSystem.readFile(path, limit: maxFileSize)))
         } catch {
           var source = RepairSource(kind: kind, location: path)
           source.problem = "\(error)"
@@ -322,7 +323,8 @@ public enum RepairError: Error, Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .verificationFailed(let path):
-      return "'\(path)' does not read back with every recovered change (the backup holds the damaged file)"
+      return
+        "'\(path)' does not read back with every recovered change (the backup holds the damaged file)"
     }
   }
 }

@@ -41,7 +41,8 @@ enum SalvageCorpus {
         ListedChunk(offset: offset, length: 0, type: type, hashes: hash.map { [$0] } ?? []))
     }
     for i in chunks.indices {
-      chunks[i].length = (i + 1 < chunks.count ? chunks[i + 1].offset : bytes.count) - chunks[i].offset
+      chunks[i].length =
+        (i + 1 < chunks.count ? chunks[i + 1].offset : bytes.count) - chunks[i].offset
     }
     // A document chunk holds the file's changes that no change chunk holds.
     let inChangeChunks = chunks.reduce(into: Set<String>()) { $0.formUnion($1.hashes) }
@@ -57,7 +58,9 @@ enum SalvageCorpus {
     var chunks: [ListedChunk] = []
     for name in names {
       let (b, c) = try file(name)
-      chunks += c.map { var k = $0; k.offset += bytes.count; return k }
+      chunks += c.map {
+        var k = $0; k.offset += bytes.count; return k
+      }
       bytes += b
     }
     return (bytes, chunks)
@@ -116,22 +119,29 @@ enum SalvageCorpus {
       totals = (totals.0 + counts.recovered, totals.1 + counts.intact)
       #expect(Salvage.salvage(cut).skipped.isEmpty, "a cut at a boundary skips nothing")
     }
-    print("salvage: truncation at \(chunks.count) chunk boundaries: recovered \(totals.0) of \(totals.1) intact")
+    print(
+      "salvage: truncation at \(chunks.count) chunk boundaries: recovered \(totals.0) of \(totals.1) intact"
+    )
   }
 
   @Test func truncationInsideEveryChunkKeepsEveryChunkBefore() throws {
     let (bytes, chunks) = try SalvageCorpus.concatenated()
     var totals = (0, 0)
     for chunk in chunks {
-      for cut in [chunk.offset + 1, chunk.offset + 9, chunk.offset + chunk.length / 2, chunk.end - 1]
-      {
+      for cut in [
+        chunk.offset + 1, chunk.offset + 9, chunk.offset + chunk.length / 2, chunk.end - 1,
+      ] {
         let counts = check(Array(bytes[..<cut]), chunks, "cut at \(cut)") { $0.end <= cut }
         totals = (totals.0 + counts.recovered, totals.1 + counts.intact)
         let skipped = Salvage.salvage(Array(bytes[..<cut])).skipped
-        #expect(skipped.map { $0.offset } == [chunk.offset] && skipped.map { $0.length } == [cut - chunk.offset])
+        #expect(
+          skipped.map { $0.offset } == [chunk.offset]
+            && skipped.map { $0.length } == [cut - chunk.offset])
       }
     }
-    print("salvage: truncation inside \(chunks.count) chunks (4 cuts each): recovered \(totals.0) of \(totals.1) intact")
+    print(
+      "salvage: truncation inside \(chunks.count) chunks (4 cuts each): recovered \(totals.0) of \(totals.1) intact"
+    )
   }
 
   @Test func aCutInTheMiddleOfACompressedChunkKeepsWhatPrecedes() throws {
@@ -152,7 +162,9 @@ enum SalvageCorpus {
       }
       check(spliced, shifted, "half of the chunk at \(chunk.offset)") { $0.offset != chunk.offset }
     }
-    print("salvage: cut inside \(compressed.count) compressed chunks: recovered \(totals.0) of \(totals.1) intact")
+    print(
+      "salvage: cut inside \(compressed.count) compressed chunks: recovered \(totals.0) of \(totals.1) intact"
+    )
   }
 
   @Test(arguments: [false, true])
@@ -163,14 +175,18 @@ enum SalvageCorpus {
     for _ in 0..<24 {
       let start = Int(rng.next() % UInt64(bytes.count - 4096))
       var damaged = bytes
-      for i in start..<(start + 4096) { damaged[i] = random ? UInt8(truncatingIfNeeded: rng.next()) : 0 }
+      for i in start..<(start + 4096) {
+        damaged[i] = random ? UInt8(truncatingIfNeeded: rng.next()) : 0
+      }
       let range = start..<(start + 4096)
       let counts = check(damaged, chunks, "\(random ? "random" : "zeroed") at \(start)") {
         !range.overlaps($0.offset..<$0.end)
       }
       totals = (totals.0 + counts.recovered, totals.1 + counts.intact)
     }
-    print("salvage: \(random ? "random" : "zeroed") 4 KiB range (24 places): recovered \(totals.0) of \(totals.1) intact")
+    print(
+      "salvage: \(random ? "random" : "zeroed") 4 KiB range (24 places): recovered \(totals.0) of \(totals.1) intact"
+    )
   }
 
   @Test func oneFlippedBitLosesOnlyItsChunk() throws {
@@ -189,7 +205,9 @@ enum SalvageCorpus {
         totals = (totals.0 + counts.recovered, totals.1 + counts.intact)
       }
     }
-    print("salvage: one flipped bit in each of \(chunks.count) chunks (3 places each): recovered \(totals.0) of \(totals.1) intact")
+    print(
+      "salvage: one flipped bit in each of \(chunks.count) chunks (3 places each): recovered \(totals.0) of \(totals.1) intact"
+    )
   }
 
   @Test func twoFilesWithGarbageBetweenThemAreBothRecovered() throws {
@@ -198,11 +216,14 @@ enum SalvageCorpus {
     for (a, b) in zip(SalvageCorpus.names, SalvageCorpus.names.reversed()) {
       let first = try SalvageCorpus.file(a)
       let second = try SalvageCorpus.file(b)
-      var garbage = (0..<(1000 + Int(rng.next() % 3000))).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+      var garbage = (0..<(1000 + Int(rng.next() % 3000))).map { _ in
+        UInt8(truncatingIfNeeded: rng.next())
+      }
       garbage[0] = 0x85  // starts like a magic, and goes wrong at once
       let joined = first.bytes + garbage + second.bytes
       let chunks =
-        first.chunks + second.chunks.map {
+        first.chunks
+        + second.chunks.map {
           var k = $0
           k.offset += first.bytes.count + garbage.count
           return k
@@ -213,7 +234,9 @@ enum SalvageCorpus {
       #expect(skipped.map { $0.offset } == [first.bytes.count])
       #expect(skipped.map { $0.length } == [garbage.count])
     }
-    print("salvage: two files with garbage between them (6 pairs): recovered \(totals.0) of \(totals.1) intact")
+    print(
+      "salvage: two files with garbage between them (6 pairs): recovered \(totals.0) of \(totals.1) intact"
+    )
   }
 
   @Test func aChunkThatFailsItsCheckIsNeverDecoded() throws {

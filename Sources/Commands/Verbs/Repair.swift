@@ -64,14 +64,16 @@ enum Repair {
       }
     }
     let backups = try? env.backupDirectory()
-    let reading = Progress(env, call, label: "reading", total: 1)
+    var reading: Progress?
     let plan = Core.Repair.plan(
       listing: listing, documents: documents, origins: origins, backupDirectory: backups,
       fileSystem: fs,
       progress: { done, total, name in
-        reading.advance(by: 0, item: "\(done)/\(total) \(name)")
+        let bar = reading ?? Progress(env, call, label: "salvaging", total: total)
+        reading = bar
+        bar.advance(by: done == 0 ? 0 : 1, item: name)
       })
-    reading.finish()
+    reading?.finish()
     let out = Output(call: call, env: env)
     guard !call.flag("dry-run") else {
       try out.finish(plan, dryRun: true)

@@ -71,8 +71,9 @@ public enum Repair {
       for var file in files {
         do {
           file.info = try fileSystem.info(file.path)
-          _ = try AutomergeFile.decode(
-            try fileSystem.readFile(file.path, limit: maxFileSize), keepOps: false)
+          file.input = try fileSystem.readFile(file.path, limit: maxFileSize)
+          _ = try AutomergeFile.decode(file.input, keepOps: false)
+          file.input = []
           file.refusal = .loads
           if documents != nil && file.copyOf == nil { report.documents.append(file) }
         } catch is AutomergeDecodeError {
@@ -131,7 +132,8 @@ public enum Repair {
           unreadable.append(source)
         }
       }
-      read(.damaged, target.path)
+      inputs.append(Input(kind: .damaged, location: target.path, bytes: target.input))
+      target.input = []
       if target.copyOf == nil {
         for copy in target.entry.copies where copy.placeholder == nil { read(.copy, copy.path) }
         for directory in directories {
@@ -140,11 +142,6 @@ public enum Repair {
         }
         // From-archives (in command-line order), then backups, as `archives` lists them.
         inputs.append(contentsOf: archived[t])
-      }
-      if inputs.first?.kind != .damaged {
-        target.refusal = .cannotRead(unreadable.first?.problem ?? "unreadable")
-        report.documents.append(target)
-        continue
       }
       build(&target, from: inputs)
       target.sources.append(contentsOf: unreadable)
@@ -188,7 +185,8 @@ public enum Repair {
     for input in inputs {
       var source = RepairSource(kind: input.kind, location: input.location)
       let changes: [Change]
-      if let file = try? AutomergeFile.decode(input.bytes, keepOps: false) {
+      // The damaged file is known not to load: it goes straight to salvage.
+      if input.kind != .damaged, let file = try? AutomergeFile.decode(input.bytes, keepOps: false) {
         changes = file.changes
         if file.orphans.isEmpty && !changes.isEmpty && changes.count > (base?.hashes.count ?? 0) {
           base = (input.bytes, Set(changes.map(\.hash)))

@@ -94,6 +94,8 @@ public struct RepairDocument: Sendable {
   /// Whether the repaired document was written.
   public var written = false
 
+  /// The damaged file's bytes as read, until salvaged.
+  var input: [UInt8] = []
   /// The repaired document's bytes (plan), until written.
   var output: [UInt8] = []
   /// The damaged file as read (`lstat`), to notice a replacement before writing.

@@ -52,7 +52,7 @@ enum SalvageCorpus {
     return (bytes, chunks)
   }
 
-  /// All six files one after another: 90 chunks of the three types, about 30 KB.
+  /// All six files one after another: 83 chunks of the three types, about 30 KB.
   static func concatenated() throws -> (bytes: [UInt8], chunks: [ListedChunk]) {
     var bytes: [UInt8] = []
     var chunks: [ListedChunk] = []

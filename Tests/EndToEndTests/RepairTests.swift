@@ -104,6 +104,75 @@ import Testing
     let file = try AutomergeFile.decode(Array(try f.box.read("data/" + ConflictFolder.month)))
     #expect(file.missingDependencies.isEmpty && file.orphans.isEmpty)
     #expect(file.changes.count > 0)
+    // Both versions of the real Automerge open it (0.6 is the one the app ships).
+    for tool in ["am-oracle", "am-oracle-0.6"] {
+      guard let checked = try oracle(tool, ["check", f.box.path("data/" + ConflictFolder.month)])
+      else { continue }
+      #expect(checked.status == 0, "\(tool): \(checked.output)")
+    }
+  }
+
+  /// Runs a tool of `../shared/tools`; nil (and a note) when it is missing.
+  func oracle(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String)? {
+    let path = Sandbox.packageRoot.appendingPathComponent("../shared/tools/" + tool).path
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+      print("repair: ../shared/tools/\(tool) is missing; that comparison is left out")
+      return nil
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = out
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+  }
+
+  /// A 50 MB month of near-chunks (valid headers that each claim the rest of the file, wrong
+  /// checksums) with real chunks at the end: `mn repair` ends in bounded time and memory
+  /// and gets the real chunks back.
+  @Test func aHostileFileTakesBoundedTimeAndMemory() throws {
+    let f = try ConflictFolder()
+    let valid = Array(
+      try Data(contentsOf: Self.salvage.appendingPathComponent("seed-08-09.changes.automerge")))
+    let unit = 128
+    let count = 50_000_000 / unit
+    var bytes = [UInt8](repeating: 0x41, count: count * unit + valid.count)
+    bytes.withUnsafeMutableBufferPointer { b in
+      for k in 0..<count {
+        let at = k * unit
+        // The body claimed: everything after the header, to the end of the file.
+        var width = 1
+        while b.count - at - 9 - width >= 1 << (7 * width) { width += 1 }
+        var w = ByteWriter()
+        w.uleb(UInt64(b.count - at - 9 - width))
+        let header = [0x85, 0x6f, 0x4a, 0x83, 0xde, 0xad, 0xbe, 0xef, UInt8(k % 3)] + w.bytes
+        for (i, byte) in header.enumerated() { b[at + i] = byte }
+      }
+      for (i, byte) in valid.enumerated() { b[count * unit + i] = byte }
+    }
+    try f.box.write("data/" + ConflictFolder.month, Data(bytes))
+    let started = Date()
+    let process = try f.box.start(["--root", f.box.path("data"), "repair", "--json"])
+    process.waitUntilExit()
+    let seconds = Date().timeIntervalSince(started)
+    var usage = rusage()
+    #if canImport(Glibc)
+      getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    #else
+      getrusage(RUSAGE_CHILDREN, &usage)
+    #endif
+    #expect(process.terminationStatus == 0)
+    #expect(seconds < 60, "took \(seconds) s")
+    // ru_maxrss is the largest child so far, in KiB: the 50 MB input, read once, and change.
+    #expect(usage.ru_maxrss < 600 * 1024, "peak \(usage.ru_maxrss / 1024) MB")
+    let file = try AutomergeFile.decode(Array(try f.box.read("data/" + ConflictFolder.month)))
+    #expect(
+      Set(file.changes.map(\.hash)) == Set(try AutomergeFile.decode(valid).changes.map(\.hash)))
+    print("repair: 50 MB of near-chunks in \(seconds) s, peak \(usage.ru_maxrss / 1024) MB")
   }
 
   @Test func nothingRecoverableExits65AndALoadingDocumentIsNotRewritten() throws {

@@ -137,8 +137,9 @@ public enum Repair {
       if target.copyOf == nil {
         for copy in target.entry.copies where copy.placeholder == nil { read(.copy, copy.path) }
         for directory in directories {
-          let path = FolderLayout.path(root: directory, logicalName: target.logicalName)
-          if (try? fileSystem.info(path)) != nil { read(.from, path) }
+          for path in fromFiles(in: directory, logicalName: target.logicalName, fileSystem) {
+            read(.from, path)
+          }
         }
         // From-archives (in command-line order), then backups, as `archives` lists them.
         inputs.append(contentsOf: archived[t])
@@ -158,6 +159,20 @@ public enum Repair {
     guard let names = try? fileSystem.contentsOfDirectory(directory) else { return [] }
     return names.filter { $0.hasPrefix("minuta-backup-") && $0.hasSuffix(".tar.gz") }
       .sorted { $1.precedesByBytes($0) }
+  }
+
+  /// The files of another data folder that hold the document: its file, then its conflict
+  /// copies (by name).
+  static func fromFiles(in root: String, logicalName: String, _ fileSystem: any FileSystem)
+    -> [String]
+  {
+    let (sub, name) = Paths.split(logicalName)
+    let folder = sub == "." ? root : Paths.join(root, sub)
+    let names = (try? fileSystem.contentsOfDirectory(folder)) ?? []
+    let copies = names.filter { other in
+      other != name && ConflictCopy.parse(fileName: other)?.canonicalName == name
+    }.sorted { $0.precedesByBytes($1) }
+    return ((names.contains(name) ? [name] : []) + copies).map { Paths.join(folder, $0) }
   }
 
   /// Whether an archive entry is the document `logicalName` or one of its conflict copies,

@@ -88,6 +88,22 @@ import Testing
     #expect(Array(bytes.prefix(largest?.count ?? 0)) == largest)
   }
 
+  @Test func aFromFolderGivesItsFileAndItsConflictCopies() throws {
+    let folder = try damagedFolder()
+    try FileManager.default.removeItem(atPath: folder.other.absolute(Self.month))
+    try folder.other.write("records/2026/09 (1).automerge", try device(2))
+    try folder.other.write("records/2026/08.automerge", try device(2))
+    let report = try plan(folder)
+    let sources = try #require(report.documents.first?.sources)
+    #expect(
+      sources.filter { $0.kind == .from }.map(\.location) == [
+        folder.other.absolute("records/2026/09 (1).automerge")
+      ])
+    #expect(report.documents.first?.recovered == (try merged()).count)
+    #expect(
+      Repair.fromFiles(in: folder.other.path, logicalName: "tags.automerge", fs).isEmpty)
+  }
+
   @Test func aFailingBackupWritesNothing() throws {
     let folder = try damagedFolder()
     let before = try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month)))

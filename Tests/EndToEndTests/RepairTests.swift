@@ -240,27 +240,44 @@ import Testing
       }
       return found
     }
+    func backedUp(_ f: ConflictFolder, _ rel: String, _ bytes: Data?) throws -> Bool {
+      for name in f.backups() where name.hasSuffix(".tar.gz") {
+        let archive = try ArchiveReader.verify(
+          path: f.box.path("backups/" + name), fileSystem: LiveFileSystem())
+        if let bytes, archive.entry(String(rel.dropFirst(5)))?.bytes == Array(bytes) { return true }
+      }
+      return false
+    }
     let calibration = try ConflictFolder()
     _ = try fill(calibration)
     let started = Date()
     #expect(try calibration.mn(["repair", "-q"]).status <= 1)
     let duration = Date().timeIntervalSince(started)
     var midway = 0
-    for iteration in 0..<16 {
+    for iteration in 0..<24 {
       let context = "seed \(seed), iteration \(iteration) (MN_CRASH_SEED=\(seed) replays it)"
       let f = try ConflictFolder()
       let expected = try fill(f)
       let before = f.snapshot("data")
       let process = try f.box.start(["--root", f.box.path("data"), "repair", "-q"])
-      usleep(useconds_t(Double(random.next() % 1000) / 1000 * duration * 1.1 * 1_000_000))
+      // The writes come last, after the scan, the salvage and the backup.
+      let delay = (0.2 + Double(random.next() % 1000) / 1000 * 0.9) * duration
+      usleep(useconds_t(delay * 1_000_000))
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
-      if process.terminationReason == .uncaughtSignal && f.snapshot("data") != before {
+      if process.terminationReason == .uncaughtSignal
+        && (f.snapshot("data") != before || !f.backups().isEmpty)
+      {
         midway += 1
       }
       let found = try left(f)
       for (rel, hashes) in expected {
         #expect(hashes.isSubset(of: found[rel] ?? []), "\(rel) lost changes; \(context)")
+        // The damaged bytes are on disk until a repaired file is, and in a backup by then.
+        let now = f.snapshot("data")[String(rel.dropFirst(5))]
+        if now != before[String(rel.dropFirst(5))] {
+          #expect(try backedUp(f, rel, before[String(rel.dropFirst(5))]), "\(rel); \(context)")
+        }
       }
       let rerun = try f.mn(["repair", "-q"])
       #expect(rerun.status <= 1, "\(rerun.stderr); \(context)")
@@ -272,7 +289,8 @@ import Testing
       }
       #expect(!f.snapshot("data").keys.contains { $0.contains(".mn-") }, "\(context)")
     }
-    print("repair crash test: seed \(seed), \(midway) of 16 kills mid-run")
+    print("repair crash test: seed \(seed), \(midway) of 24 kills after the backup began")
+    #expect(midway > 0, "no kill landed after the backup (a run takes \(duration) s); seed \(seed)")
   }
 
   struct SplitMix {

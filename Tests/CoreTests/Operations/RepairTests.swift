@@ -169,6 +169,22 @@ import Testing
     #expect(document.recovered + document.stranded.count == document.sources[0].changes)
   }
 
+  @Test func twoChangesWithTheSameActorAndSeqRefuseTheDocument() throws {
+    let data = try ScratchFolder()
+    let first = try #require(try AutomergeFile.decode(try device(0)).changes.first)
+    let twin = Change(
+      actors: first.actors, seq: first.seq, startOp: first.startOp, time: first.time + 1,
+      message: "twin", deps: first.deps, ops: [])
+    try data.write(Self.month, first.chunk + Array("damage".utf8))
+    try data.write(Self.copy, twin.chunk)
+    let report = Repair.plan(
+      listing: try FolderScan.scan(root: data.path, fileSystem: fs), backupDirectory: nil,
+      fileSystem: fs)
+    let document = try #require(report.documents.first { $0.logicalName == Self.month })
+    #expect(document.refusal == .collision(actor: first.author, seq: first.seq))
+    #expect(report.repairable.allSatisfy { $0.logicalName != Self.month })
+  }
+
   @Test(arguments: [
     ("records/2026/09.automerge", true), ("records/2026/09 2.automerge", true),
     ("records/2026/09.sync-conflict-20260906-154512-ABCDEFG.automerge", true),

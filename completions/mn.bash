@@ -4,7 +4,7 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'resolve ls fetch merge-conflicts migrate export restore backups doctor doc help completion' ;;
+    '') echo 'resolve ls fetch merge-conflicts migrate export restore repair backups doctor doc help completion' ;;
     'backups') echo 'list verify prune' ;;
     'doc') echo 'info heads changes show merge check' ;;
   esac
@@ -20,6 +20,7 @@ _mn_verb() {
     '|migrate') echo 'migrate' ;;
     '|export') echo 'export' ;;
     '|restore') echo 'restore' ;;
+    '|repair') echo 'repair' ;;
     '|backups') echo 'backups' ;;
     'backups|list') echo 'list' ;;
     'backups|verify') echo 'verify' ;;
@@ -48,6 +49,7 @@ _mn_options() {
     'migrate') echo '--from --to --dry-run -y --yes --keep-source --fetch --fetch-from --fetch-exec --fetch-timeout --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'export') echo '-o --output --format --allow-placeholders --reproducible --no-verify --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'restore') echo '--to --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'repair') echo '--from -n --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'backups prune') echo '--keep-last --keep-daily --keep-weekly --keep-monthly -n --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc show') echo '--typed --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc merge') echo '-o --output --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
@@ -73,6 +75,8 @@ _mn_value_kind() {
     'export|--format') echo 'choice:tar tar.gz tar.xz tar.zst zip' ;;
     'restore|--to') echo 'directory' ;;
     'restore|--wait') echo 'seconds' ;;
+    'repair|--from') echo 'path' ;;
+    'repair|--wait') echo 'seconds' ;;
     'backups prune|--keep-last') echo 'text' ;;
     'backups prune|--keep-daily') echo 'text' ;;
     'backups prune|--keep-weekly') echo 'text' ;;
@@ -91,6 +95,7 @@ _mn_argument_kind() {
     'fetch|'*) echo 'document' ;;
     'merge-conflicts|'*) echo 'document' ;;
     'restore|0') echo 'path' ;;
+    'repair|'*) echo 'document' ;;
     'backups verify|'*) echo 'path' ;;
     'doc info|0') echo 'document' ;;
     'doc heads|0') echo 'document' ;;

@@ -174,3 +174,39 @@ if [ -d "$fixtures/corpus" ]; then
   run_merge
   echo "seed $(basename "$seed"): mean $(ms "$(python3 -c "print($total / 5)")") per run (backup archive included), peak $(MN_BACKUP_DIR="$tmp/backups" peak_mb "$mn" --root "$tmp/mc" merge-conflicts -q) MB"
 fi
+
+# mn repair: salvage of a damaged 50 MB file next to `doc check` of the undamaged one (goal:
+# within 1.5x in time and peak memory). The file is every change-chunk file of the corpus
+# (types 1 and 2, real ops), repeated to 50 MB (the repeats are duplicates, which both keep
+# once); the damaged copy has ten zeroed 4 KiB ranges and ten flipped bits.
+bench_repair() {
+  [ -d "$fixtures/corpus" ] || { echo "(../shared/fixtures/corpus not found: repair benchmark skipped)"; return; }
+  echo
+  echo "== repair: salvage of a damaged 50 MB file vs doc check of the undamaged one (median of 3; goal <= 1.5x)"
+  local big="$tmp/repair-big.automerge" folder="$tmp/repair-folder"
+  mkdir -p "$folder/records/2026"
+  python3 - "$fixtures/corpus" "$big" "$folder/records/2026/09.automerge" <<'PY'
+import glob, random, sys
+parts = b"".join(open(p, "rb").read() for p in sorted(glob.glob(sys.argv[1] + "/seed-*/device-*/records/2026/09.changes.automerge")))
+data = bytearray(parts * (50_000_000 // len(parts) + 1))
+open(sys.argv[2], "wb").write(data)
+rng = random.Random(18)
+for _ in range(10):
+    at = rng.randrange(len(data) - 4096)
+    data[at:at + 4096] = bytes(4096)
+    data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+open(sys.argv[3], "wb").write(data)
+PY
+  local check repair
+  check=$(median 3 "$mn doc check $big")
+  # Exit 1 is the answer here (changes that depend on a lost one are known lost).
+  MN_BACKUP_DIR="$tmp/repair-backups" hyperfine -N -i --warmup 1 --runs 3 --export-json "$tmp/r.json" \
+    "$mn --root $folder repair --dry-run -q" >/dev/null 2>&1
+  repair=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/r.json")
+  printf '%-34s %10s %8s\n' "" time "peak MB"
+  printf '%-34s %10s %8s\n' "doc check (undamaged, $(($(stat -c %s "$big") / 1000000)) MB)" "$(ms "$check")" "$(peak_mb "$mn" doc check "$big")"
+  printf '%-34s %10s %8s\n' "repair --dry-run (damaged)" "$(ms "$repair")" \
+    "$(MN_BACKUP_DIR="$tmp/repair-backups" peak_mb "$mn" --root "$folder" repair --dry-run -q)"
+  echo "ratio                              $(ratio "$repair" "$check")x"
+}
+bench_repair

@@ -35,13 +35,19 @@ extension MergeConflicts {
       var lines: [String] = []
       for document in report.documents {
         if let refusal = document.refusal {
-          lines.append("cannot merge '\(document.logicalName)': \(refusal) (nothing changed)")
+          var line = "cannot merge '\(document.logicalName)': \(refusal) (nothing changed)"
+          if case .canonicalNotAutomerge = refusal { line += "; 'mn repair' rebuilds it" }
+          lines.append(line)
           continue
         }
         for copy in document.copies {
           switch copy.problem {
           case .none: break
           case .cannotRemove(let error): lines.append("\(error) (merged, kept)")
+          case .notAutomerge(let error):
+            lines.append(
+              "cannot merge '\(copy.copy.logicalName)': not a valid Automerge file: \(error) "
+                + "(kept; 'mn repair' rebuilds it from what verifies)")
           case .some(let problem):
             lines.append("cannot merge '\(copy.copy.logicalName)': \(problem) (kept)")
           }

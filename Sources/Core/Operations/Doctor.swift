@@ -129,8 +129,8 @@ public enum Doctor {
         isCopy ? .unreadableCopy : .unreadableDocument, name,
         "not a valid Automerge file: \(error)",
         fix: isCopy
-          ? "mn doc check \(word) says why; merge-conflicts leaves it alone: move it out of the folder"
-          : "mn doc check \(word) says why; mn restore ARCHIVE brings back a backup's changes")
+          ? "mn repair \(word) rebuilds it from its verified chunks (mn doc check says why)"
+          : "mn repair \(word) (mn doc check says why)")
       return
     }
     if !file.orphans.isEmpty {

@@ -63,12 +63,12 @@ import Testing
         "discovery  | fix or remove the pointer file (see mn resolve --explain)",
         "placeholder records/2026/01.automerge | mn fetch records/2026/01.automerge",
         "stale-placeholder records/2026/02.automerge | mn fetch records/2026/02.automerge",
-        "unreadable-document records/2026/03.automerge | mn doc check records/2026/03.automerge "
-          + "says why; mn restore ARCHIVE brings back a backup's changes",
+        "unreadable-document records/2026/03.automerge | mn repair records/2026/03.automerge "
+          + "(mn doc check says why)",
         "conflict records/2026/04.automerge | mn merge-conflicts records/2026/04.automerge",
-        "unreadable-copy records/2026/04 (conflicted copy 2026-09-06 154512).automerge | mn doc "
-          + "check 'records/2026/04 (conflicted copy 2026-09-06 154512).automerge' says why; "
-          + "merge-conflicts leaves it alone: move it out of the folder",
+        "unreadable-copy records/2026/04 (conflicted copy 2026-09-06 154512).automerge | mn "
+          + "repair 'records/2026/04 (conflicted copy 2026-09-06 154512).automerge' rebuilds it "
+          + "from its verified chunks (mn doc check says why)",
         "conflict records/2026/05.automerge | mn merge-conflicts records/2026/05.automerge",
         "placeholder records/2026/05 2.automerge | mn fetch 'records/2026/05 2.automerge'",
         "conflict tags.automerge | mn merge-conflicts tags.automerge",

@@ -1,0 +1,116 @@
+import Core
+
+/// `mn repair`: give a damaged document back every change that survives anywhere (mn.md §14).
+enum Repair {
+  static let spec = CommandSpec(
+    name: "repair",
+    abstract: "Rebuild damaged documents from every change that survives anywhere.",
+    discussion: """
+      For every document that does not load (default: each one 'mn doctor' reports \
+      unreadable), mn salvages every chunk of the damaged file that verifies (change chunks \
+      by their hash, compressed change chunks and document chunks by their checksum), \
+      skipping damaged ranges up to the next chunk's magic bytes; a chunk that fails its \
+      check is never used. It adds every change of the same document found in its conflict \
+      copies (damaged ones salvaged the same way), in each --from folder or archive, and in \
+      every backup archive in $MN_BACKUP_DIR. It then backs up the damaged file (a verified \
+      archive, path printed on standard error) and writes the repaired document atomically: \
+      every recovered change, dependencies first, so that every Automerge opens it.
+
+      The report says, per document, how many changes came from where, which byte ranges \
+      were skipped, and what is known to be lost: hashes that recovered changes depend on \
+      and that no source holds (the changes that depend on them are left out, and kept in \
+      the backup). A document that loads is never rewritten. --dry-run reports and writes \
+      nothing. Exits 0 when nothing is known lost, 1 when something is, 65 when nothing \
+      could be recovered for a document.
+      """,
+    arguments: [
+      ArgumentSpec(
+        "PATH", .document, help: "Documents or folders to repair (default: all damaged).",
+        optional: true, variadic: true)
+    ],
+    options: [
+      .option(
+        "from", .path, valueName: "DIR|ARCHIVE",
+        help: "Also take changes from another data folder or an archive.",
+        repeatable: true),
+      .flag("dry-run", short: "n", help: "Report what would be recovered; write nothing."),
+      CommonOptions.wait,
+    ],
+    flags: [.writesStore],
+    exits: [
+      .ok, .negative, .usage, .dataErr, .noInput, .unavailable, .software, .cantCreate, .ioErr,
+      .tempFail,
+    ],
+    examples: [
+      Example("mn repair --dry-run", "Show what every damaged document would get back."),
+      Example("mn repair records/2026/09.automerge", "Repair one month."),
+      Example(
+        "mn repair --from /mnt/laptop/Minuta", "Also take changes from another device's folder."),
+    ],
+    run: run)
+
+  static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
+    guard let root = call.root else { return .software }
+    let fs = env.fileSystem
+    let listing = try env.syncProvider.withoutMaterializing {
+      try FolderScan.scan(root: root, fileSystem: fs)
+    }
+    let documents = call.arguments.isEmpty ? nil : try Ls.select(call.arguments, in: listing, env)
+    var origins: [RepairOrigin] = []
+    for value in call.allValues("from") {
+      let path = Paths.normalize(value, relativeTo: env.currentDirectory)
+      switch try Core.Fetch.source(from: path, root: root, fileSystem: fs) {
+      case .archive(let archive): origins.append(.archive(archive))
+      default: origins.append(.directory(path))
+      }
+    }
+    let backups = try? env.backupDirectory()
+    var reading: Progress?
+    let plan = Core.Repair.plan(
+      listing: listing, documents: documents, origins: origins, backupDirectory: backups,
+      fileSystem: fs,
+      progress: { done, total, name in
+        let bar = reading ?? Progress(env, call, label: "salvaging", total: total)
+        reading = bar
+        bar.advance(by: done == 0 ? 0 : 1, item: name)
+      })
+    reading?.finish()
+    let out = Output(call: call, env: env)
+    guard !call.flag("dry-run") else {
+      try out.finish(plan, dryRun: true)
+      return status(plan)
+    }
+    let writing = Progress(env, call, label: "repairing", total: plan.repairable.count)
+    let report = try Core.Repair.execute(
+      plan, fileSystem: fs,
+      backup: { files in
+        let made = try Backup.make(
+          files: files, source: root, reason: "repair", directory: try env.backupDirectory(),
+          dataRoots: [root], version: CommandTable.version, now: env.nowSeconds, fileSystem: fs,
+          inspect: DocumentTools.inspect)
+        out.note("backup written to '\(made.path)'")
+        return made.path
+      },
+      progress: { done, _, name in writing.advance(by: done == 0 ? 0 : 1, item: name) })
+    writing.finish()
+    try out.finish(report, dryRun: false)
+    return status(report)
+  }
+
+  /// 65 when a damaged document got nothing back, 1 when something is known lost, else 0.
+  static func status(_ report: RepairReport) -> ExitStatus {
+    var found: [ExitStatus] = []
+    for document in report.documents {
+      switch document.refusal {
+      case .none: if document.losesSomething { found.append(.negative) }
+      case .loads: break
+      case .nothingRecovered, .collision: found.append(.dataErr)
+      case .notDownloaded: found.append(.unavailable)
+      case .cannotRead: found.append(.ioErr)
+      case .changedDuringRun: found.append(.tempFail)
+      }
+    }
+    let order: [ExitStatus] = [.dataErr, .ioErr, .unavailable, .tempFail, .negative]
+    return order.first { found.contains($0) } ?? .ok
+  }
+}

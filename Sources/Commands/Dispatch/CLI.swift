@@ -75,12 +75,25 @@ public enum CLI {
     let lock = try FileLock.acquire(
       root: root, timeout: wait, fileSystem: env.fileSystem, sleep: env.sleep)
     defer { lock.release() }
-    if let listing = try? FolderScan.scan(root: root, fileSystem: env.fileSystem) {
-      for name in TemporaryCleanup.removeStale(listing, fileSystem: env.fileSystem)
-      where call.global.verbose {
-        try env.stderr.write("mn: removed leftover temporary '\(name)'\n")
-      }
+    let left = try cleanTemporaries(root, call, env)
+    let status = try run(call, env)
+    // A temporary whose document could not take its changes (a damaged document, say) is
+    // merged once the verb has run (after a repair, it can).
+    if left > 0 { _ = try? cleanTemporaries(root, call, env) }
+    return status
+  }
+
+  /// Merges and removes mn's leftover temporaries (mn.md §6); returns how many remain.
+  static func cleanTemporaries(_ root: String, _ call: Invocation, _ env: Environment) throws
+    -> Int
+  {
+    guard let listing = try? FolderScan.scan(root: root, fileSystem: env.fileSystem) else {
+      return 0
     }
-    return try run(call, env)
+    let removed = TemporaryCleanup.removeStale(listing, fileSystem: env.fileSystem)
+    for name in removed where call.global.verbose {
+      try env.stderr.write("mn: removed leftover temporary '\(name)'\n")
+    }
+    return listing.temporaries.count - removed.count
   }
 }

@@ -9,7 +9,8 @@ import Testing
 /// while `merge-conflicts`, `fetch --from`, `migrate` and `restore` run on a 30-document
 /// folder. After the run and a rerun, every change of every version that ever existed is in
 /// its canonical file, and no copy or temporary is left. `MN_LIVE_SYNC_ROUNDS` sets the
-/// rounds per workflow (default 8); the counts are printed.
+/// rounds per workflow (default 8); the counts are printed, with the step of the replace
+/// protocol that found each version that arrived during a replace (from `-v`).
 @Suite(.serialized) struct LiveSyncTests {
   static let rounds = Int(ProcessInfo.processInfo.environment["MN_LIVE_SYNC_ROUNDS"] ?? "") ?? 8
 
@@ -37,7 +38,10 @@ import Testing
   struct Counts {
     var renamed = 0
     var copies = 0
-    var mergedBack = 0
+    var beforePlacing = 0
+    var displaced = 0
+    var afterPlacing = 0
+    var copyKept = 0
     var timed = 0
     var rounds = 0
   }
@@ -121,10 +125,18 @@ import Testing
         if line.hasSuffix(" timed") { counts.timed += 1 }
       }
       for output in outputs {
-        for line in output.stderr.split(separator: "\n") where line.contains("arrived meanwhile") {
-          let words = line.split(separator: " ")
-          if let at = words.firstIndex(of: "merging"), at + 1 < words.count {
-            counts.mergedBack += Int(words[at + 1]) ?? 0
+        for line in output.stderr.split(separator: "\n") {
+          if line.contains("changed during the run") { counts.copyKept += 1 }
+          guard line.contains("arrived meanwhile"), let open = line.lastIndex(of: "(") else {
+            continue
+          }
+          // "(1 found in place before, 2 displaced by the exchange, 1 found after)"
+          for part in line[line.index(after: open)...].dropLast().split(separator: ",") {
+            let words = part.split(separator: " ")
+            guard let n = words.first.flatMap({ Int($0) }) else { continue }
+            if part.contains("before") { counts.beforePlacing += n }
+            if part.contains("displaced") { counts.displaced += n }
+            if part.contains("after") { counts.afterPlacing += n }
           }
         }
       }
@@ -151,7 +163,10 @@ import Testing
       let counts = round.counts([first, rerun])
       total.renamed += counts.renamed
       total.copies += counts.copies
-      total.mergedBack += counts.mergedBack
+      total.beforePlacing += counts.beforePlacing
+      total.displaced += counts.displaced
+      total.afterPlacing += counts.afterPlacing
+      total.copyKept += counts.copyKept
       total.timed += counts.timed
       total.rounds += 1
     }
@@ -159,7 +174,9 @@ import Testing
       "live sync, \(label): \(total.rounds) rounds, \(total.renamed + total.copies) arrivals "
         + "(\(total.renamed) renamed over a document, \(total.copies) as conflict copies; "
         + "\(total.timed) timed to an mn temporary), "
-        + "\(total.mergedBack) merged back by a replace")
+        + "merged back by a replace: \(total.beforePlacing) found in place before the rename, "
+        + "\(total.displaced) displaced by the exchange, \(total.afterPlacing) found after it; "
+        + "\(total.copyKept) copies kept for the rerun because the document changed")
     #expect(total.renamed + total.copies > 0, "\(label): the client brought nothing")
   }
 

@@ -26,8 +26,13 @@ enum ReplaceNote {
       case .exclusive: "as a new file (rename without overwrite)"
       case .compared: "by compare and rename (the file system cannot exchange)"
       }
-    guard summary.arrivals > 0 else { return way }
-    let versions = summary.arrivals == 1 ? "1 version" : "\(summary.arrivals) versions"
-    return way + ", merging \(versions) that arrived meanwhile"
+    let arrivals = summary.arrivals
+    guard arrivals.total > 0 else { return way }
+    let versions = arrivals.total == 1 ? "1 version" : "\(arrivals.total) versions"
+    let found = [
+      (arrivals.beforePlacing, "found in place before"),
+      (arrivals.displaced, "displaced by the exchange"), (arrivals.afterPlacing, "found after"),
+    ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+    return way + ", merging \(versions) that arrived meanwhile (\(found.joined(separator: ", ")))"
   }
 }

@@ -132,20 +132,36 @@ public struct ReplaceOutcome: Sendable, Equatable {
   public var content: [UInt8]
   /// The `lstat` information of the file put in place (to notice a later replacement).
   public var placed: FileInfo
-  /// How many versions arrived meanwhile and were merged in.
-  public var arrivals: Int
+  /// How many versions arrived meanwhile and were merged in, by where they were found.
+  public var arrivals: Arrivals
   /// Arrivals that could not be merged, kept beside the target under these paths.
   public var keptAside: [String]
   /// How many temporaries were put in place (1 when nothing arrived).
   public var rounds: Int
 
+  /// Versions that arrived during a replace, by the step of the protocol that found them.
+  public struct Arrivals: Sendable, Equatable {
+    /// At the target before it was put in place: a new target's exclusive rename found a
+    /// file there, or the compare before a plain rename found another file.
+    public var beforePlacing = 0
+    /// Displaced by the exchange: it arrived after the basis was read.
+    public var displaced = 0
+    /// At the target after the content was put in place (the last look).
+    public var afterPlacing = 0
+
+    public init() {}
+
+    /// All of them.
+    public var total: Int { beforePlacing + displaced + afterPlacing }
+  }
+
   /// What a report keeps of a replace, for `-v`: the way and how many versions arrived.
   public struct Summary: Sendable, Equatable {
     public var route: Route
-    public var arrivals: Int
+    public var arrivals: Arrivals
     public var keptAside: [String]
 
-    public init(route: Route, arrivals: Int, keptAside: [String]) {
+    public init(route: Route, arrivals: Arrivals, keptAside: [String]) {
       self.route = route
       self.arrivals = arrivals
       self.keptAside = keptAside
@@ -210,7 +226,7 @@ private struct Round {
   let fileSystem: any FileSystem
   /// Displaced files (at temporary names) to remove once the target holds their changes.
   var displaced: [String] = []
-  var arrivals = 0
+  var arrivals = ReplaceOutcome.Arrivals()
   var keptAside: [String] = []
   var rounds = 0
 
@@ -283,7 +299,7 @@ private struct Round {
     }
     let bytes = try fileSystem.readFile(path, limit: Replace.readLimit)
     if !basis.matches(info, bytes) {
-      arrivals += 1
+      arrivals.beforePlacing += 1
       guard let merged = try? merger.merge(content, bytes) else {
         throw ReplaceError.arrivalNotMergeable(path: path)
       }
@@ -340,7 +356,7 @@ private struct Round {
       displaced.append(displacedPath)
       return true
     }
-    arrivals += 1
+    arrivals.displaced += 1
     guard let merged = try? merger.merge(content, bytes) else {
       keptAside.append(try keepAside(displacedPath))
       return true
@@ -384,7 +400,7 @@ private struct Round {
     if !now.isSameFile(as: placed) {
       let bytes = try fileSystem.readFile(path, limit: Replace.readLimit)
       guard merger.holdsAll(bytes, content) else {
-        arrivals += 1
+        arrivals.afterPlacing += 1
         guard let merged = try? merger.merge(content, bytes) else {
           throw ReplaceError.arrivalNotMergeable(path: path)
         }

@@ -317,7 +317,7 @@ public enum Repair {
         throw RepairError.verificationFailed(path: document.path)
       }
       let exact = back.changes.count == document.recovered && back.heads == document.heads
-      guard exact || (outcome.arrivals > 0 && back.changes.count >= document.recovered) else {
+      guard exact || (outcome.arrivals.total > 0 && back.changes.count >= document.recovered) else {
         throw RepairError.verificationFailed(path: document.path)
       }
       report.documents[k].output = []

@@ -80,7 +80,7 @@ import Testing
       target, with: Array("a\nb\n".utf8), basis: basis, merger: Self.merger,
       fileSystem: LiveFileSystem())
     #expect(outcome.route == .exchange)
-    #expect(outcome.arrivals == 0 && outcome.rounds == 1)
+    #expect(outcome.arrivals.total == 0 && outcome.rounds == 1)
     #expect(try read(target) == "a\nb\n")
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["doc"])
   }
@@ -117,7 +117,13 @@ import Testing
     #expect(held.isSuperset(of: ["a", "mine"]))
     if arriving.didFire {
       #expect(held.contains("remote"), "step \(step): the arrived version was lost")
-      #expect(outcome.arrivals >= 1)
+      // Found by the step of the protocol that should find it.
+      let found =
+        !existing
+        ? outcome.arrivals.beforePlacing
+        : step == .beforeTemporary || step == .afterFsync
+          ? outcome.arrivals.displaced : outcome.arrivals.afterPlacing
+      #expect(found == 1, "step \(step): \(outcome.arrivals)")
     }
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["doc"])
   }

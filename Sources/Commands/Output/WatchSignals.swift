@@ -42,6 +42,11 @@ enum WatchSignals {
       hangups = 1
       wake()
     }
+    // A parent may have blocked them (the mask is inherited through exec): unblock.
+    var set = sigset_t()
+    sigemptyset(&set)
+    for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, number) }
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
     return readEnd
   }
 

@@ -4,7 +4,7 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'resolve ls fetch merge-conflicts migrate export restore doctor doc help completion' ;;
+    '') echo 'resolve ls fetch merge-conflicts migrate export restore watch doctor doc help completion' ;;
     'doc') echo 'info heads changes show merge check' ;;
   esac
 }
@@ -19,6 +19,7 @@ _mn_verb() {
     '|migrate') echo 'migrate' ;;
     '|export') echo 'export' ;;
     '|restore') echo 'restore' ;;
+    '|watch') echo 'watch' ;;
     '|doctor') echo 'doctor' ;;
     '|doc') echo 'doc' ;;
     'doc|info') echo 'info' ;;
@@ -43,6 +44,7 @@ _mn_options() {
     'migrate') echo '--from --to --dry-run -y --yes --keep-source --fetch --fetch-from --fetch-exec --fetch-timeout --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'export') echo '-o --output --format --allow-placeholders --reproducible --no-verify --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'restore') echo '--to --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'watch') echo '--quiet-for --backup-every --keep-last --keep-daily --keep-weekly --keep-monthly --fetch --fetch-from --fetch-exec --fetch-timeout --once --service --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc show') echo '--typed --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc merge') echo '-o --output --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     *) echo '--root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
@@ -67,6 +69,16 @@ _mn_value_kind() {
     'export|--format') echo 'choice:tar tar.gz tar.xz tar.zst zip' ;;
     'restore|--to') echo 'directory' ;;
     'restore|--wait') echo 'seconds' ;;
+    'watch|--quiet-for') echo 'seconds' ;;
+    'watch|--backup-every') echo 'text' ;;
+    'watch|--keep-last') echo 'count' ;;
+    'watch|--keep-daily') echo 'count' ;;
+    'watch|--keep-weekly') echo 'count' ;;
+    'watch|--keep-monthly') echo 'count' ;;
+    'watch|--fetch-from') echo 'path' ;;
+    'watch|--fetch-exec') echo 'command' ;;
+    'watch|--fetch-timeout') echo 'seconds' ;;
+    'watch|--service') echo 'choice:systemd launchd' ;;
     'doc merge|-o'|'doc merge|--output') echo 'path' ;;
     *'|--root') echo 'directory' ;;
     *) return 1 ;;

@@ -29,7 +29,9 @@ import Testing
     let hhmmss = String(format: "%02d%02d%02d", t / 3600, t / 60 % 60, t % 60)
     switch pick % 5 {
     case 0: return "\(stem) \(n + 2).automerge"
-    case 1: return "\(stem) (Ada's conflicted copy 2026-09-\(String(format: "%02d", n % 28 + 1))) (\(n)).automerge"
+    case 1:
+      return
+        "\(stem) (Ada's conflicted copy 2026-09-\(String(format: "%02d", n % 28 + 1))) (\(n)).automerge"
     case 2: return "\(stem).sync-conflict-20260906-\(hhmmss)-ABCDEFG.automerge"
     case 3: return "\(stem) (conflicted copy 2026-09-06 \(hhmmss)).automerge"
     default: return "\(stem).automerge.conflict\(n)"
@@ -144,7 +146,9 @@ import Testing
     #expect(settled, "copies left: \(WatchDocuments.copies(root)); seed \(seed)")
     for (document, hashes) in expected {
       let held = WatchDocuments.hashes(root + "/" + document)
-      #expect(hashes.isSubset(of: held), "\(document): \(hashes.subtracting(held).count) missing; seed \(seed)")
+      #expect(
+        hashes.isSubset(of: held),
+        "\(document): \(hashes.subtracting(held).count) missing; seed \(seed)")
     }
     #expect(kills > 0 && copies > 0)
     if let keep = Self.environment["MN_WATCH_SOAK_KEEP"] {

@@ -114,7 +114,8 @@ import Testing
     let (bytes, hash) = try WatchDocuments.withNewChange(try WatchDocuments.month, tag: 6)
     let copy = f.path("records/2026/09.sync-conflict-20260906-154512-ABCDEFG.automerge")
     try WatchDocuments.renameIntoPlace(bytes, copy)
-    #expect(w.waitFor("mn: waiting for the write lock ('\(f.path(".minuta.writelock.nosync"))')", 4))
+    #expect(
+      w.waitFor("mn: waiting for the write lock ('\(f.path(".minuta.writelock.nosync"))')", 4))
     sleep(2)
     #expect(FileManager.default.fileExists(atPath: copy), "nothing merged under the app's lock")
     #expect(w.stderr.components(separatedBy: "waiting for the write lock").count == 2, "one line")
@@ -142,7 +143,10 @@ import Testing
     let (bytes, hash) = try WatchDocuments.withNewChange(try WatchDocuments.month, tag: 7)
     let copy = f.path("records/2026/09 2.automerge")
     try WatchDocuments.renameIntoPlace(bytes, copy)
-    #expect(Watcher.waitUntil(3) { !FileManager.default.fileExists(atPath: copy) && f.holds(Self.month, [hash]) })
+    #expect(
+      Watcher.waitUntil(3) {
+        !FileManager.default.fileExists(atPath: copy) && f.holds(Self.month, [hash])
+      })
     #expect(w.stop() == 0)
   }
 
@@ -158,7 +162,9 @@ import Testing
         for k in 2...3 {
           tag += 1
           let (bytes, hash) = try WatchDocuments.withNewChange(try WatchDocuments.month, tag: tag)
-          try f.box.write("data/" + name.replacingOccurrences(of: ".automerge", with: " \(k).automerge"), Data(bytes))
+          try f.box.write(
+            "data/" + name.replacingOccurrences(of: ".automerge", with: " \(k).automerge"),
+            Data(bytes))
           expected[name, default: []].insert(hash)
         }
       }
@@ -171,7 +177,9 @@ import Testing
     // all there); every change is somewhere; no temporary left.
     var merged = 0
     for (name, hashes) in expected {
-      let copies = (2...3).map { f.path(name.replacingOccurrences(of: ".automerge", with: " \($0).automerge")) }
+      let copies = (2...3).map {
+        f.path(name.replacingOccurrences(of: ".automerge", with: " \($0).automerge"))
+      }
       let present = copies.filter { FileManager.default.fileExists(atPath: $0) }
       if present.isEmpty {
         merged += 1

@@ -59,7 +59,8 @@ extension Watch {
         let errors = merge.errors(ConflictMergeReport(root: "", documents: [document]))
         guard document.refusal == nil else { return errors.map { (true, $0) } }
         let removed = document.copies.count(where: \.removed)
-        let line = "\(document.logicalName): \(merge.summary(document, dryRun: false)), "
+        let line =
+          "\(document.logicalName): \(merge.summary(document, dryRun: false)), "
           + "\(merge.plural(removed, "copy")) removed"
         return [(false, line)] + errors.map { (true, $0) }
       case .fetched(let fetched):
@@ -74,7 +75,9 @@ extension Watch {
         return [(true, "cannot \(action): \(ErrorReport.describe(error).1) (will try again)")]
       case .notQuietYet(let paths):
         let quiet = call.value("quiet-for") ?? "10"
-        return [(false, "left \(merge.plural(paths.count, "copy")) changed less than \(quiet)s ago")]
+        return [
+          (false, "left \(merge.plural(paths.count, "copy")) changed less than \(quiet)s ago")
+        ]
       case .folderGone(let root):
         return [(false, "data folder '\(root)' is gone; waiting for it to come back")]
       case .folderBack(let root): return [(false, "data folder '\(root)' is back")]
@@ -117,9 +120,13 @@ extension Watch {
           ("error", .string(ErrorReport.describe(error).1)),
         ]
       case .notQuietYet(let paths):
-        return [("event", .string("not-quiet-yet")), ("copies", .array(paths.map(JSONValue.string)))]
-      case .folderGone(let root): return [("event", .string("folder-gone")), ("root", .string(root))]
-      case .folderBack(let root): return [("event", .string("folder-back")), ("root", .string(root))]
+        return [
+          ("event", .string("not-quiet-yet")), ("copies", .array(paths.map(JSONValue.string))),
+        ]
+      case .folderGone(let root):
+        return [("event", .string("folder-gone")), ("root", .string(root))]
+      case .folderBack(let root):
+        return [("event", .string("folder-back")), ("root", .string(root))]
       case .stopping: return [("event", .string("stopping"))]
       }
     }

@@ -91,7 +91,9 @@ extension Watch {
       if option.value == nil {
         if call.flag(option.name) { arguments.append("--" + option.name) }
       } else if var value = call.value(option.name) {
-        if option.value == .path { value = Paths.normalize(value, relativeTo: env.currentDirectory) }
+        if option.value == .path {
+          value = Paths.normalize(value, relativeTo: env.currentDirectory)
+        }
         arguments += ["--" + option.name, value]
       }
     }
@@ -124,7 +126,8 @@ extension Watch {
       default: escaped.append(character)
       }
     }
-    let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "/._-+=:,@".contains($0) }
+    let plain =
+      !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "/._-+=:,@".contains($0) }
     return plain ? escaped : "\"\(escaped)\""
   }
 

@@ -41,7 +41,8 @@ enum Watch {
         "backup-every", .text, valueName: "DURATION",
         help: "Write a verified backup this often (90, 30m, 12h, 1d, 1w; default never)."),
       .option(
-        "keep-last", .count, valueName: "N", help: "With --backup-every: keep the N newest backups."),
+        "keep-last", .count, valueName: "N", help: "With --backup-every: keep the N newest backups."
+      ),
       .option(
         "keep-daily", .count, valueName: "N",
         help: "With --backup-every: keep the newest backup of each of N days."),
@@ -124,7 +125,8 @@ enum Watch {
     if let text = call.value("backup-every") {
       guard let seconds = WatchPolicy.parseDuration(text) else {
         throw UsageError(
-          message: "invalid value '\(text)' for '--backup-every': expected a duration like 12h or 1d",
+          message:
+            "invalid value '\(text)' for '--backup-every': expected a duration like 12h or 1d",
           path: ["watch"])
       }
       backupEvery = seconds

@@ -62,6 +62,7 @@ public enum ChangeNotifiers {
   /// - Parameters:
   ///   - fileSystem: Lists directories to watch each one.
   ///   - wakeDescriptor: A descriptor whose readability ends a `wait` with `.woken`.
+  /// - Returns: The notifier, watching nothing yet.
   /// - Throws: `ChangeNotifierError` when the system refuses.
   public static func live(fileSystem: any FileSystem, wakeDescriptor: Int32?)
     throws(ChangeNotifierError) -> any ChangeNotifier
@@ -82,7 +83,8 @@ public enum ChangeNotifiers {
     var stack: [(String, Int)] = [(root, 0)]
     while let (directory, depth) = stack.popLast() {
       guard depth < FolderScan.maxDepth,
-        let entries = try? fileSystem.contentsOfDirectory(directory, detail: { _ in .kind }, limit: 0)
+        let entries = try? fileSystem.contentsOfDirectory(
+          directory, detail: { _ in .kind }, limit: 0)
       else { continue }
       for entry in entries where entry.kind == .directory {
         let path = Paths.join(directory, entry.name)

@@ -65,7 +65,8 @@
         let t = max(timeout, 0)
         spec = timespec(tv_sec: Int(t), tv_nsec: Int((t - t.rounded(.down)) * 1e9))
       }
-      let count = timeout == nil
+      let count =
+        timeout == nil
         ? kevent(queue, nil, 0, &received, Int32(received.count), nil)
         : kevent(queue, nil, 0, &received, Int32(received.count), &spec)
       if count < 0 {
@@ -106,7 +107,9 @@
 
     /// Watches the entries of `directory` that are not watched yet.
     private func addEntries(of directory: String) {
-      guard let entries = try? fileSystem.contentsOfDirectory(directory, detail: { _ in .kind }, limit: 0)
+      guard
+        let entries = try? fileSystem.contentsOfDirectory(
+          directory, detail: { _ in .kind }, limit: 0)
       else { return }
       for entry in entries {
         let path = Paths.join(directory, entry.name)

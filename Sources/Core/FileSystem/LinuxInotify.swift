@@ -32,6 +32,7 @@
     /// - Parameters:
     ///   - fileSystem: Lists directories to watch each one.
     ///   - wakeDescriptor: Ends a `wait` with `.woken` when readable (it is not read).
+    /// - Throws: `ChangeNotifierError.systemCall` when the system refuses (no more instances).
     public init(fileSystem: any FileSystem, wakeDescriptor: Int32?) throws(ChangeNotifierError) {
       let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
       guard fd >= 0 else { throw .systemCall("inotify_init1", .current) }
@@ -69,8 +70,11 @@
 
     public func wait(timeout: Double?) throws(ChangeNotifierError) -> [ChangeEvent] {
       var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-      if let wake = wakeDescriptor { fds.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0)) }
-      let milliseconds = timeout.map { Int32(min(max($0, 0) * 1000, 86_400_000).rounded(.up)) } ?? -1
+      if let wake = wakeDescriptor {
+        fds.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+      }
+      let milliseconds =
+        timeout.map { Int32(min(max($0, 0) * 1000, 86_400_000).rounded(.up)) } ?? -1
       let ready = poll(&fds, nfds_t(fds.count), milliseconds)
       if ready < 0 {
         if Errno.current == .interrupted { return [.woken] }
@@ -85,7 +89,9 @@
     /// Reads every queued inotify event. The corresponding C function is `read`.
     private func drain(into events: inout [ChangeEvent]) throws(ChangeNotifierError) {
       while true {
-        let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+        let count = buffer.withUnsafeMutableBytes {
+          Glibc.read(descriptor, $0.baseAddress, $0.count)
+        }
         if count < 0 {
           let error = Errno.current
           if error == .interrupted { continue }

@@ -31,6 +31,7 @@ public enum WatchRetention {
   ///   - now: Seconds since the epoch.
   ///   - fileSystem: Where the backups are.
   /// - Returns: The backups removed (none yet).
+  /// - Throws: The retention's errors (a backup that cannot be listed or removed).
   public static func apply(
     _ policy: BackupKeepPolicy, directory: String, now: Int64, fileSystem: any FileSystem
   ) throws -> [String] {

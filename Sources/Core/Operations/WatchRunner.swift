@@ -358,7 +358,9 @@ public struct WatchRunner {
       plan, fileSystem: context.fileSystem,
       backup: { files in try context.backup(files, WatchPaths.mergeBackupReason) },
       progress: { step in
-        if case .backedUp(let path) = step { context.report(.backedUp(path: path, scheduled: false)) }
+        if case .backedUp(let path) = step {
+          context.report(.backedUp(path: path, scheduled: false))
+        }
       },
       isCancelled: context.isTerminating, random: context.random)
     var removed: [String] = []

@@ -63,6 +63,8 @@ import Testing
     try folder.write("minuta-backup-20270101-000000-merge-conflicts.tar.gz")
     let found = WatchPaths.lastScheduledBackup(in: folder.path, fileSystem: LiveFileSystem())
     #expect(found == WatchPaths.scheduledBackupTime("minuta-backup-20260907-000000-watch.tar.gz"))
-    #expect(WatchPaths.lastScheduledBackup(in: folder.path + "/none", fileSystem: LiveFileSystem()) == nil)
+    #expect(
+      WatchPaths.lastScheduledBackup(in: folder.path + "/none", fileSystem: LiveFileSystem()) == nil
+    )
   }
 }

@@ -97,8 +97,10 @@ final class ScriptedNotifier: ChangeNotifier {
     #expect(!FileManager.default.fileExists(atPath: path))
     // The first scan found it already (its modification time is now, on the real clock: far
     // from the simulated one, so it is due at once); the event then changed nothing.
-    let held = try SampleDocuments.hashes(Array(try Data(contentsOf: URL(fileURLWithPath: run.folder.absolute(Self.month)))))
-    let copied = try SampleDocuments.hashes(try ConflictFixtures.bytes("seed-01/device-1/" + Self.month))
+    let held = try SampleDocuments.hashes(
+      Array(try Data(contentsOf: URL(fileURLWithPath: run.folder.absolute(Self.month)))))
+    let copied = try SampleDocuments.hashes(
+      try ConflictFixtures.bytes("seed-01/device-1/" + Self.month))
     #expect(copied.isSubset(of: held))
     if case .stopping = run.reports.last {} else { Issue.record("ends with stopping") }
   }
@@ -162,14 +164,19 @@ final class ScriptedNotifier: ChangeNotifier {
     let fresh = "records/2026/09 (Ada's conflicted copy 2026-09-06).automerge"
     try run.folder.write(fresh, try ConflictFixtures.bytes("seed-01/device-2/" + Self.month))
     let old = Date(timeIntervalSince1970: run.notifier.clock - 60)
-    try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: run.folder.absolute(Self.copy))
+    try FileManager.default.setAttributes(
+      [.modificationDate: old], ofItemAtPath: run.folder.absolute(Self.copy))
     let now = Date(timeIntervalSince1970: run.notifier.clock)
-    try FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: run.folder.absolute(fresh))
+    try FileManager.default.setAttributes(
+      [.modificationDate: now], ofItemAtPath: run.folder.absolute(fresh))
     try run.run(WatchPolicy(quietFor: 10), once: true)
     #expect(run.notifier.watchedTrees.isEmpty)
     #expect(run.merged.first?.copies.map(\.copy.logicalName) == [Self.copy])
     #expect(FileManager.default.fileExists(atPath: run.folder.absolute(fresh)))
-    #expect(run.reports.contains { if case .notQuietYet([run.folder.absolute(fresh)]) = $0 { true } else { false } })
+    #expect(
+      run.reports.contains {
+        if case .notQuietYet([run.folder.absolute(fresh)]) = $0 { true } else { false }
+      })
   }
 
   @Test func aFolderThatIsGoneIsWaitedForAndWatchedAgain() throws {

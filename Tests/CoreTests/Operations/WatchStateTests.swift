@@ -45,7 +45,9 @@ import Testing
     _ = s.step(.copyChanged(other), at: 95)
     // An old copy renamed into place whole is due at once; a fresh one waits.
     let actions = s.step(
-      .scanned([WatchCopy(path: copy, modified: 50), WatchCopy(path: "/d/tags 2.automerge", modified: 99)]),
+      .scanned([
+        WatchCopy(path: copy, modified: 50), WatchCopy(path: "/d/tags 2.automerge", modified: 99),
+      ]),
       at: 100)
     #expect(actions == [.merge([copy])])
     #expect(s.due["/d/tags 2.automerge"] == 109)

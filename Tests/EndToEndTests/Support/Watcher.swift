@@ -110,7 +110,9 @@ enum WatchDocuments {
   }
 
   /// Device 0's month and tags (seed 1).
-  static var month: [UInt8] { get throws { try fixture("seed-01/device-0/records/2026/09.automerge") } }
+  static var month: [UInt8] {
+    get throws { try fixture("seed-01/device-0/records/2026/09.automerge") }
+  }
   static var tags: [UInt8] { get throws { try fixture("seed-01/device-0/tags.automerge") } }
 
   /// `base` followed by one new change, and that change's hash.

@@ -201,6 +201,36 @@ import Testing
     for (name, hashes) in expected { #expect(f.holds(name, hashes), "\(name)") }
   }
 
+  @Test func fetchBringsPlaceholdersAndTheCopiesFetchedAreMergedInTheSamePass() throws {
+    let f = try Folder()
+    try FileManager.default.removeItem(atPath: f.path(Self.month))
+    let other = f.box.path("other")
+    let (copyBytes, hash) = try WatchDocuments.withNewChange(try WatchDocuments.month, tag: 10)
+    try f.box.write("other/" + Self.month, Data(try WatchDocuments.month))
+    try f.box.write("other/records/2026/09 2.automerge", Data(copyBytes))
+    try f.box.writeICloudStub(for: "data/" + Self.month, size: try WatchDocuments.month.count)
+    try f.box.writeICloudStub(for: "data/records/2026/09 2.automerge", size: copyBytes.count)
+    let r = try f.box.run([
+      "--root", f.root, "watch", "--once", "--quiet-for", "0", "--fetch", "--fetch-from", other,
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stderr.contains("mn: fetched '\(Self.month)'"), "\(r.stderr)")
+    #expect(r.stderr.contains("records/2026/09.automerge: added 1 change from 1 copy"), "\(r.stderr)")
+    #expect(f.holds(Self.month, [hash]))
+    #expect(WatchDocuments.copies(f.root).isEmpty)
+    #expect(try f.box.files("data").filter { $0.hasSuffix(".icloud") }.isEmpty)
+  }
+
+  @Test func sighupRescans() throws {
+    let f = try Folder()
+    let w = try f.watch(["--quiet-for", "1"])
+    #expect(w.waitFor("watching"))
+    kill(w.pid, SIGHUP)
+    #expect(w.waitFor("mn: rescanning (SIGHUP)", 5))
+    #expect(w.process.isRunning)
+    #expect(w.stop() == 0)
+  }
+
   @Test func onceWithJSONPrintsJSONLines() throws {
     let f = try Folder()
     let (bytes, hash) = try WatchDocuments.withNewChange(try WatchDocuments.tags, tag: 8)

@@ -13,6 +13,8 @@ final class ScriptedNotifier: ChangeNotifier {
   var appearanceWatches = 0
   /// Called when the script is used up (ends the run).
   var exhausted: () -> Void = {}
+  /// Run at the wait of that index, before it returns (a file appearing unseen).
+  var atWait: [Int: () -> Void] = [:]
 
   init(_ batches: [[ChangeEvent]]) { self.batches = batches }
 
@@ -22,6 +24,7 @@ final class ScriptedNotifier: ChangeNotifier {
   func wait(timeout: Double?) throws(ChangeNotifierError) -> [ChangeEvent] {
     waits.append(timeout)
     clock += timeout ?? 1
+    atWait[waits.count - 1]?()
     guard !batches.isEmpty else {
       exhausted()
       return [.woken]
@@ -119,6 +122,20 @@ final class ScriptedNotifier: ChangeNotifier {
     #expect(run.merged.count == 1)
     // After the merge nothing is due: the next wait has no timeout.
     #expect(run.notifier.waits.dropFirst().first == .some(nil))
+  }
+
+  @Test func lostEventsMakeAFullRescanThatFindsTheCopies() throws {
+    let run = try Run([])
+    try fill(run.folder)
+    run.notifier.batches = [[], [.overflow, .overflow], []]
+    let copy = try ConflictFixtures.bytes("seed-01/device-1/" + Self.month)
+    run.notifier.atWait[1] = { [unowned run] in _ = try? run.folder.write(Self.copy, copy) }
+    try run.run(WatchPolicy(quietFor: 0))
+    #expect(run.merged.map(\.logicalName) == [Self.month])
+    let rescans = run.reports.filter {
+      if case .rescanning(.overflow) = $0 { true } else { false }
+    }
+    #expect(rescans.count == 1, "one line for a batch")
   }
 
   @Test func theDocumentRewrittenByTheAppIsNeverACopy() throws {

@@ -215,7 +215,8 @@ import Testing
     ])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stderr.contains("mn: fetched '\(Self.month)'"), "\(r.stderr)")
-    #expect(r.stderr.contains("records/2026/09.automerge: added 1 change from 1 copy"), "\(r.stderr)")
+    #expect(
+      r.stderr.contains("records/2026/09.automerge: added 1 change from 1 copy"), "\(r.stderr)")
     #expect(f.holds(Self.month, [hash]))
     #expect(WatchDocuments.copies(f.root).isEmpty)
     #expect(try f.box.files("data").filter { $0.hasSuffix(".icloud") }.isEmpty)

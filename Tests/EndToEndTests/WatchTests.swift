@@ -222,6 +222,28 @@ import Testing
     #expect(try f.box.files("data").filter { $0.hasSuffix(".icloud") }.isEmpty)
   }
 
+  @Test func aNamedFolderThatIsNotThereYetIsWaitedFor() throws {
+    let box = try Sandbox()
+    box.extraEnvironment["MN_BACKUP_DIR"] = box.path("backups")
+    let root = box.path("later/data")
+    let w = try Watcher(box, ["--root", root, "watch", "--quiet-for", "0.5"])
+    #expect(w.waitFor("mn: data folder '\(root)' is gone; waiting for it to come back"))
+    let (bytes, hash) = try WatchDocuments.withNewChange(try WatchDocuments.month, tag: 11)
+    try box.write("later/data/" + Self.month, Data(try WatchDocuments.month))
+    #expect(w.waitFor("mn: data folder '\(root)' is back", 5), "\(w.stderr)")
+    try WatchDocuments.renameIntoPlace(bytes, root + "/records/2026/09 2.automerge")
+    #expect(
+      Watcher.waitUntil(3) {
+        hashes(root + "/" + Self.month).contains(hash)
+      }, "\(w.stderr)")
+    #expect(w.stop() == 0)
+    // --once does not wait: no folder is exit 66.
+    let once = try box.run(["--root", box.path("none"), "watch", "--once"])
+    #expect(once.status == 66)
+  }
+
+  func hashes(_ path: String) -> Set<ChangeHash> { WatchDocuments.hashes(path) }
+
   @Test func sighupRescans() throws {
     let f = try Folder()
     let w = try f.watch(["--quiet-for", "1"])

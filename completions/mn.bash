@@ -4,7 +4,7 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'resolve ls fetch merge-conflicts migrate export restore repair backups doctor doc help completion' ;;
+    '') echo 'resolve ls fetch merge-conflicts migrate export restore repair watch backups doctor doc help completion' ;;
     'backups') echo 'list verify prune' ;;
     'doc') echo 'info heads changes show merge check' ;;
   esac
@@ -21,6 +21,7 @@ _mn_verb() {
     '|export') echo 'export' ;;
     '|restore') echo 'restore' ;;
     '|repair') echo 'repair' ;;
+    '|watch') echo 'watch' ;;
     '|backups') echo 'backups' ;;
     'backups|list') echo 'list' ;;
     'backups|verify') echo 'verify' ;;
@@ -50,6 +51,7 @@ _mn_options() {
     'export') echo '-o --output --format --allow-placeholders --reproducible --no-verify --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'restore') echo '--to --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'repair') echo '--from -n --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'watch') echo '--quiet-for --backup-every --keep-last --keep-daily --keep-weekly --keep-monthly --fetch --fetch-from --fetch-exec --fetch-timeout --once --service --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'backups prune') echo '--keep-last --keep-daily --keep-weekly --keep-monthly -n --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc show') echo '--typed --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc merge') echo '-o --output --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
@@ -77,6 +79,16 @@ _mn_value_kind() {
     'restore|--wait') echo 'seconds' ;;
     'repair|--from') echo 'path' ;;
     'repair|--wait') echo 'seconds' ;;
+    'watch|--quiet-for') echo 'seconds' ;;
+    'watch|--backup-every') echo 'text' ;;
+    'watch|--keep-last') echo 'count' ;;
+    'watch|--keep-daily') echo 'count' ;;
+    'watch|--keep-weekly') echo 'count' ;;
+    'watch|--keep-monthly') echo 'count' ;;
+    'watch|--fetch-from') echo 'path' ;;
+    'watch|--fetch-exec') echo 'command' ;;
+    'watch|--fetch-timeout') echo 'seconds' ;;
+    'watch|--service') echo 'choice:systemd launchd' ;;
     'backups prune|--keep-last') echo 'text' ;;
     'backups prune|--keep-daily') echo 'text' ;;
     'backups prune|--keep-weekly') echo 'text' ;;

@@ -210,3 +210,59 @@ PY
   echo "ratio                              $(ratio "$repair" "$check")x"
 }
 bench_repair
+# mn watch: the latency from a copy's last write to its merge (the merged line on standard
+# output, --json), minus --quiet-for, median over 50 copies of a month of records; then the
+# CPU an idle watcher uses in 10 s (/proc/PID/schedstat, nanoseconds).
+watch_bench() {
+  echo
+  echo "== watch: copy written -> merged, minus --quiet-for (median of 50; goal <= 50 ms); idle CPU"
+  local seed="$here/Tests/CoreTests/Fixtures/conflicts/seed-01"
+  local root="$tmp/watch"
+  mkdir -p "$root/records/2026"
+  cp "$seed/device-0/records/2026/09.automerge" "$root/records/2026/09.automerge"
+  MN_BACKUP_DIR="$tmp/watch-backups" python3 - "$mn" "$root" "$seed" <<'PY'
+import os, statistics, subprocess, sys, time
+mn, root, seed = sys.argv[1:4]
+quiet = 1.0
+month = os.path.join(root, "records/2026/09.automerge")
+base = open(os.path.join(seed, "device-0/records/2026/09.automerge"), "rb").read()
+copy = open(os.path.join(seed, "device-1/records/2026/09.automerge"), "rb").read()
+p = subprocess.Popen([mn, "--root", root, "watch", "--quiet-for", str(quiet), "--json"],
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+p.stdout.readline()  # watching
+def put(path, data):
+    tmp = os.path.join(os.path.dirname(path), ".bench.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.rename(tmp, path)
+latencies = []
+for k in range(50):
+    put(month, base)  # the document as it was: each copy then adds its changes again
+    time.sleep(0.05)
+    put(os.path.join(root, "records/2026/09 2.automerge"), copy)
+    written = time.monotonic()
+    while True:
+        line = p.stdout.readline()
+        if not line or b'"event":"merged"' in line:
+            break
+    latencies.append(time.monotonic() - written - quiet)
+print(f"latency median {statistics.median(latencies) * 1000:.1f} ms, "
+      f"max {max(latencies) * 1000:.1f} ms over {len(latencies)} copies "
+      f"({len(copy)} bytes each, backup archive included)")
+time.sleep(1)
+def cpu_ns():
+    return int(open(f"/proc/{p.pid}/schedstat").read().split()[0])
+def ticks():
+    fields = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+a, ta = cpu_ns(), ticks()
+time.sleep(10)
+b, tb = cpu_ns(), ticks()
+rss = [l for l in open(f"/proc/{p.pid}/status") if l.startswith("VmRSS")][0].split()[1]
+print(f"idle 10 s: {(b - a) / 1e6:.3f} ms CPU (schedstat), {(tb - ta) * 10} ms (stat ticks); "
+      f"resident {rss} kB")
+p.terminate()
+p.wait()
+PY
+}
+watch_bench

@@ -175,6 +175,7 @@ struct FetchOptionNames {
 
   static let fetch = FetchOptionNames(verb: "fetch", prefix: "")
   static let migrate = FetchOptionNames(verb: "migrate", prefix: "fetch-")
+  static let watch = FetchOptionNames(verb: "watch", prefix: "fetch-")
 
   /// The option specs; under a prefix, each help line says it needs `--fetch`.
   var options: [OptionSpec] {

@@ -1,0 +1,139 @@
+import Core
+
+extension Watch {
+  /// Renders the watcher's reports: one line each on standard error, or JSON Lines on
+  /// standard output (`--json`); remembers the worst problem for `--once`'s exit status.
+  final class Output: @unchecked Sendable {
+    let call: Invocation
+    let env: Environment
+    /// Every document merged or refused, for the exit status.
+    private var merged: [ConflictMergeDocument] = []
+    private var failure: ExitStatus?
+
+    init(call: Invocation, env: Environment) {
+      self.call = call
+      self.env = env
+    }
+
+    /// 0, or with `--once` the status `merge-conflicts` would give for the same documents.
+    var status: ExitStatus {
+      guard call.flag("once") else { return .ok }
+      let worst = MergeConflicts.status(ConflictMergeReport(root: "", documents: merged))
+      return worst != .ok ? worst : failure ?? .ok
+    }
+
+    func report(_ report: WatchReport) {
+      if case .merged(let document) = report { merged.append(document) }
+      if case .failed(_, let error) = report, failure == nil {
+        failure = ErrorReport.describe(error).0
+      }
+      if call.global.json {
+        let line = JSONWriter.string(.object([("time", .string(time()))] + json(report)))
+        try? env.stdout.write(line + "\n")
+        try? env.stdout.flush()
+        return
+      }
+      for (isError, text) in lines(report) where isError || !call.global.quiet {
+        try? env.stderr.write(isError ? "mn: error: \(text)\n" : "mn: \(text)\n")
+      }
+    }
+
+    private func time() -> String { UTCDateTime(secondsSinceEpoch: env.nowSeconds).iso8601 }
+
+    private var merge: MergeConflicts.Output { MergeConflicts.Output(call: call, env: env) }
+
+    /// The lines of a report, each marked when it is an error.
+    func lines(_ report: WatchReport) -> [(Bool, String)] {
+      switch report {
+      case .watching(let root, let once):
+        if once { return [(false, "one pass over '\(root)'")] }
+        let quiet = call.value("quiet-for") ?? "10"
+        return [(false, "watching '\(root)' (merging copies quiet for \(quiet)s)")]
+      case .rescanning(let reason): return [(false, "rescanning (\(reason.rawValue))")]
+      case .waitingForLock(let path): return [(false, "waiting for the write lock ('\(path)')")]
+      case .lockTaken(let waited):
+        return [(false, "took the write lock after \(seconds(waited))s")]
+      case .backedUp(let path, let scheduled):
+        return [(false, "\(scheduled ? "scheduled backup" : "backup") written to '\(path)'")]
+      case .merged(let document):
+        let errors = merge.errors(ConflictMergeReport(root: "", documents: [document]))
+        guard document.refusal == nil else { return errors.map { (true, $0) } }
+        let removed = document.copies.count(where: \.removed)
+        let line =
+          "\(document.logicalName): \(merge.summary(document, dryRun: false)), "
+          + "\(merge.plural(removed, "copy")) removed"
+        return [(false, line)] + errors.map { (true, $0) }
+      case .fetched(let fetched):
+        var lines = fetched.fetched.map { (false, "\($0.action.rawValue) '\($0.logicalName)'") }
+        lines += fetched.failed.map { (true, "cannot fetch '\($0.logicalName)': \($0.reason)") }
+        lines += fetched.missing.map { (false, "still not downloaded: '\($0.logicalName)'") }
+        return lines
+      case .pruned(let removed):
+        return [(false, "pruned \(removed.count == 1 ? "1 backup" : "\(removed.count) backups")")]
+          + removed.map { (false, "removed backup '\($0)'") }
+      case .failed(let action, let error):
+        return [(true, "cannot \(action): \(ErrorReport.describe(error).1) (will try again)")]
+      case .notQuietYet(let paths):
+        let quiet = call.value("quiet-for") ?? "10"
+        return [
+          (false, "left \(merge.plural(paths.count, "copy")) changed less than \(quiet)s ago")
+        ]
+      case .folderGone(let root):
+        return [(false, "data folder '\(root)' is gone; waiting for it to come back")]
+      case .folderBack(let root): return [(false, "data folder '\(root)' is back")]
+      case .stopping: return [(false, "stopping")]
+      }
+    }
+
+    /// The members of a report's JSON line, after `time`.
+    func json(_ report: WatchReport) -> [(String, JSONValue)] {
+      switch report {
+      case .watching(let root, let once):
+        return [
+          ("event", .string("watching")), ("root", .string(root)), ("once", .bool(once)),
+        ]
+      case .rescanning(let reason):
+        return [("event", .string("rescanning")), ("reason", .string(reason.rawValue))]
+      case .waitingForLock(let path):
+        return [("event", .string("waiting-for-lock")), ("path", .string(path))]
+      case .lockTaken(let waited):
+        return [("event", .string("lock-taken")), ("waited", .double(waited))]
+      case .backedUp(let path, let scheduled):
+        return [
+          ("event", .string("backup")), ("path", .string(path)), ("scheduled", .bool(scheduled)),
+        ]
+      case .merged(let document):
+        guard case .object(let members) = merge.json(document) else { return [] }
+        return [("event", .string("merged"))] + members
+      case .fetched(let fetched):
+        return [
+          ("event", .string("fetched")),
+          ("fetched", .array(fetched.fetched.map { .string($0.logicalName) })),
+          ("failed", .array(fetched.failed.map { .string($0.logicalName) })),
+          ("missing", .array(fetched.missing.map { .string($0.logicalName) })),
+        ]
+      case .pruned(let removed):
+        return [("event", .string("pruned")), ("removed", .array(removed.map(JSONValue.string)))]
+      case .failed(let action, let error):
+        return [
+          ("event", .string("failed")), ("action", .string(action)),
+          ("error", .string(ErrorReport.describe(error).1)),
+        ]
+      case .notQuietYet(let paths):
+        return [
+          ("event", .string("not-quiet-yet")), ("copies", .array(paths.map(JSONValue.string))),
+        ]
+      case .folderGone(let root):
+        return [("event", .string("folder-gone")), ("root", .string(root))]
+      case .folderBack(let root):
+        return [("event", .string("folder-back")), ("root", .string(root))]
+      case .stopping: return [("event", .string("stopping"))]
+      }
+    }
+
+    private func seconds(_ value: Double) -> String {
+      let tenths = (value * 10).rounded() / 10
+      return tenths == tenths.rounded() ? String(Int(tenths)) : String(tenths)
+    }
+  }
+}

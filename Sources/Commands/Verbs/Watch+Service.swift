@@ -1,0 +1,147 @@
+import Core
+
+#if canImport(Darwin)
+  import Darwin
+#endif
+
+/// `mn watch --service systemd|launchd`: the unit or agent that runs the watcher (mn.md §12).
+///
+/// `systemdUnit` and `launchAgent` are pure: packaging uses the same functions (with
+/// `/usr/bin/mn`), so that there is one source for the unit.
+extension Watch {
+  /// The launchd label, also the agent's file name without `.plist`.
+  static let launchdLabel = "tools.minuta.mn-watch"
+  /// The unit's file name.
+  static let systemdUnitName = "mn-watch.service"
+
+  /// A systemd user unit that runs `executable watch ARGUMENTS…`.
+  static func systemdUnit(executable: String, arguments: [String] = []) -> String {
+    let command = ([executable, "watch"] + arguments).map(systemdQuoted).joined(separator: " ")
+    return """
+      [Unit]
+      Description=Keep the Minuta data folder healthy (mn watch)
+      Documentation=man:mn-watch(1)
+
+      [Service]
+      Type=simple
+      ExecStart=\(command)
+      Restart=on-failure
+      RestartSec=10
+
+      [Install]
+      WantedBy=default.target
+
+      """
+  }
+
+  /// A LaunchAgent property list that runs `executable watch ARGUMENTS…` at login and again
+  /// whenever it stops with a failure, its standard error going to `logPath`.
+  static func launchAgent(executable: String, arguments: [String] = [], logPath: String) -> String {
+    let program = ([executable, "watch"] + arguments).map {
+      "    <string>\(xmlEscaped($0))</string>\n"
+    }.joined()
+    return """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+      <plist version="1.0">
+      <dict>
+        <key>Label</key>
+        <string>\(launchdLabel)</string>
+        <key>ProgramArguments</key>
+        <array>
+      \(program)  </array>
+        <key>RunAtLoad</key>
+        <true/>
+        <key>KeepAlive</key>
+        <dict>
+          <key>SuccessfulExit</key>
+          <false/>
+        </dict>
+        <key>ProcessType</key>
+        <string>Background</string>
+        <key>StandardErrorPath</key>
+        <string>\(xmlEscaped(logPath))</string>
+      </dict>
+      </plist>
+
+      """
+  }
+
+  /// The unit or agent for `mn watch` run with this invocation's other options.
+  static func service(_ kind: String, _ call: Invocation, _ env: Environment) -> String {
+    let arguments = serviceArguments(call, env)
+    let executable = runningExecutable(env) ?? "/usr/bin/mn"
+    if kind == "launchd" {
+      let home = env.variables["HOME"] ?? "/tmp"
+      return launchAgent(
+        executable: executable, arguments: arguments,
+        logPath: Paths.join(home, "Library/Logs/mn-watch.log"))
+    }
+    return systemdUnit(executable: executable, arguments: arguments)
+  }
+
+  /// The options of this run that the service should run with: `--root` and every watch
+  /// option but `--service` and `--once`, paths made absolute.
+  static func serviceArguments(_ call: Invocation, _ env: Environment) -> [String] {
+    var arguments: [String] = []
+    if let root = call.global.root {
+      arguments += ["--root", Paths.normalize(root, relativeTo: env.currentDirectory)]
+    }
+    for option in spec.options where option.name != "service" && option.name != "once" {
+      if option.value == nil {
+        if call.flag(option.name) { arguments.append("--" + option.name) }
+      } else if var value = call.value(option.name) {
+        if option.value == .path {
+          value = Paths.normalize(value, relativeTo: env.currentDirectory)
+        }
+        arguments += ["--" + option.name, value]
+      }
+    }
+    return arguments
+  }
+
+  /// The absolute path of the running `mn`; nil when the system does not say.
+  static func runningExecutable(_ env: Environment) -> String? {
+    #if canImport(Darwin)
+      var size: UInt32 = 4096
+      var buffer = [CChar](repeating: 0, count: Int(size))
+      guard _NSGetExecutablePath(&buffer, &size) == 0 else { return nil }
+      let path = String(cString: buffer)
+      return (try? env.fileSystem.realPath(path)) ?? path
+    #else
+      return try? env.fileSystem.readLink("/proc/self/exe")
+    #endif
+  }
+
+  /// A word for `ExecStart=`: quoted when it holds anything but plain characters; `%` and
+  /// `$` doubled (systemd.service(5), "Command lines"; systemd.unit(5), "Specifiers").
+  static func systemdQuoted(_ word: String) -> String {
+    var escaped = ""
+    for character in word {
+      switch character {
+      case "%": escaped += "%%"
+      case "$": escaped += "$$"
+      case "\\": escaped += "\\\\"
+      case "\"": escaped += "\\\""
+      default: escaped.append(character)
+      }
+    }
+    let plain =
+      !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "/._-+=:,@".contains($0) }
+    return plain ? escaped : "\"\(escaped)\""
+  }
+
+  static func xmlEscaped(_ text: String) -> String {
+    var out = ""
+    for character in text {
+      switch character {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "\"": out += "&quot;"
+      default: out.append(character)
+      }
+    }
+    return out
+  }
+}

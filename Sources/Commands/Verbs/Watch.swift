@@ -1,0 +1,188 @@
+import Core
+
+/// `mn watch`: keep a data folder healthy, event-driven (mn.md §12).
+enum Watch {
+  static let spec = CommandSpec(
+    name: "watch",
+    abstract: "Keep the data folder healthy: merge conflict copies as they arrive.",
+    discussion: """
+      Watches the data folder with the system's change notifications (inotify on Linux, \
+      kqueue on macOS; no polling, no CPU while nothing happens) and merges each conflict \
+      copy once it has not changed for --quiet-for seconds and is downloaded, exactly as \
+      'mn merge-conflicts' does: a verified backup first, then the merge, read back and \
+      checked, and only then the copy is removed. Only names that the table of conflict \
+      copies matches are copies (see 'mn ls --conflicts'): a document that the app rewrites \
+      is never mistaken for one, and a copy that a sync client is still writing is left \
+      until it is quiet.
+
+      The write lock is taken only while writing, and waited for as long as it takes (a \
+      line says so). When the folder goes away (unmounted, signed out), mn waits for it to \
+      come back. With --fetch, placeholders are fetched as 'mn fetch' does, from \
+      --fetch-from or with --fetch-exec. With --backup-every, a verified backup of the \
+      whole folder is written every period (the first at once, unless the newest scheduled \
+      backup is more recent), then the --keep-* rules are applied to the backups, as 'mn \
+      backups prune' applies them.
+
+      One line per action goes to standard error; with --json, one JSON object per line \
+      (JSON Lines) goes to standard output. SIGTERM or SIGINT finishes the document in \
+      hand and exits 0; SIGHUP rescans the folder. A kill at any moment loses nothing, and \
+      a restart picks up what is left. --once makes one pass and exits (for cron): it \
+      merges the copies last modified at least --quiet-for seconds ago.
+
+      --service systemd prints a systemd user unit that runs 'mn watch' with the other \
+      options given, --service launchd a LaunchAgent property list; see the README for how \
+      to install them.
+      """,
+    options: [
+      .option(
+        "quiet-for", .seconds, valueName: "SECONDS",
+        help: "Merge a copy once it has not changed for this long (default 10)."),
+      .option(
+        "backup-every", .text, valueName: "DURATION",
+        help: "Write a verified backup this often (90, 30m, 12h, 1d, 1w; default never)."),
+      .option(
+        "keep-last", .count, valueName: "N", help: "With --backup-every: keep the N newest backups."
+      ),
+      .option(
+        "keep-daily", .count, valueName: "N",
+        help: "With --backup-every: keep the newest backup of each of N days."),
+      .option(
+        "keep-weekly", .count, valueName: "N",
+        help: "With --backup-every: keep the newest backup of each of N weeks."),
+      .option(
+        "keep-monthly", .count, valueName: "N",
+        help: "With --backup-every: keep the newest backup of each of N months."),
+      .flag("fetch", help: "Fetch placeholders as they appear, as 'mn fetch' does."),
+    ] + FetchOptionNames.watch.options + [
+      .flag("once", help: "Make one pass over the folder, then exit."),
+      .option(
+        "service", .choice(["systemd", "launchd"]), valueName: "KIND",
+        help: "Print a systemd user unit or a launchd agent that runs mn watch, and exit."),
+    ],
+    exits: [.ok, .usage, .dataErr, .noInput, .unavailable, .cantCreate, .ioErr, .interrupted],
+    examples: [
+      Example("mn watch", "Merge copies 10 seconds after they stop changing."),
+      Example("mn watch --backup-every 1d --keep-daily 7", "Also back up daily, keep a week."),
+      Example("mn watch --once --quiet-for 0", "One pass, as from cron."),
+      Example(
+        "mn watch --service systemd > ~/.config/systemd/user/mn-watch.service",
+        "Install as a systemd user service."),
+    ],
+    run: run)
+
+  static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
+    let policy = try policy(call)
+    if let kind = call.value("service") {
+      try env.stdout.write(service(kind, call, env))
+      return .ok
+    }
+    let root = try root(call, env)
+    let fs = env.fileSystem
+    let out = Output(call: call, env: env)
+    let fetch = try fetcher(call, env, root: root)
+    let wake = WatchSignals.install()
+    let notifier = try ChangeNotifiers.live(fileSystem: fs, wakeDescriptor: wake)
+    let backupDirectory = try? env.backupDirectory()
+    let context = WatchContext(
+      root: root, fileSystem: fs, notifier: notifier, now: { env.nowDouble },
+      tryLock: {
+        do {
+          return try FileLock.acquire(root: root, timeout: 0, fileSystem: fs, sleep: { _ in })
+        } catch LockError.held {
+          return nil
+        }
+      },
+      backup: { files, reason in
+        try Backup.make(
+          files: files, source: root, reason: reason, directory: try env.backupDirectory(),
+          dataRoots: [root], version: CommandTable.version, now: env.nowSeconds,
+          fileSystem: fs, inspect: DocumentTools.inspect
+        ).path
+      },
+      fetch: fetch,
+      prune: { keep in
+        // The single call site of the backup retention (see WatchRetention).
+        try WatchRetention.apply(
+          keep, directory: try env.backupDirectory(), fileSystem: fs, sleep: env.sleep,
+          offset: env.utcOffset)
+      },
+      isTerminating: { WatchSignals.terminating },
+      takeHangups: { WatchSignals.takeHangup(wake) ? 1 : 0 },
+      report: { out.report($0) })
+    var runner = WatchRunner(
+      policy: policy, once: call.flag("once"),
+      lastBackup: backupDirectory.flatMap {
+        WatchPaths.lastScheduledBackup(in: $0, fileSystem: fs)
+      },
+      context: context)
+    try runner.run()
+    return out.status
+  }
+
+  /// The options as a `WatchPolicy`; usage errors for what does not parse or go together.
+  static func policy(_ call: Invocation) throws -> WatchPolicy {
+    let quietFor = call.value("quiet-for").flatMap(Double.init) ?? 10
+    var backupEvery: Double?
+    if let text = call.value("backup-every") {
+      guard let seconds = WatchPolicy.parseDuration(text) else {
+        throw UsageError(
+          message:
+            "invalid value '\(text)' for '--backup-every': expected a duration like 12h or 1d",
+          path: ["watch"])
+      }
+      backupEvery = seconds
+    }
+    func count(_ name: String) -> Int? { call.value(name).flatMap { Int($0) } }
+    let keep = BackupKeepPolicy(
+      last: count("keep-last"), daily: count("keep-daily"), weekly: count("keep-weekly"),
+      monthly: count("keep-monthly"))
+    if keep != nil && backupEvery == nil {
+      throw UsageError(message: "--keep-* options need --backup-every", path: ["watch"])
+    }
+    let names = FetchOptionNames.watch
+    let given = [names.from, names.exec, names.timeoutName].filter { call.value($0) != nil }
+    if !call.flag("fetch"), let first = given.first {
+      throw UsageError(message: "--\(first) needs --fetch", path: ["watch"])
+    }
+    try names.check(call)
+    return WatchPolicy(
+      quietFor: quietFor, backupEvery: backupEvery, fetch: call.flag("fetch"), keep: keep)
+  }
+
+  /// The data folder: discovered as every verb does, or the explicitly named folder that is
+  /// not there yet (then watch waits for it).
+  static func root(_ call: Invocation, _ env: Environment) throws -> String {
+    let found = env.discover(root: call.global.root)
+    if !call.global.quiet {
+      for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
+    }
+    if let root = found.root { return root }
+    if let missing = found.explicitMissing, !call.flag("once") { return missing }
+    throw Resolve.notFound(found)
+  }
+
+  /// The fetch that `--fetch` asks for, with its source; nil without `--fetch`.
+  static func fetcher(_ call: Invocation, _ env: Environment, root: String) throws
+    -> ((FolderListing) throws -> FetchReport)?
+  {
+    guard call.flag("fetch") else { return nil }
+    let names = FetchOptionNames.watch
+    var source = FetchSource.sync
+    if let from = call.value(names.from) {
+      source = try Core.Fetch.source(
+        from: Paths.normalize(from, relativeTo: env.currentDirectory), root: root,
+        fileSystem: env.fileSystem)
+    } else if let command = call.value(names.exec) {
+      source = .command(command)
+    }
+    let timeout = names.timeout(call)
+    return { listing in
+      let plan = Core.Fetch.plan(root: root, documents: listing.documents)
+      let progress = Progress(env, call, label: "fetching", total: plan.items.count)
+      defer { progress.finish() }
+      return try Core.Fetch.run(
+        plan, source: source, options: FetchOptions(timeout: timeout),
+        context: names.context(source, progress, env))
+    }
+  }
+}

@@ -1,0 +1,35 @@
+/// What `mn watch` did, one value per action, for the verb to print (mn.md §12).
+public enum WatchReport {
+  /// Watching started (or `--once` started its pass).
+  case watching(root: String, once: Bool)
+  /// A full scan on request (SIGHUP) or after lost events.
+  case rescanning(reason: WatchRescanReason)
+  /// The app (or another `mn`) holds the write lock; waiting for it.
+  case waitingForLock(path: String)
+  /// The lock was free again after `waited` seconds.
+  case lockTaken(waited: Double)
+  /// A backup was written: before a merge, or on schedule.
+  case backedUp(path: String, scheduled: Bool)
+  /// A document's quiet copies were merged (or refused, or some kept: the value says).
+  case merged(ConflictMergeDocument)
+  /// Placeholders were fetched.
+  case fetched(FetchReport)
+  /// Backups removed by the retention after a scheduled backup.
+  case pruned([String])
+  /// An action failed; it is tried again later.
+  case failed(action: String, error: any Error)
+  /// `--once`: copies left because they changed less than `--quiet-for` ago.
+  case notQuietYet([String])
+  /// The folder went away; waiting for it.
+  case folderGone(root: String)
+  /// The folder is back.
+  case folderBack(root: String)
+  /// SIGTERM or SIGINT: exiting.
+  case stopping
+}
+
+/// Why a full scan was made.
+public enum WatchRescanReason: String, Sendable {
+  case hangup = "SIGHUP"
+  case overflow = "lost events"
+}

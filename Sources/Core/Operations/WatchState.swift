@@ -1,0 +1,175 @@
+/// A conflict copy that a scan found (downloaded; placeholders are not copies to merge yet).
+public struct WatchCopy: Sendable, Equatable {
+  /// The copy's absolute path.
+  public var path: String
+  /// Its modification time, seconds since the epoch.
+  public var modified: Double
+
+  public init(path: String, modified: Double) {
+    self.path = path
+    self.modified = modified
+  }
+}
+
+/// What happened, as `WatchState` takes it. The time comes with each step.
+public enum WatchInput: Sendable, Equatable {
+  /// Time passed (a wait ended with nothing new).
+  case tick
+  /// A conflict copy was created or written.
+  case copyChanged(String)
+  /// A conflict copy was removed or renamed away.
+  case copyRemoved(String)
+  /// A full scan found these downloaded copies (every other copy is gone).
+  case scanned([WatchCopy])
+  /// A placeholder was seen (by a scan or a change).
+  case placeholderSeen
+  /// Something happened that only a full scan can tell (a new directory, lost events).
+  case needsRescan
+  /// A merge ended: the copies removed, those to try again once quiet (they changed during
+  /// the merge, or it was interrupted), those to leave until they change (unreadable,
+  /// refused).
+  case mergeFinished(removed: [String], retry: [String], dropped: [String])
+  /// A merge failed as a whole (a write, the backup, the lock file): try again after
+  /// `retryAfter`.
+  case mergeFailed([String])
+  /// A fetch ended (whatever it brought; what is still missing waits for the next change).
+  case fetchFinished
+  /// A scheduled backup was written (`written`), or failed: then it is tried again at the
+  /// next period, and nothing is pruned.
+  case backupFinished(written: Bool)
+  /// The folder is not there any more.
+  case folderGone
+  /// The folder is back.
+  case folderBack
+  /// SIGHUP.
+  case hangup
+  /// SIGTERM or SIGINT.
+  case terminate
+}
+
+/// What `WatchState` asks for.
+public enum WatchAction: Sendable, Equatable {
+  /// Scan the whole folder and report `.scanned` (and `.placeholderSeen`).
+  case rescan
+  /// Merge these copies (absolute paths, sorted), each quiet for long enough.
+  case merge([String])
+  /// Fetch the placeholders.
+  case fetch
+  /// Write a scheduled backup.
+  case backup
+  /// Apply the retention to the backups, after a scheduled backup.
+  case prune(BackupKeepPolicy)
+  /// Wait for the folder to come back.
+  case waitForFolder
+  /// Watch the folder again (it is back), then rescan.
+  case watchAgain
+  /// Exit (status 0).
+  case stop
+}
+
+/// The decisions of `mn watch`, with no clock and no disk: events and the time in, actions
+/// out (mn.md §12).
+///
+/// A copy is due `quietFor` seconds after its last change (or, found by a scan, after its
+/// modification time: a copy that was renamed into place whole may be old already). Only
+/// names that the conflict-copy table matches are copies (the caller tells them): a
+/// document that the app rewrites under the lock is never one. While the folder is gone,
+/// nothing is due. After `.terminate`, the only action is `.stop`.
+public struct WatchState: Sendable {
+  public let policy: WatchPolicy
+  /// Each pending copy's path and the time it is due.
+  public private(set) var due: [String: Double] = [:]
+  /// Whether a fetch is wanted.
+  public private(set) var fetchWanted = false
+  /// When the next scheduled backup is due; nil when there is none.
+  public private(set) var nextBackup: Double?
+  /// Whether the folder is there.
+  public private(set) var folderPresent = true
+  /// Whether SIGTERM or SIGINT arrived.
+  public private(set) var stopping = false
+
+  /// A state at `now`.
+  ///
+  /// - Parameters:
+  ///   - policy: The options.
+  ///   - lastBackup: When the newest scheduled backup was written (seconds since the epoch);
+  ///     nil for none, which makes the first one due at once.
+  ///   - now: The current time.
+  public init(policy: WatchPolicy, lastBackup: Double?, now: Double) {
+    self.policy = policy
+    if let every = policy.backupEvery {
+      nextBackup = lastBackup.map { min($0 + every, now + every) } ?? now
+    }
+  }
+
+  /// Takes one input at `now` and returns what to do, in order.
+  public mutating func step(_ input: WatchInput, at now: Double) -> [WatchAction] {
+    if stopping { return [] }
+    switch input {
+    case .tick: break
+    case .copyChanged(let path):
+      if folderPresent { due[path] = now + policy.quietFor }
+    case .copyRemoved(let path):
+      due[path] = nil
+    case .scanned(let copies):
+      var next: [String: Double] = [:]
+      for copy in copies {
+        let quietSince = min(copy.modified, now)
+        next[copy.path] = max(due[copy.path] ?? -.infinity, quietSince + policy.quietFor)
+      }
+      due = next
+    case .placeholderSeen:
+      if policy.fetch && folderPresent { fetchWanted = true }
+    case .needsRescan, .hangup:
+      return folderPresent ? [.rescan] + dueActions(at: now) : []
+    case .mergeFinished(let removed, let retry, let dropped):
+      for path in removed + dropped { due[path] = nil }
+      for path in retry { due[path] = now + policy.quietFor }
+    case .mergeFailed(let paths):
+      for path in paths { due[path] = now + policy.retryAfter }
+    case .fetchFinished:
+      fetchWanted = false
+    case .backupFinished(let written):
+      if let every = policy.backupEvery { nextBackup = now + every }
+      guard written, let keep = policy.keep else { return [] }
+      return [.prune(keep)]
+    case .folderGone:
+      guard folderPresent else { return [] }
+      folderPresent = false
+      due.removeAll()
+      fetchWanted = false
+      return [.waitForFolder]
+    case .folderBack:
+      guard !folderPresent else { return [] }
+      folderPresent = true
+      return [.watchAgain, .rescan]
+    case .terminate:
+      stopping = true
+      return [.stop]
+    }
+    return dueActions(at: now)
+  }
+
+  /// The actions due at `now`: the quiet copies' merge, a fetch, a backup.
+  func dueActions(at now: Double) -> [WatchAction] {
+    guard folderPresent else { return [] }
+    var actions: [WatchAction] = []
+    let ready = due.filter { $0.value <= now }.keys.sorted { $0.precedesByBytes($1) }
+    if fetchWanted { actions.append(.fetch) }
+    if !ready.isEmpty { actions.append(.merge(ready)) }
+    if let next = nextBackup, next <= now { actions.append(.backup) }
+    return actions
+  }
+
+  /// When the next action falls due on its own (a copy turning quiet, a backup), so that the
+  /// caller knows how long it may wait for events; nil when nothing will.
+  public func deadline() -> Double? {
+    guard folderPresent, !stopping else { return nil }
+    let earliest = due.values.min()
+    switch (earliest, nextBackup) {
+    case (let a?, let b?): return min(a, b)
+    case (let a?, nil): return a
+    case (nil, let b): return b
+    }
+  }
+}

@@ -106,7 +106,9 @@ enum Doc {
     discussion: """
       Exits 0 when every file is valid, else 65, naming each bad file and the reason on \
       standard error. A file with changes whose dependencies are missing is valid (Automerge \
-      loads it) and is reported as a warning.
+      loads it) and is reported as a warning. So is a file that Automerge 0.6.1 (the \
+      version the app ships) opens and Automerge 0.11 and later refuse, when nothing of its \
+      content depends on the difference (a mark whose end comes before its begin).
       """,
     arguments: [ArgumentSpec("FILE", .document, help: "The files to check.", variadic: true)],
     exits: [.ok, .usage, .dataErr, .noInput],
@@ -194,14 +196,25 @@ enum Doc {
             "mn: warning: '\(input.displayName)': \(file.orphans.count) changes have missing dependencies\n"
           )
         }
+        if !call.global.quiet {
+          for reason in file.refusedByNewerAutomerge {
+            try env.stderr.write(
+              "mn: warning: '\(input.displayName)': Automerge 0.11 and later refuse this file (\(reason)); Automerge 0.6.1, the app's, opens it with the same content\n"
+            )
+          }
+        }
         if call.global.verbose && !call.global.json {
           try env.stdout.write("\(input.displayName): ok, \(file.changes.count) changes\n")
         }
-        reports.append(
-          .object([
-            ("path", .string(input.displayName)), ("valid", .bool(true)),
-            ("changes", .int(Int64(file.changes.count))),
-          ]))
+        var report: [(String, JSONValue)] = [
+          ("path", .string(input.displayName)), ("valid", .bool(true)),
+          ("changes", .int(Int64(file.changes.count))),
+        ]
+        if !file.refusedByNewerAutomerge.isEmpty {
+          report.append(
+            ("refusedByNewerAutomerge", .array(file.refusedByNewerAutomerge.map { .string($0) })))
+        }
+        reports.append(.object(report))
       } catch {
         bad += 1
         try env.stderr.write("mn: error: '\(input.displayName)': \(error)\n")

@@ -40,6 +40,10 @@ public struct AutomergeFile: Sendable {
   public var opCount: Int
   /// Where each change hash sits in `changes`.
   public var index: [ChangeHash: Int]
+  /// Why Automerge 0.11 and later refuse this file, one reason per document chunk they
+  /// refuse, where Automerge 0.6.1 (the app's) opens it and reads the same content. Empty
+  /// when both versions open it.
+  public var refusedByNewerAutomerge: [String]
 
   /// An empty document (the load of 0 bytes).
   public init() {
@@ -51,6 +55,7 @@ public struct AutomergeFile: Sendable {
     actors = []
     opCount = 0
     index = [:]
+    refusedByNewerAutomerge = []
   }
 
   /// The change with this hash, if the file has it.
@@ -99,6 +104,9 @@ public struct AutomergeFile: Sendable {
             spareCapacity: incoming.isEmpty ? following : 0)
           opCounts.append(contentsOf: decoded.opCounts)
           try check(h, computed)
+          if let reason = decoded.refusedByNewerAutomerge {
+            file.refusedByNewerAutomerge.append("document chunk at offset \(offset): \(reason)")
+          }
           info.changes = decoded.changes.map(\.hash)
           if offset == 0 { firstDocumentCount = decoded.changes.count }
           if incoming.isEmpty {

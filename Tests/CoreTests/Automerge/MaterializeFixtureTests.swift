@@ -14,6 +14,7 @@ import Testing
     "valid/upstream/counter_value_is_ok.automerge", "valid/upstream/two_change_chunks.automerge",
     "valid/upstream/two_change_chunks_compressed.automerge",
     "valid/upstream/two_change_chunks_out_of_order.automerge",
+    "valid/upstream/broken_zero_width_mark.automerge",
   ]
 
   @Test(arguments: files)

@@ -4,7 +4,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath
 BIN = .build/release/mn
 
-.PHONY: setup build release demo test conformance docs lint bench fuzz install clean
+.PHONY: setup build release demo test conformance docs lint bench bench-codec fuzz install clean
 
 setup:
 	@scripts/setup.sh
@@ -39,6 +39,11 @@ lint:
 
 bench: release
 	@scripts/bench.sh $(BIN)
+
+# Only the codec part of `make bench` (mn against ../shared/tools/am-oracle);
+# BENCH_ONLY=WORDS keeps the lines whose name contains WORDS.
+bench-codec: release
+	@scripts/bench.sh --codec $(BIN)
 
 fuzz: setup
 	@scripts/fuzz.sh

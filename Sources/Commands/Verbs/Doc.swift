@@ -166,8 +166,8 @@ enum Doc {
       throw UsageError(message: "missing option '--output'", path: ["doc", "merge"])
     }
     let inputs = try call.arguments.map { try DocInput.read($0, call, env) }
-    let result = try AutomergeMerge.merge(inputs.map(\.bytes))
-    guard try AutomergeMerge.verify(result.bytes, inputs: inputs.map(\.bytes)) else {
+    let (result, holdsEveryChange) = try AutomergeMerge.mergeAndVerify(inputs.map(\.bytes))
+    guard holdsEveryChange else {
       throw CommandError(.software, "the merge does not hold every input change; nothing written")
     }
     if output == "-" {

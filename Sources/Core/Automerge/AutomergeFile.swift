@@ -84,28 +84,71 @@ public struct AutomergeFile: Sendable {
     var file = AutomergeFile()
     if bytes.isEmpty { return file }
     var incoming: [Change] = []
-    var firstIsDocument = false
-    var firstDocumentCount = 0
     var opCounts: [Int32] = []
+    let firstDocumentCount = try file.readChunks(
+      bytes, from: 0, keepOps: keepOps, into: &incoming, opCounts: &opCounts)
+    try file.apply(
+      &incoming, opCounts: opCounts, allowOrphans: file.chunks.first?.type == .document,
+      trusted: firstDocumentCount)
+    return file
+  }
+
+  /// Decodes a file whose first `prefixLength` bytes are a file already decoded as `prefix`
+  /// (with `keepOps: false`): only the chunks after them are read, and the whole is loaded
+  /// with the same rules as `decode`. A merge's output is its first input followed by change
+  /// chunks; this reads it back without reconstructing the first input's changes again.
+  ///
+  /// - Throws: as `decode`.
+  static func decode(_ bytes: [UInt8], after prefix: AutomergeFile, prefixLength: Int) throws
+    -> AutomergeFile
+  {
+    var file = AutomergeFile()
+    file.chunks = prefix.chunks
+    file.refusedByNewerAutomerge = prefix.refusedByNewerAutomerge
+    var incoming = prefix.changes
+    // The prefix's op count is added below: its changes are all kept (they are distinct).
+    var opCounts = [Int32](repeating: 0, count: incoming.count)
+    _ = try file.readChunks(
+      bytes, from: prefixLength, keepOps: false, into: &incoming, opCounts: &opCounts)
+    // The prefix's applied changes (all but its orphans, which it lists last) were loaded
+    // by its own decode: distinct, each after its deps, numbered 1...n per actor. They are
+    // trusted as a first document chunk's are.
+    try file.apply(
+      &incoming, opCounts: opCounts, allowOrphans: file.chunks.first?.type == .document,
+      trusted: prefix.changes.count - prefix.orphans.count)
+    file.opCount += prefix.opCount
+    return file
+  }
+
+  /// Reads the chunks of `bytes` from `start` to the end, appending their changes (in file
+  /// order) to `incoming` and each change's op count to `opCounts`, and their listing to
+  /// `chunks`.
+  ///
+  /// - Returns: the number of changes of the file's first chunk when it is a document chunk
+  ///   at offset 0 (changes that `apply` may trust), else 0.
+  private mutating func readChunks(
+    _ bytes: [UInt8], from start: Int, keepOps: Bool, into incoming: inout [Change],
+    opCounts: inout [Int32]
+  ) throws -> Int {
+    var firstDocumentCount = 0
     try bytes.withUnsafeBufferPointer { buf in
-      var offset = 0
+      var offset = start
       while offset < buf.count {
         let h = try Chunk.header(buf, at: offset)
-        if offset == 0 { firstIsDocument = h.type == .document }
         var info = ChunkInfo(
           offset: offset, type: h.type, bodyLength: h.body.count, length: h.end - offset,
           checksum: h.checksum, inflatedLength: nil, changes: [])
         switch h.type {
         case .document:
           let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
-          let following = changeChunks(buf, from: h.end)
+          let following = AutomergeFile.changeChunks(buf, from: h.end)
           var decoded = try DocumentChunk.decode(
             buf, body: h.body, chunkOffset: offset, keepOps: keepOps,
             spareCapacity: incoming.isEmpty ? following : 0)
           opCounts.append(contentsOf: decoded.opCounts)
-          try check(h, computed)
+          try AutomergeFile.check(h, computed)
           if let reason = decoded.refusedByNewerAutomerge {
-            file.refusedByNewerAutomerge.append("document chunk at offset \(offset): \(reason)")
+            refusedByNewerAutomerge.append("document chunk at offset \(offset): \(reason)")
           }
           info.changes = decoded.changes.map(\.hash)
           if offset == 0 { firstDocumentCount = decoded.changes.count }
@@ -120,7 +163,7 @@ public struct AutomergeFile: Sendable {
           }
         case .change:
           let hash = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
-          try check(h, hash)
+          try AutomergeFile.check(h, hash)
           let chunk = Array(UnsafeBufferPointer(rebasing: buf[offset..<h.end]))
           var change = try ChangeChunk.decode(
             body: UnsafeBufferPointer(rebasing: buf[h.body]), base: h.body.lowerBound,
@@ -134,7 +177,7 @@ public struct AutomergeFile: Sendable {
           let body = try Deflate.inflate(
             UnsafeBufferPointer(rebasing: buf[h.body]), offset: h.body.lowerBound)
           let (chunk, hash) = ChangeEncoder.wrap(type: 1, body: body)
-          try check(h, hash)
+          try AutomergeFile.check(h, hash)
           let headerLength = chunk.count - body.count
           var change = try chunk.withUnsafeBufferPointer { c in
             try ChangeChunk.decode(
@@ -148,13 +191,11 @@ public struct AutomergeFile: Sendable {
           if !keepOps { change.ops = [] }
           incoming.append(change)
         }
-        file.chunks.append(info)
+        chunks.append(info)
         offset = h.end
       }
     }
-    try file.apply(
-      &incoming, opCounts: opCounts, allowOrphans: firstIsDocument, trusted: firstDocumentCount)
-    return file
+    return firstDocumentCount
   }
 
   /// How many change chunks (each one change) follow `offset` before the next document

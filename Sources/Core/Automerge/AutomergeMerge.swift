@@ -42,6 +42,25 @@ public enum AutomergeMerge {
   /// - Throws: `AutomergeMergeError` when an input does not decode or two different changes
   ///   share `(actor, seq)`.
   public static func merge(_ inputs: [[UInt8]]) throws -> MergeResult {
+    try merge(inputs, decoded: decodeInputs(inputs))
+  }
+
+  /// Merges files and checks the output as `verify` does, decoding each input once: the
+  /// check reuses the inputs' decoded form, and of the output reads only the change chunks
+  /// appended after the first input's bytes.
+  ///
+  /// - Returns: the merge, and whether its output holds exactly the union of the inputs'
+  ///   changes (false is a bug: write nothing).
+  /// - Throws: as `merge`, and `AutomergeDecodeError` when the output does not decode.
+  public static func mergeAndVerify(_ inputs: [[UInt8]]) throws -> (
+    result: MergeResult, holdsEveryChange: Bool
+  ) {
+    let files = try decodeInputs(inputs)
+    let result = try merge(inputs, decoded: files)
+    return (result, try verify(result.bytes, inputs: inputs, decoded: files))
+  }
+
+  private static func decodeInputs(_ inputs: [[UInt8]]) throws -> [AutomergeFile] {
     var files: [AutomergeFile] = []
     files.reserveCapacity(inputs.count)
     for (i, bytes) in inputs.enumerated() {
@@ -51,7 +70,7 @@ public enum AutomergeMerge {
         throw AutomergeMergeError.invalidInput(index: i, e)
       }
     }
-    return try merge(inputs, decoded: files)
+    return files
   }
 
   /// Merges files already decoded (`decoded[i]` is `AutomergeFile.decode(inputs[i])`).
@@ -137,11 +156,25 @@ public enum AutomergeMerge {
   /// - Returns: whether the change-hash sets are equal.
   /// - Throws: when the output or an input does not decode.
   public static func verify(_ output: [UInt8], inputs: [[UInt8]]) throws -> Bool {
-    let merged = try AutomergeFile.decode(output, keepOps: false)
+    try verify(output, inputs: inputs, decoded: inputs.map { try AutomergeFile.decode($0, keepOps: false) })
+  }
+
+  /// `verify` with the inputs already decoded (`decoded[i]` is `inputs[i]` decoded with
+  /// `keepOps: false`). When the output starts with the first input's bytes, that part is
+  /// the first input's decode and only the rest of the output is read.
+  static func verify(_ output: [UInt8], inputs: [[UInt8]], decoded files: [AutomergeFile]) throws
+    -> Bool
+  {
+    let merged: AutomergeFile
+    if let first = inputs.first, let decodedFirst = files.first, output.starts(with: first) {
+      merged = try AutomergeFile.decode(output, after: decodedFirst, prefixLength: first.count)
+    } else {
+      merged = try AutomergeFile.decode(output, keepOps: false)
+    }
     var union = Set<ChangeHash>()
     union.reserveCapacity(merged.changes.count)
-    for input in inputs {
-      for c in try AutomergeFile.decode(input, keepOps: false).changes { union.insert(c.hash) }
+    for file in files {
+      for c in file.changes { union.insert(c.hash) }
     }
     // The merged changes are distinct (`index` holds each once): the sets are equal when
     // the counts are and every input change is in the output.

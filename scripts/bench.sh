@@ -64,15 +64,35 @@ codec() {
     mkdir -p "$d"
     [ -f "${sources[$((i % ${#sources[@]}))]}" ] && cp "${sources[$((i % ${#sources[@]}))]}" "$d/$(printf '%02d' $((i % 12 + 1))).automerge"
   done
+  # One line per comparison: its name, the mn command, the reference command.
+  pair() { printf '%s\t%s\t%s\n' "$1" "$2" "$3"; }
   {
-    echo "doc check essay.amrg|$mn doc check $data/essay.amrg|$oracle check $data/essay.amrg"
-    echo "doc check godot-thread.amrg|$mn doc check $data/godot-thread.amrg|$oracle check $data/godot-thread.amrg"
-    echo "doc show moby-dick.automerge|$mn doc show $data/moby-dick.automerge|$oracle json $data/moby-dick.automerge"
-    echo "doc check month, changes-only ($(grep -c . "$m0/09.changes.automerge.changes" 2>/dev/null || echo '?') changes)|$mn doc check $m0/09.changes.automerge|$oracle check $m0/09.changes.automerge"
-    echo "doc merge of two months|$mn doc merge -o $tmp/mm.automerge $m0/09.automerge $m1/09.automerge|$oracle merge $m0/09.automerge $m1/09.automerge $tmp/om.automerge"
-    echo "doc show godot-thread.amrg|$mn doc show $data/godot-thread.amrg|$oracle json $data/godot-thread.amrg"
-    echo "doc merge essay.amrg stephen.amrg|$mn doc merge -o $tmp/me.automerge $data/essay.amrg $data/stephen.amrg|$oracle merge $data/essay.amrg $data/stephen.amrg $tmp/oe.automerge"
-    echo "doctor, 120 months (oracle: check each)|$mn --root $folder doctor|sh -c 'for f in $folder/records/*/*.automerge; do $oracle check \"\$f\" || exit 1; done'"
+    pair "doc check essay.amrg" \
+      "$mn doc check $data/essay.amrg" \
+      "$oracle check $data/essay.amrg"
+    pair "doc check godot-thread.amrg" \
+      "$mn doc check $data/godot-thread.amrg" \
+      "$oracle check $data/godot-thread.amrg"
+    pair "doc show moby-dick.automerge" \
+      "$mn doc show $data/moby-dick.automerge" \
+      "$oracle json $data/moby-dick.automerge"
+    local count
+    count=$(grep -c . "$m0/09.changes.automerge.changes" 2>/dev/null || echo '?')
+    pair "doc check month, changes-only ($count changes)" \
+      "$mn doc check $m0/09.changes.automerge" \
+      "$oracle check $m0/09.changes.automerge"
+    pair "doc merge of two months" \
+      "$mn doc merge -o $tmp/mm.automerge $m0/09.automerge $m1/09.automerge" \
+      "$oracle merge $m0/09.automerge $m1/09.automerge $tmp/om.automerge"
+    pair "doc show godot-thread.amrg" \
+      "$mn doc show $data/godot-thread.amrg" \
+      "$oracle json $data/godot-thread.amrg"
+    pair "doc merge essay.amrg stephen.amrg" \
+      "$mn doc merge -o $tmp/me.automerge $data/essay.amrg $data/stephen.amrg" \
+      "$oracle merge $data/essay.amrg $data/stephen.amrg $tmp/oe.automerge"
+    pair "doctor, 120 months (oracle: check each)" \
+      "$mn --root $folder doctor" \
+      "sh -c 'for f in $folder/records/*/*.automerge; do $oracle check \"\$f\" || exit 1; done'"
   } >"$tmp/pairs"
   python3 - "$have_oracle" "$tmp/pairs" <<'PY'
 import os, sys, time
@@ -96,7 +116,7 @@ def cell(b):
 
 print(f"{'work':44} {'mn':>17} {'Automerge':>17} {'time':>6} {'memory':>7}")
 for line in open(sys.argv[2]):
-    name, mn, ref = line.rstrip("\n").split("|")
+    name, mn, ref = line.rstrip("\n").split("\t")
     if only and only not in name:
         continue
     best = {"mn": [1e9, 1e9, 0], "ref": [1e9, 1e9, 0]}

@@ -85,11 +85,11 @@ public struct AutomergeFile: Sendable {
     if bytes.isEmpty { return file }
     var incoming: [Change] = []
     var opCounts: [Int32] = []
-    let firstDocumentCount = try file.readChunks(
+    let trusted = try file.readChunks(
       bytes, from: 0, keepOps: keepOps, into: &incoming, opCounts: &opCounts)
     try file.apply(
       &incoming, opCounts: opCounts, allowOrphans: file.chunks.first?.type == .document,
-      trusted: firstDocumentCount)
+      trusted: trusted)
     return file
   }
 
@@ -112,10 +112,15 @@ public struct AutomergeFile: Sendable {
       bytes, from: prefixLength, keepOps: false, into: &incoming, opCounts: &opCounts)
     // The prefix's applied changes (all but its orphans, which it lists last) were loaded
     // by its own decode: distinct, each after its deps, numbered 1...n per actor. They are
-    // trusted as a first document chunk's are.
+    // trusted as a first document chunk's are; one of them is another's dependency unless
+    // it is one of the prefix's heads.
+    let heads = Set(prefix.heads)
+    let trusted = prefix.changes[..<(prefix.changes.count - prefix.orphans.count)].map {
+      !heads.contains($0.hash)
+    }
     try file.apply(
       &incoming, opCounts: opCounts, allowOrphans: file.chunks.first?.type == .document,
-      trusted: prefix.changes.count - prefix.orphans.count)
+      trusted: trusted)
     file.opCount += prefix.opCount
     return file
   }
@@ -124,13 +129,14 @@ public struct AutomergeFile: Sendable {
   /// order) to `incoming` and each change's op count to `opCounts`, and their listing to
   /// `chunks`.
   ///
-  /// - Returns: the number of changes of the file's first chunk when it is a document chunk
-  ///   at offset 0 (changes that `apply` may trust), else 0.
+  /// - Returns: when the file's first chunk is a document chunk at offset 0, the changes
+  ///   `apply` may trust: for each of its changes, whether another one depends on it; else
+  ///   empty.
   private mutating func readChunks(
     _ bytes: [UInt8], from start: Int, keepOps: Bool, into incoming: inout [Change],
     opCounts: inout [Int32]
-  ) throws -> Int {
-    var firstDocumentCount = 0
+  ) throws -> [Bool] {
+    var trusted: [Bool] = []
     try bytes.withUnsafeBufferPointer { buf in
       var offset = start
       while offset < buf.count {
@@ -151,7 +157,7 @@ public struct AutomergeFile: Sendable {
             refusedByNewerAutomerge.append("document chunk at offset \(offset): \(reason)")
           }
           info.changes = decoded.changes.map(\.hash)
-          if offset == 0 { firstDocumentCount = decoded.changes.count }
+          if offset == 0 { trusted = decoded.isDependency }
           if incoming.isEmpty {
             swap(&incoming, &decoded.changes)
           } else {
@@ -195,7 +201,7 @@ public struct AutomergeFile: Sendable {
         offset = h.end
       }
     }
-    return firstDocumentCount
+    return trusted
   }
 
   /// How many change chunks (each one change) follow `offset` before the next document
@@ -222,14 +228,16 @@ public struct AutomergeFile: Sendable {
   /// Applies changes with Rust's rules (§4 step 4): duplicates by hash are skipped, an
   /// `(actor, seq)` collision is an error, and a change waits until all its deps are in.
   ///
-  /// The first `trusted` changes come from the file's first chunk, a document: its
+  /// The first `trusted.count` changes come from the file's first chunk, a document: its
   /// reconstruction already proved them distinct, causally ordered and numbered 1...n per
-  /// actor, so they are applied without the queue.
+  /// actor, so they are applied without the queue; `trusted[i]` says whether another change
+  /// of that chunk depends on change `i` (their deps are all in the chunk).
   ///
   /// `incoming` is consumed: the changes are moved from it into `changes`.
   mutating func apply(
-    _ incoming: inout [Change], opCounts: [Int32], allowOrphans: Bool, trusted: Int
+    _ incoming: inout [Change], opCounts: [Int32], allowOrphans: Bool, trusted trustedIsDep: [Bool]
   ) throws {
+    let trusted = trustedIsDep.count
     var seen: [ChangeHash: Int] = [:]  // hash -> index in `incoming`
     seen.reserveCapacity(incoming.count)
     var applied = [Bool](repeating: false, count: incoming.count)
@@ -313,8 +321,11 @@ public struct AutomergeFile: Sendable {
       throw AutomergeDecodeError.missingDependencies(absent.sorted())
     }
 
-    var isDep = [Bool](repeating: false, count: incoming.count)
-    for i in order {
+    // The trusted changes' deps are trusted changes, listed by their chunk: only the
+    // others' deps are looked up.
+    var isDep = trustedIsDep
+    isDep.append(contentsOf: repeatElement(false, count: incoming.count - trusted))
+    for i in order where Int(i) >= trusted {
       for d in incoming[Int(i)].deps {
         if let j = seen[d] { isDep[j] = true }
       }

@@ -9,6 +9,8 @@ enum DocumentChunk {
     var heads: [ChangeHash]
     /// The number of ops of each change (`changes[i].ops` may be empty, see `keepOps`).
     var opCounts: [Int32]
+    /// Per change: whether another change of the chunk depends on it.
+    var isDependency: [Bool]
     /// Why Automerge 0.11 and later refuse this chunk, when Automerge 0.6.1 (the app's)
     /// opens it and nothing of the content depends on the difference (§8.6); else nil.
     var refusedByNewerAutomerge: String?
@@ -97,7 +99,7 @@ enum DocumentChunk {
       throw AutomergeDecodeError.headsMismatch(offset: chunkOffset)
     }
     return Decoded(
-      changes: changes, heads: stored, opCounts: opCounts,
+      changes: changes, heads: stored, opCounts: opCounts, isDependency: isDep,
       refusedByNewerAutomerge: builder.refusedByNewerAutomerge)
   }
 }

@@ -112,7 +112,9 @@ public enum Doctor {
     report.filesDecoded += 1
     let file: AutomergeFile
     do {
-      file = try AutomergeFile.decode(try fileSystem.readFile(path, limit: maxDocumentSize))
+      // Validity and orphans only: every op is still checked, none is kept.
+      file = try AutomergeFile.decode(
+        try fileSystem.readFile(path, limit: maxDocumentSize), keepOps: false)
     } catch {
       let word = ShellQuote.word(name)
       report.add(

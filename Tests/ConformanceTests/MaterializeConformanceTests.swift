@@ -69,4 +69,30 @@ enum ExpectedJSON {
     }
     #expect(compared > 0)
   }
+
+  /// A file that is one document chunk is materialized from its columns (`doc show`'s
+  /// path) to the same JSON, plain and typed.
+  @Test(arguments: ExpectedJSON.fixtures)
+  func documentChunkJSONMatches(_ rel: String) throws {
+    let bytes = try #require(SharedFixtures.read(rel))
+    let prefix = ExpectedJSON.prefix(of: rel)
+    for (suffix, typed) in [(".json", false), (".typed.json", true)] {
+      guard let expected = try ExpectedJSON.read(prefix, suffix),
+        let actual = try Materializer.materializeDocumentChunk(bytes, typed: typed)
+      else { continue }
+      #expect(actual.sortedKeys == expected, "\(rel)\(suffix) differs from its columns")
+    }
+  }
+
+  /// Every corpus file that Automerge's save() wrote takes the column path.
+  @Test func savedDocumentsTakeTheColumnPath() throws {
+    let saved = ExpectedJSON.fixtures.filter {
+      $0.hasPrefix("corpus/") && $0.hasSuffix("/09.automerge") && !$0.contains("/merged/")
+    }
+    #expect(saved.count >= 10)
+    for rel in saved {
+      let bytes = try #require(SharedFixtures.read(rel))
+      #expect(try Materializer.materializeDocumentChunk(bytes, typed: false) != nil, "\(rel)")
+    }
+  }
 }

@@ -71,8 +71,18 @@ enum Doc {
     options: [.flag("typed", help: "Wrap values whose JSON form loses their Automerge type.")],
     exits: [.ok, .usage, .dataErr, .noInput],
     run: { call, env in
-      let (_, file) = try DocInput.decode(call.arguments[0], call, env, keepOps: true)
-      let value = try Materializer.materialize(file, typed: call.flag("typed"))
+      let input = try DocInput.read(call.arguments[0], call, env)
+      let typed = call.flag("typed")
+      // A file as Automerge's save() writes it is read from its columns; anything else
+      // through its changes.
+      let direct = try DocInput.decoding(input) {
+        try Materializer.materializeDocumentChunk(input.bytes, typed: typed)
+      }
+      let value =
+        try direct
+        ?? Materializer.materialize(
+          DocInput.decoding(input) { try AutomergeFile.decode(input.bytes, keepOps: true) },
+          typed: typed)
       try env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")
       return .ok
     })
@@ -264,8 +274,13 @@ struct DocInput {
     _ argument: String, _ call: Invocation, _ env: Environment, keepOps: Bool = false
   ) throws -> (DocInput, AutomergeFile) {
     let input = try read(argument, call, env)
+    return (input, try decoding(input) { try AutomergeFile.decode(input.bytes, keepOps: keepOps) })
+  }
+
+  /// Runs a decode of `input`, its errors reported as an invalid file.
+  static func decoding<T>(_ input: DocInput, _ body: () throws -> T) throws -> T {
     do {
-      return (input, try AutomergeFile.decode(input.bytes, keepOps: keepOps))
+      return try body()
     } catch {
       throw CommandError(.dataErr, "'\(input.displayName)' is not a valid Automerge file: \(error)")
     }

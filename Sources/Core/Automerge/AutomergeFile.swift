@@ -81,12 +81,21 @@ public struct AutomergeFile: Sendable {
   /// Everything else (hashes, chunks, listings, merging, `opCount`) is the same. Use it for
   /// anything but materializing.
   public static func decode(_ bytes: [UInt8], keepOps: Bool) throws -> AutomergeFile {
+    try decode(bytes, keepOps: keepOps, inspectFirstDocument: nil)
+  }
+
+  /// `decode`, with `inspect` called on the stored ops of the file's first chunk when it is
+  /// a document chunk, before its changes are reconstructed (see `DocumentChunk.decode`).
+  static func decode(
+    _ bytes: [UInt8], keepOps: Bool, inspectFirstDocument inspect: ((Reconstruction) -> Void)?
+  ) throws -> AutomergeFile {
     var file = AutomergeFile()
     if bytes.isEmpty { return file }
     var incoming: [Change] = []
     var opCounts: [Int32] = []
     let trusted = try file.readChunks(
-      bytes, from: 0, keepOps: keepOps, into: &incoming, opCounts: &opCounts)
+      bytes, from: 0, keepOps: keepOps, into: &incoming, opCounts: &opCounts,
+      inspectFirstDocument: inspect)
     try file.apply(
       &incoming, opCounts: opCounts, allowOrphans: file.chunks.first?.type == .document,
       trusted: trusted)
@@ -134,7 +143,7 @@ public struct AutomergeFile: Sendable {
   ///   empty.
   private mutating func readChunks(
     _ bytes: [UInt8], from start: Int, keepOps: Bool, into incoming: inout [Change],
-    opCounts: inout [Int32]
+    opCounts: inout [Int32], inspectFirstDocument: ((Reconstruction) -> Void)? = nil
   ) throws -> [Bool] {
     var trusted: [Bool] = []
     try bytes.withUnsafeBufferPointer { buf in
@@ -150,7 +159,8 @@ public struct AutomergeFile: Sendable {
           let following = AutomergeFile.changeChunks(buf, from: h.end)
           var decoded = try DocumentChunk.decode(
             buf, body: h.body, chunkOffset: offset, keepOps: keepOps,
-            spareCapacity: incoming.isEmpty ? following : 0)
+            spareCapacity: incoming.isEmpty ? following : 0,
+            inspect: offset == 0 ? inspectFirstDocument : nil)
           opCounts.append(contentsOf: decoded.opCounts)
           try AutomergeFile.check(h, computed)
           if let reason = decoded.refusedByNewerAutomerge {

@@ -50,12 +50,14 @@ enum DocumentChunk {
   ///   - verifyHeads: check the regenerated heads against the stored ones.
   ///   - keepOps: keep each change's ops (else only their count).
   ///   - spareCapacity: room to reserve in `Decoded.changes` for changes the caller appends.
+  ///   - inspect: called with the decoded stored ops (§7.3) before the changes are
+  ///     reconstructed from them (`DocumentMaterializer` reads them there).
   /// - Returns: the regenerated changes, the stored heads and each change's op count.
   /// - Throws: `AutomergeDecodeError` for malformed bytes, and `headsMismatch` when the
   ///   regenerated heads differ from the stored ones.
   static func decode(
     _ buf: UnsafeBufferPointer<UInt8>, body: Range<Int>, chunkOffset: Int, verifyHeads: Bool = true,
-    keepOps: Bool = true, spareCapacity: Int = 0
+    keepOps: Bool = true, spareCapacity: Int = 0, inspect: ((Reconstruction) -> Void)? = nil
   ) throws -> Decoded {
     var r = ByteReader(buf, from: body.lowerBound, to: body.upperBound)
     let (actors, heads, changeCols, opCols) = try header(&r)
@@ -85,6 +87,7 @@ enum DocumentChunk {
       limit: ChangeChunk.rowLimit(forBytes: total + body.count))
     try builder.decodeChangeColumns(changeData)
     try builder.decodeOpColumns(opData)
+    inspect?(builder)
     let (changes, opCounts) = try builder.reconstruct(
       keepOps: keepOps, spareCapacity: spareCapacity)
 

@@ -13,8 +13,8 @@ COMMIT := $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) \
   || sed -n 's/^\([0-9a-f]\{12\}\)[0-9a-f]\{28\}$$/\1/p' packaging/commit)
 DEB = dist/mn_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/null || echo unknown).deb
 
-.PHONY: setup build release build-info demo test conformance docs lint bench fuzz install \
-  deb dist check-package clean
+.PHONY: setup build release build-info demo test conformance docs lint bench bench-codec fuzz \
+  install deb dist check-package clean
 
 setup:
 	@scripts/setup.sh
@@ -54,6 +54,11 @@ lint:
 
 bench: release
 	@scripts/bench.sh $(BIN)
+
+# Only the codec part of `make bench` (mn against ../shared/tools/am-oracle);
+# BENCH_ONLY=WORDS keeps the lines whose name contains WORDS.
+bench-codec: release
+	@scripts/bench.sh --codec $(BIN)
 
 fuzz: setup
 	@scripts/fuzz.sh

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # make bench: times mn against a reference measured in the same run and prints the ratios.
-# Usage: scripts/bench.sh PATH-TO-MN   (a release build)
+# Usage: scripts/bench.sh [--codec] PATH-TO-MN   (a release build)
+#   --codec: only the codec part (mn against the real Automerge, ../shared/tools/am-oracle)
 set -euo pipefail
+only_codec=0
+if [ "${1:-}" = "--codec" ]; then only_codec=1; shift; fi
 here="$(cd "$(dirname "$0")/.." && pwd)"
 mn="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 fixtures="$here/../shared/fixtures"
+oracle="$here/../shared/tools/am-oracle"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/mn-bench.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" XDG_STATE_HOME="$tmp/home/.local/state"
@@ -27,6 +31,117 @@ PY
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f'{a/b:.2f}')" "$1" "$2"; }
 ms() { python3 -c "import sys; print(f'{float(sys.argv[1])*1000:.2f} ms')" "$1"; }
 
+# The codec against the real Automerge (Rust 0.11, ../shared/tools/am-oracle) on the same
+# files in the same run: each pair runs three times, alternating, and the best time and the
+# best peak memory of each side are kept (whole process: wait4's rusage).
+codec() {
+  echo "== codec: mn against the real Automerge ($oracle), best of three, alternating"
+  if [ ! -d "$fixtures/upstream" ]; then
+    echo "(../shared/fixtures not found: codec benchmarks skipped)"
+    return
+  fi
+  local have_oracle=1
+  if [ ! -x "$oracle" ]; then
+    have_oracle=0
+    echo "(the reference $oracle is missing: mn's figures only, no ratios)"
+  fi
+  local data="$fixtures/upstream/rust/benchmark-battery/data"
+  # A Minuta month: am-oracle gen, 3 devices, 800 rounds (about 1,950 changes), made once
+  # and kept in .build/bench-data (deterministic for the seed).
+  local month="$here/.build/bench-data/month"
+  if [ "$have_oracle" = 1 ] && [ ! -f "$month/device-1/records/2026/09.automerge" ]; then
+    echo "(generating a Minuta month with am-oracle gen, once: about a minute)"
+    rm -rf "$month"
+    "$oracle" gen --seed 7 --actors 3 --rounds 800 --records-per-round 2 --out "$month" >/dev/null
+  fi
+  local m0="$month/device-0/records/2026" m1="$month/device-1/records/2026"
+  # The doctor's folder: 120 months, cycling over the generated month (each device's copy,
+  # as the app saves it) and the corpus seeds' smaller months.
+  local folder="$tmp/doctor" sources=() i
+  sources=("$month"/device-*/records/2026/09.automerge "$fixtures"/corpus/seed-*/device-0/records/2026/09.automerge)
+  for i in $(seq 0 119); do
+    local d="$folder/records/$((2016 + i / 12))"
+    mkdir -p "$d"
+    [ -f "${sources[$((i % ${#sources[@]}))]}" ] && cp "${sources[$((i % ${#sources[@]}))]}" "$d/$(printf '%02d' $((i % 12 + 1))).automerge"
+  done
+  # One line per comparison: its name, the mn command, the reference command.
+  pair() { printf '%s\t%s\t%s\n' "$1" "$2" "$3"; }
+  {
+    pair "doc check essay.amrg" \
+      "$mn doc check $data/essay.amrg" \
+      "$oracle check $data/essay.amrg"
+    pair "doc check godot-thread.amrg" \
+      "$mn doc check $data/godot-thread.amrg" \
+      "$oracle check $data/godot-thread.amrg"
+    pair "doc show moby-dick.automerge" \
+      "$mn doc show $data/moby-dick.automerge" \
+      "$oracle json $data/moby-dick.automerge"
+    local count
+    count=$(grep -c . "$m0/09.changes.automerge.changes" 2>/dev/null || echo '?')
+    pair "doc check month, changes-only ($count changes)" \
+      "$mn doc check $m0/09.changes.automerge" \
+      "$oracle check $m0/09.changes.automerge"
+    pair "doc merge of two months" \
+      "$mn doc merge -o $tmp/mm.automerge $m0/09.automerge $m1/09.automerge" \
+      "$oracle merge $m0/09.automerge $m1/09.automerge $tmp/om.automerge"
+    pair "doc show godot-thread.amrg" \
+      "$mn doc show $data/godot-thread.amrg" \
+      "$oracle json $data/godot-thread.amrg"
+    pair "doc merge essay.amrg stephen.amrg" \
+      "$mn doc merge -o $tmp/me.automerge $data/essay.amrg $data/stephen.amrg" \
+      "$oracle merge $data/essay.amrg $data/stephen.amrg $tmp/oe.automerge"
+    pair "doctor, 120 months (oracle: check each)" \
+      "$mn --root $folder doctor" \
+      "sh -c 'for f in $folder/records/*/*.automerge; do $oracle check \"\$f\" || exit 1; done'"
+  } >"$tmp/pairs"
+  python3 - "$have_oracle" "$tmp/pairs" <<'PY'
+import os, sys, time
+have_oracle = sys.argv[1] == "1"
+only = os.environ.get("BENCH_ONLY", "")
+
+def measure(cmd):
+    """Seconds, peak resident MB (wait4: the child and whatever it reaped) and exit code."""
+    start = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        os.execvp("sh", ["sh", "-c", "exec " + cmd])
+    _, status, usage = os.wait4(pid, 0)
+    return time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+def cell(b):
+    return f"{b[0]:7.2f} s {b[1]:5.0f} MB" + ("!" if b[2] else " ")
+
+print(f"{'work':44} {'mn':>17} {'Automerge':>17} {'time':>6} {'memory':>7}")
+for line in open(sys.argv[2]):
+    name, mn, ref = line.rstrip("\n").split("\t")
+    if only and only not in name:
+        continue
+    best = {"mn": [1e9, 1e9, 0], "ref": [1e9, 1e9, 0]}
+    for _ in range(3):
+        for side, cmd in (("mn", mn), ("ref", ref)):
+            if side == "ref" and not have_oracle:
+                continue
+            t, m, code = measure(cmd)
+            b = best[side]
+            b[0], b[1], b[2] = min(b[0], t), min(b[1], m), b[2] or code
+    mn_b, ref_b = best["mn"], best["ref"]
+    if have_oracle:
+        print(f"{name:44} {cell(mn_b)} {cell(ref_b)} {mn_b[0] / ref_b[0]:5.2f}x {mn_b[1] / ref_b[1]:6.2f}x",
+              flush=True)
+    else:
+        print(f"{name:44} {cell(mn_b)}", flush=True)
+print("(goal: time <= 0.25x, memory <= 0.5x, no line above 1x; ! = the command failed)")
+PY
+}
+
+if [ "$only_codec" = 1 ]; then
+  codec
+  exit 0
+fi
+
 echo "== start-up: mn resolve --local vs git --version (median of 300 runs; goal <= 2x)"
 a=$(median 300 "$mn resolve --local")
 b=$(median 300 "git --version")
@@ -34,40 +149,15 @@ echo "mn resolve --local  $(ms "$a")"
 echo "git --version       $(ms "$b")"
 echo "ratio               $(ratio "$a" "$b")x"
 
-if [ -d "$fixtures/upstream" ]; then
-  echo
-  echo "== codec: mn doc check/show/merge vs sha256sum of the same bytes (median of 5)"
-  echo "   reference (the real Automerge on this kind of machine, from the issue): load essay 2.32 s / 334 MB,"
-  echo "   godot-thread 10.4 s / 876 MB, moby-dick 1.20 s (0.90 s to print its JSON); goal: a quarter or less"
-  data="$fixtures/upstream/rust/benchmark-battery/data"
-  largest=$(find "$fixtures/corpus" -name '*.automerge' -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2)
-  printf '%-28s %8s %10s %10s %8s %10s %8s\n' file MB "check" "MB/s" "x sha" "peak MB" "show"
-  for f in "$data/essay.amrg" "$data/godot-thread.amrg" "$data/moby-dick.automerge" "$largest"; do
-    [ -f "$f" ] || continue
-    size=$(stat -c %s "$f")
-    mb=$(python3 -c "print(f'{$size/1e6:.2f}')")
-    sha=$(median 5 "sha256sum $f")
-    chk=$(median 5 "$mn doc check $f")
-    show=$(median 5 "$mn doc show $f")
-    peak=$(peak_mb "$mn" doc check "$f")
-    rate=$(python3 -c "print(f'{$size/1e6/$chk:.1f}')")
-    printf '%-28s %8s %10s %10s %8s %10s %8s\n' "$(basename "$f")" "$mb" "$(ms "$chk")" "$rate" \
-      "$(ratio "$chk" "$sha")" "$peak" "$(ms "$show")"
-  done
-  f="$data/essay.amrg"
-  if [ -f "$f" ]; then
-    merge=$(median 5 "$mn doc merge -o $tmp/m.automerge $f $data/stephen.amrg")
-    echo "doc merge essay+stephen    $(ms "$merge")  peak $(peak_mb "$mn" doc merge -o "$tmp/m2.automerge" "$f" "$data/stephen.amrg") MB"
-  fi
-else
-  echo "(../shared/fixtures not found: codec benchmarks skipped)"
-fi
+
+echo
+codec
 
 echo
 echo "== folder scan: mn ls --json vs find, 120 months x (document + 2 copies + placeholder); goal <= 2x"
 root="$tmp/scan"
 python3 - "$root" <<'PY'
-import os, sys
+import os, sys, time
 root = sys.argv[1]
 for i in range(120):
     y, m = 2016 + i // 12, i % 12 + 1

@@ -84,6 +84,25 @@ import Testing
   }
 }
 
+/// `doc check` of a file that Automerge 0.6.1 opens and 0.11 refuses: valid, with a warning.
+@Suite struct DocCheckTests {
+  static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent(
+      "CoreTests/Fixtures/valid/upstream/broken_zero_width_mark.automerge"
+    ).path
+
+  @Test func aFileOnlyTheOlderAutomergeOpensIsValidWithAWarning() throws {
+    let result = try VerbTests.run(["doc", "check", Self.fixture])
+    #expect(result.status == Commands.ExitStatus.ok)
+    #expect(result.stderr.contains("warning"))
+    #expect(result.stderr.contains("Automerge 0.11 and later refuse this file"))
+    let json = try VerbTests.run(["--json", "doc", "check", Self.fixture])
+    #expect(json.stdout.contains("refusedByNewerAutomerge"))
+    let quiet = try VerbTests.run(["-q", "doc", "check", Self.fixture])
+    #expect(quiet.stderr.isEmpty)
+  }
+}
+
 /// `ls` hands what it listed to `Environment.keepUntilExit` (the live environment keeps it,
 /// so that the process does not free it entry by entry just before it exits).
 @Suite struct KeepUntilExitTests {

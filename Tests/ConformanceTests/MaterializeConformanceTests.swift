@@ -24,9 +24,10 @@ enum ExpectedJSON {
     return try JSONParser.parse([UInt8](data), maxDepth: 10_000).sortedKeys
   }
 
-  /// Where the expectations of a fixture live (corpus: beside it; upstream: mirrored).
+  /// Where the expectations of a fixture live (corpus: beside it; upstream: mirrored, with
+  /// Automerge 0.6.1's answers over 0.11's where they differ).
   static func prefix(of rel: String) -> String {
-    rel.hasPrefix("upstream/") ? "upstream-expected" + rel.dropFirst("upstream".count) : rel
+    rel.hasPrefix("upstream/") ? SharedFixtures.upstreamExpectation(rel) : rel
   }
 
   /// Every fixture that has a plain or typed JSON expectation.
@@ -67,5 +68,31 @@ enum ExpectedJSON {
       compared += 1
     }
     #expect(compared > 0)
+  }
+
+  /// A file that is one document chunk is materialized from its columns (`doc show`'s
+  /// path) to the same JSON, plain and typed.
+  @Test(arguments: ExpectedJSON.fixtures)
+  func documentChunkJSONMatches(_ rel: String) throws {
+    let bytes = try #require(SharedFixtures.read(rel))
+    let prefix = ExpectedJSON.prefix(of: rel)
+    for (suffix, typed) in [(".json", false), (".typed.json", true)] {
+      guard let expected = try ExpectedJSON.read(prefix, suffix),
+        let actual = try Materializer.materializeDocumentChunk(bytes, typed: typed)
+      else { continue }
+      #expect(actual.sortedKeys == expected, "\(rel)\(suffix) differs from its columns")
+    }
+  }
+
+  /// Every corpus file that Automerge's save() wrote takes the column path.
+  @Test func savedDocumentsTakeTheColumnPath() throws {
+    let saved = ExpectedJSON.fixtures.filter {
+      $0.hasPrefix("corpus/") && $0.hasSuffix("/09.automerge") && !$0.contains("/merged/")
+    }
+    #expect(saved.count >= 10)
+    for rel in saved {
+      let bytes = try #require(SharedFixtures.read(rel))
+      #expect(try Materializer.materializeDocumentChunk(bytes, typed: false) != nil, "\(rel)")
+    }
   }
 }

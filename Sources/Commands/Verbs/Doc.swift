@@ -71,8 +71,18 @@ enum Doc {
     options: [.flag("typed", help: "Wrap values whose JSON form loses their Automerge type.")],
     exits: [.ok, .usage, .dataErr, .noInput],
     run: { call, env in
-      let (_, file) = try DocInput.decode(call.arguments[0], call, env, keepOps: true)
-      let value = try Materializer.materialize(file, typed: call.flag("typed"))
+      let input = try DocInput.read(call.arguments[0], call, env)
+      let typed = call.flag("typed")
+      // A file as Automerge's save() writes it is read from its columns; anything else
+      // through its changes.
+      let direct = try DocInput.decoding(input) {
+        try Materializer.materializeDocumentChunk(input.bytes, typed: typed)
+      }
+      let value =
+        try direct
+        ?? Materializer.materialize(
+          DocInput.decoding(input) { try AutomergeFile.decode(input.bytes, keepOps: true) },
+          typed: typed)
       try env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")
       return .ok
     })
@@ -106,7 +116,9 @@ enum Doc {
     discussion: """
       Exits 0 when every file is valid, else 65, naming each bad file and the reason on \
       standard error. A file with changes whose dependencies are missing is valid (Automerge \
-      loads it) and is reported as a warning.
+      loads it) and is reported as a warning. So is a file that Automerge 0.6.1 (the \
+      version the app ships) opens and Automerge 0.11 and later refuse, when nothing of its \
+      content depends on the difference (a mark whose end comes before its begin).
       """,
     arguments: [ArgumentSpec("FILE", .document, help: "The files to check.", variadic: true)],
     exits: [.ok, .usage, .dataErr, .noInput],
@@ -164,8 +176,8 @@ enum Doc {
       throw UsageError(message: "missing option '--output'", path: ["doc", "merge"])
     }
     let inputs = try call.arguments.map { try DocInput.read($0, call, env) }
-    let result = try AutomergeMerge.merge(inputs.map(\.bytes))
-    guard try AutomergeMerge.verify(result.bytes, inputs: inputs.map(\.bytes)) else {
+    let (result, holdsEveryChange) = try AutomergeMerge.mergeAndVerify(inputs.map(\.bytes))
+    guard holdsEveryChange else {
       throw CommandError(.software, "the merge does not hold every input change; nothing written")
     }
     if output == "-" {
@@ -194,14 +206,25 @@ enum Doc {
             "mn: warning: '\(input.displayName)': \(file.orphans.count) changes have missing dependencies\n"
           )
         }
+        if !call.global.quiet {
+          for reason in file.refusedByNewerAutomerge {
+            try env.stderr.write(
+              "mn: warning: '\(input.displayName)': Automerge 0.11 and later refuse this file (\(reason)); Automerge 0.6.1, the app's, opens it with the same content\n"
+            )
+          }
+        }
         if call.global.verbose && !call.global.json {
           try env.stdout.write("\(input.displayName): ok, \(file.changes.count) changes\n")
         }
-        reports.append(
-          .object([
-            ("path", .string(input.displayName)), ("valid", .bool(true)),
-            ("changes", .int(Int64(file.changes.count))),
-          ]))
+        var report: [(String, JSONValue)] = [
+          ("path", .string(input.displayName)), ("valid", .bool(true)),
+          ("changes", .int(Int64(file.changes.count))),
+        ]
+        if !file.refusedByNewerAutomerge.isEmpty {
+          report.append(
+            ("refusedByNewerAutomerge", .array(file.refusedByNewerAutomerge.map { .string($0) })))
+        }
+        reports.append(.object(report))
       } catch {
         bad += 1
         try env.stderr.write("mn: error: '\(input.displayName)': \(error)\n")
@@ -251,8 +274,13 @@ struct DocInput {
     _ argument: String, _ call: Invocation, _ env: Environment, keepOps: Bool = false
   ) throws -> (DocInput, AutomergeFile) {
     let input = try read(argument, call, env)
+    return (input, try decoding(input) { try AutomergeFile.decode(input.bytes, keepOps: keepOps) })
+  }
+
+  /// Runs a decode of `input`, its errors reported as an invalid file.
+  static func decoding<T>(_ input: DocInput, _ body: () throws -> T) throws -> T {
     do {
-      return (input, try AutomergeFile.decode(input.bytes, keepOps: keepOps))
+      return try body()
     } catch {
       throw CommandError(.dataErr, "'\(input.displayName)' is not a valid Automerge file: \(error)")
     }

@@ -40,6 +40,10 @@ public struct AutomergeFile: Sendable {
   public var opCount: Int
   /// Where each change hash sits in `changes`.
   public var index: [ChangeHash: Int]
+  /// Why Automerge 0.11 and later refuse this file, one reason per document chunk they
+  /// refuse, where Automerge 0.6.1 (the app's) opens it and reads the same content. Empty
+  /// when both versions open it.
+  public var refusedByNewerAutomerge: [String]
 
   /// An empty document (the load of 0 bytes).
   public init() {
@@ -51,6 +55,7 @@ public struct AutomergeFile: Sendable {
     actors = []
     opCount = 0
     index = [:]
+    refusedByNewerAutomerge = []
   }
 
   /// The change with this hash, if the file has it.
@@ -76,31 +81,93 @@ public struct AutomergeFile: Sendable {
   /// Everything else (hashes, chunks, listings, merging, `opCount`) is the same. Use it for
   /// anything but materializing.
   public static func decode(_ bytes: [UInt8], keepOps: Bool) throws -> AutomergeFile {
+    try decode(bytes, keepOps: keepOps, inspectFirstDocument: nil)
+  }
+
+  /// `decode`, with `inspect` called on the stored ops of the file's first chunk when it is
+  /// a document chunk, before its changes are reconstructed (see `DocumentChunk.decode`).
+  static func decode(
+    _ bytes: [UInt8], keepOps: Bool, inspectFirstDocument inspect: ((Reconstruction) -> Void)?
+  ) throws -> AutomergeFile {
     var file = AutomergeFile()
     if bytes.isEmpty { return file }
     var incoming: [Change] = []
-    var firstIsDocument = false
-    var firstDocumentCount = 0
     var opCounts: [Int32] = []
+    let trusted = try file.readChunks(
+      bytes, from: 0, keepOps: keepOps, into: &incoming, opCounts: &opCounts,
+      inspectFirstDocument: inspect)
+    try file.apply(
+      &incoming, opCounts: opCounts, allowOrphans: file.chunks.first?.type == .document,
+      trusted: trusted)
+    return file
+  }
+
+  /// Decodes a file whose first `prefixLength` bytes are a file already decoded as `prefix`
+  /// (with `keepOps: false`): only the chunks after them are read, and the whole is loaded
+  /// with the same rules as `decode`. A merge's output is its first input followed by change
+  /// chunks; this reads it back without reconstructing the first input's changes again.
+  ///
+  /// - Throws: as `decode`.
+  static func decode(_ bytes: [UInt8], after prefix: AutomergeFile, prefixLength: Int) throws
+    -> AutomergeFile
+  {
+    var file = AutomergeFile()
+    file.chunks = prefix.chunks
+    file.refusedByNewerAutomerge = prefix.refusedByNewerAutomerge
+    var incoming = prefix.changes
+    // The prefix's op count is added below: its changes are all kept (they are distinct).
+    var opCounts = [Int32](repeating: 0, count: incoming.count)
+    _ = try file.readChunks(
+      bytes, from: prefixLength, keepOps: false, into: &incoming, opCounts: &opCounts)
+    // The prefix's applied changes (all but its orphans, which it lists last) were loaded
+    // by its own decode: distinct, each after its deps, numbered 1...n per actor. They are
+    // trusted as a first document chunk's are; one of them is another's dependency unless
+    // it is one of the prefix's heads.
+    let heads = Set(prefix.heads)
+    let trusted = prefix.changes[..<(prefix.changes.count - prefix.orphans.count)].map {
+      !heads.contains($0.hash)
+    }
+    try file.apply(
+      &incoming, opCounts: opCounts, allowOrphans: file.chunks.first?.type == .document,
+      trusted: trusted)
+    file.opCount += prefix.opCount
+    return file
+  }
+
+  /// Reads the chunks of `bytes` from `start` to the end, appending their changes (in file
+  /// order) to `incoming` and each change's op count to `opCounts`, and their listing to
+  /// `chunks`.
+  ///
+  /// - Returns: when the file's first chunk is a document chunk at offset 0, the changes
+  ///   `apply` may trust: for each of its changes, whether another one depends on it; else
+  ///   empty.
+  private mutating func readChunks(
+    _ bytes: [UInt8], from start: Int, keepOps: Bool, into incoming: inout [Change],
+    opCounts: inout [Int32], inspectFirstDocument: ((Reconstruction) -> Void)? = nil
+  ) throws -> [Bool] {
+    var trusted: [Bool] = []
     try bytes.withUnsafeBufferPointer { buf in
-      var offset = 0
+      var offset = start
       while offset < buf.count {
         let h = try Chunk.header(buf, at: offset)
-        if offset == 0 { firstIsDocument = h.type == .document }
         var info = ChunkInfo(
           offset: offset, type: h.type, bodyLength: h.body.count, length: h.end - offset,
           checksum: h.checksum, inflatedLength: nil, changes: [])
         switch h.type {
         case .document:
           let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
-          let following = changeChunks(buf, from: h.end)
+          let following = AutomergeFile.changeChunks(buf, from: h.end)
           var decoded = try DocumentChunk.decode(
             buf, body: h.body, chunkOffset: offset, keepOps: keepOps,
-            spareCapacity: incoming.isEmpty ? following : 0)
+            spareCapacity: incoming.isEmpty ? following : 0,
+            inspect: offset == 0 ? inspectFirstDocument : nil)
           opCounts.append(contentsOf: decoded.opCounts)
-          try check(h, computed)
+          try AutomergeFile.check(h, computed)
+          if let reason = decoded.refusedByNewerAutomerge {
+            refusedByNewerAutomerge.append("document chunk at offset \(offset): \(reason)")
+          }
           info.changes = decoded.changes.map(\.hash)
-          if offset == 0 { firstDocumentCount = decoded.changes.count }
+          if offset == 0 { trusted = decoded.isDependency }
           if incoming.isEmpty {
             swap(&incoming, &decoded.changes)
           } else {
@@ -112,7 +179,7 @@ public struct AutomergeFile: Sendable {
           }
         case .change:
           let hash = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
-          try check(h, hash)
+          try AutomergeFile.check(h, hash)
           let chunk = Array(UnsafeBufferPointer(rebasing: buf[offset..<h.end]))
           var change = try ChangeChunk.decode(
             body: UnsafeBufferPointer(rebasing: buf[h.body]), base: h.body.lowerBound,
@@ -126,7 +193,7 @@ public struct AutomergeFile: Sendable {
           let body = try Deflate.inflate(
             UnsafeBufferPointer(rebasing: buf[h.body]), offset: h.body.lowerBound)
           let (chunk, hash) = ChangeEncoder.wrap(type: 1, body: body)
-          try check(h, hash)
+          try AutomergeFile.check(h, hash)
           let headerLength = chunk.count - body.count
           var change = try chunk.withUnsafeBufferPointer { c in
             try ChangeChunk.decode(
@@ -140,13 +207,11 @@ public struct AutomergeFile: Sendable {
           if !keepOps { change.ops = [] }
           incoming.append(change)
         }
-        file.chunks.append(info)
+        chunks.append(info)
         offset = h.end
       }
     }
-    try file.apply(
-      &incoming, opCounts: opCounts, allowOrphans: firstIsDocument, trusted: firstDocumentCount)
-    return file
+    return trusted
   }
 
   /// How many change chunks (each one change) follow `offset` before the next document
@@ -173,14 +238,16 @@ public struct AutomergeFile: Sendable {
   /// Applies changes with Rust's rules (§4 step 4): duplicates by hash are skipped, an
   /// `(actor, seq)` collision is an error, and a change waits until all its deps are in.
   ///
-  /// The first `trusted` changes come from the file's first chunk, a document: its
+  /// The first `trusted.count` changes come from the file's first chunk, a document: its
   /// reconstruction already proved them distinct, causally ordered and numbered 1...n per
-  /// actor, so they are applied without the queue.
+  /// actor, so they are applied without the queue; `trusted[i]` says whether another change
+  /// of that chunk depends on change `i` (their deps are all in the chunk).
   ///
   /// `incoming` is consumed: the changes are moved from it into `changes`.
   mutating func apply(
-    _ incoming: inout [Change], opCounts: [Int32], allowOrphans: Bool, trusted: Int
+    _ incoming: inout [Change], opCounts: [Int32], allowOrphans: Bool, trusted trustedIsDep: [Bool]
   ) throws {
+    let trusted = trustedIsDep.count
     var seen: [ChangeHash: Int] = [:]  // hash -> index in `incoming`
     seen.reserveCapacity(incoming.count)
     var applied = [Bool](repeating: false, count: incoming.count)
@@ -264,8 +331,11 @@ public struct AutomergeFile: Sendable {
       throw AutomergeDecodeError.missingDependencies(absent.sorted())
     }
 
-    var isDep = [Bool](repeating: false, count: incoming.count)
-    for i in order {
+    // The trusted changes' deps are trusted changes, listed by their chunk: only the
+    // others' deps are looked up.
+    var isDep = trustedIsDep
+    isDep.append(contentsOf: repeatElement(false, count: incoming.count - trusted))
+    for i in order where Int(i) >= trusted {
       for d in incoming[Int(i)].deps {
         if let j = seen[d] { isDep[j] = true }
       }

@@ -42,6 +42,25 @@ public enum AutomergeMerge {
   /// - Throws: `AutomergeMergeError` when an input does not decode or two different changes
   ///   share `(actor, seq)`.
   public static func merge(_ inputs: [[UInt8]]) throws -> MergeResult {
+    try merge(inputs, decoded: decodeInputs(inputs))
+  }
+
+  /// Merges files and checks the output as `verify` does, decoding each input once: the
+  /// check reuses the inputs' decoded form, and of the output reads only the change chunks
+  /// appended after the first input's bytes.
+  ///
+  /// - Returns: the merge, and whether its output holds exactly the union of the inputs'
+  ///   changes (false is a bug: write nothing).
+  /// - Throws: as `merge`, and `AutomergeDecodeError` when the output does not decode.
+  public static func mergeAndVerify(_ inputs: [[UInt8]]) throws -> (
+    result: MergeResult, holdsEveryChange: Bool
+  ) {
+    let files = try decodeInputs(inputs)
+    let result = try merge(inputs, decoded: files)
+    return (result, try verify(result.bytes, inputs: inputs, decoded: files))
+  }
+
+  private static func decodeInputs(_ inputs: [[UInt8]]) throws -> [AutomergeFile] {
     var files: [AutomergeFile] = []
     files.reserveCapacity(inputs.count)
     for (i, bytes) in inputs.enumerated() {
@@ -51,7 +70,7 @@ public enum AutomergeMerge {
         throw AutomergeMergeError.invalidInput(index: i, e)
       }
     }
-    return try merge(inputs, decoded: files)
+    return files
   }
 
   /// Merges files already decoded (`decoded[i]` is `AutomergeFile.decode(inputs[i])`).
@@ -61,31 +80,39 @@ public enum AutomergeMerge {
     guard let first = files.first else {
       return MergeResult(bytes: [], added: [], changeCount: 0, heads: [], missingDependencies: [])
     }
-    struct SeqKey: Hashable {
-      var actor: ActorId
-      var seq: UInt64
-    }
-    // Sized for every change up front: hundreds of thousands of hashes would otherwise
-    // be rehashed at every doubling.
-    let total = files.reduce(0) { $0 + $1.changes.count }
-    var bySeq: [SeqKey: ChangeHash] = [:]
-    bySeq.reserveCapacity(total)
-    var known = Set<ChangeHash>()
-    known.reserveCapacity(total)
+    // The first file's changes are distinct and their (actor, seq) unique: its decode
+    // checked both. The others add what it does not have.
+    let base = first.index
     var extra: [Change] = []
     var extraIndex: [ChangeHash: Int] = [:]
-    for (f, file) in files.enumerated() {
-      for c in file.changes {
-        if f > 0 && known.contains(c.hash) { continue }
-        known.insert(c.hash)
-        let key = SeqKey(actor: c.actors[0], seq: c.seq)
-        if let other = bySeq[key], other != c.hash {
-          throw AutomergeMergeError.duplicateSeq(actor: key.actor, seq: key.seq, other, c.hash)
+    for file in files.dropFirst() {
+      for c in file.changes where base[c.hash] == nil && extraIndex[c.hash] == nil {
+        extraIndex[c.hash] = extra.count
+        extra.append(c)
+      }
+    }
+    // Two changes with one (actor, seq) can only involve an added change: they are looked
+    // for among the added changes and the first file's changes by the same authors.
+    if !extra.isEmpty {
+      struct SeqKey: Hashable {
+        var actor: ActorId
+        var seq: UInt64
+      }
+      let authors = Set(extra.map(\.author))
+      var bySeq: [SeqKey: ChangeHash] = [:]
+      var runAuthor: ActorId? = nil
+      var runIncluded = false
+      for c in first.changes {
+        if c.actors[0] != runAuthor {
+          runAuthor = c.actors[0]
+          runIncluded = authors.contains(c.actors[0])
         }
-        bySeq[key] = c.hash
-        if f > 0 {
-          extraIndex[c.hash] = extra.count
-          extra.append(c)
+        if runIncluded { bySeq[SeqKey(actor: c.actors[0], seq: c.seq)] = c.hash }
+      }
+      for c in extra {
+        let key = SeqKey(actor: c.actors[0], seq: c.seq)
+        if let other = bySeq.updateValue(c.hash, forKey: key) {
+          throw AutomergeMergeError.duplicateSeq(actor: key.actor, seq: key.seq, other, c.hash)
         }
       }
     }
@@ -115,21 +142,29 @@ public enum AutomergeMerge {
       }
     }
 
-    var isDep = Set<ChangeHash>()
-    isDep.reserveCapacity(known.count)
+    // The heads: the union's changes that none of its changes depends on.
+    var baseIsDep = [Bool](repeating: false, count: first.changes.count)
+    var extraIsDep = [Bool](repeating: false, count: extra.count)
     var missing = Set<ChangeHash>()
-    for file in files {
-      for c in file.changes {
-        for d in c.deps {
-          isDep.insert(d)
-          if !known.contains(d) { missing.insert(d) }
+    func mark(_ deps: [ChangeHash]) {
+      for d in deps {
+        if let i = base[d] {
+          baseIsDep[i] = true
+        } else if let j = extraIndex[d] {
+          extraIsDep[j] = true
+        } else {
+          missing.insert(d)
         }
       }
     }
-    let heads = known.filter { !isDep.contains($0) }.sorted()
-    _ = first
+    for c in first.changes { mark(c.deps) }
+    for c in extra { mark(c.deps) }
+    var heads: [ChangeHash] = []
+    for (i, c) in first.changes.enumerated() where !baseIsDep[i] { heads.append(c.hash) }
+    for (j, c) in extra.enumerated() where !extraIsDep[j] { heads.append(c.hash) }
+    heads.sort()
     return MergeResult(
-      bytes: bytes, added: added, changeCount: known.count, heads: heads,
+      bytes: bytes, added: added, changeCount: first.changes.count + extra.count, heads: heads,
       missingDependencies: missing.sorted())
   }
 
@@ -137,15 +172,38 @@ public enum AutomergeMerge {
   /// - Returns: whether the change-hash sets are equal.
   /// - Throws: when the output or an input does not decode.
   public static func verify(_ output: [UInt8], inputs: [[UInt8]]) throws -> Bool {
-    let merged = try AutomergeFile.decode(output, keepOps: false)
-    var union = Set<ChangeHash>()
-    union.reserveCapacity(merged.changes.count)
-    for input in inputs {
-      for c in try AutomergeFile.decode(input, keepOps: false).changes { union.insert(c.hash) }
+    try verify(output, inputs: inputs, decoded: inputs.map { try AutomergeFile.decode($0, keepOps: false) })
+  }
+
+  /// `verify` with the inputs already decoded (`decoded[i]` is `inputs[i]` decoded with
+  /// `keepOps: false`). When the output starts with the first input's bytes, that part is
+  /// the first input's decode and only the rest of the output is read.
+  static func verify(_ output: [UInt8], inputs: [[UInt8]], decoded files: [AutomergeFile]) throws
+    -> Bool
+  {
+    let merged: AutomergeFile
+    let fromFirst: Bool
+    if let first = inputs.first, let decodedFirst = files.first, output.starts(with: first) {
+      merged = try AutomergeFile.decode(output, after: decodedFirst, prefixLength: first.count)
+      fromFirst = true
+    } else {
+      merged = try AutomergeFile.decode(output, keepOps: false)
+      fromFirst = false
     }
-    // The merged changes are distinct (`index` holds each once): the sets are equal when
-    // the counts are and every input change is in the output.
-    return merged.index.count == union.count && union.allSatisfy { merged.index[$0] != nil }
+    guard let first = files.first else { return merged.changes.isEmpty }
+    // The union's size: the first input's changes (distinct) and the others' that it lacks.
+    var others = Set<ChangeHash>()
+    for file in files.dropFirst() {
+      for c in file.changes where first.index[c.hash] == nil { others.insert(c.hash) }
+    }
+    // The output's changes are distinct: the sets are equal when the counts are and every
+    // input change is in the output. Read from the first input's decoded form, the output
+    // holds that input's changes by construction.
+    guard merged.index.count == first.changes.count + others.count else { return false }
+    for file in fromFirst ? files.dropFirst() : files[...] {
+      for c in file.changes where merged.index[c.hash] == nil { return false }
+    }
+    return true
   }
 }
 

@@ -9,6 +9,11 @@ enum DocumentChunk {
     var heads: [ChangeHash]
     /// The number of ops of each change (`changes[i].ops` may be empty, see `keepOps`).
     var opCounts: [Int32]
+    /// Per change: whether another change of the chunk depends on it.
+    var isDependency: [Bool]
+    /// Why Automerge 0.11 and later refuse this chunk, when Automerge 0.6.1 (the app's)
+    /// opens it and nothing of the content depends on the difference (§8.6); else nil.
+    var refusedByNewerAutomerge: String?
   }
 
   /// Reads the start of a document body (§7.1): the actors (sorted and unique), the stored
@@ -45,12 +50,14 @@ enum DocumentChunk {
   ///   - verifyHeads: check the regenerated heads against the stored ones.
   ///   - keepOps: keep each change's ops (else only their count).
   ///   - spareCapacity: room to reserve in `Decoded.changes` for changes the caller appends.
+  ///   - inspect: called with the decoded stored ops (§7.3) before the changes are
+  ///     reconstructed from them (`DocumentMaterializer` reads them there).
   /// - Returns: the regenerated changes, the stored heads and each change's op count.
   /// - Throws: `AutomergeDecodeError` for malformed bytes, and `headsMismatch` when the
   ///   regenerated heads differ from the stored ones.
   static func decode(
     _ buf: UnsafeBufferPointer<UInt8>, body: Range<Int>, chunkOffset: Int, verifyHeads: Bool = true,
-    keepOps: Bool = true, spareCapacity: Int = 0
+    keepOps: Bool = true, spareCapacity: Int = 0, inspect: ((Reconstruction) -> Void)? = nil
   ) throws -> Decoded {
     var r = ByteReader(buf, from: body.lowerBound, to: body.upperBound)
     let (actors, heads, changeCols, opCols) = try header(&r)
@@ -80,6 +87,7 @@ enum DocumentChunk {
       limit: ChangeChunk.rowLimit(forBytes: total + body.count))
     try builder.decodeChangeColumns(changeData)
     try builder.decodeOpColumns(opData)
+    inspect?(builder)
     let (changes, opCounts) = try builder.reconstruct(
       keepOps: keepOps, spareCapacity: spareCapacity)
 
@@ -93,7 +101,9 @@ enum DocumentChunk {
     guard regenerated == stored || !verifyHeads else {
       throw AutomergeDecodeError.headsMismatch(offset: chunkOffset)
     }
-    return Decoded(changes: changes, heads: stored, opCounts: opCounts)
+    return Decoded(
+      changes: changes, heads: stored, opCounts: opCounts, isDependency: isDep,
+      refusedByNewerAutomerge: builder.refusedByNewerAutomerge)
   }
 }
 
@@ -154,6 +164,8 @@ struct Reconstruction {
   var succKeys: [UInt64] = []
   var expand: [Bool] = []
   var markName: [Int32] = []
+  /// Set by `checkMarkOrder`: a mark order that only Automerge 0.11 and later refuse.
+  var refusedByNewerAutomerge: String?
 
   init(actors: [ActorId], chunkOffset: Int, limit: Int) {
     self.actors = actors
@@ -426,17 +438,19 @@ struct Reconstruction {
     guard pos == valRaw.count else {
       throw ColumnDecoder.fail(S.valRaw, ck, "extra bytes in value column")
     }
-    try checkMarkOrder()
+    refusedByNewerAutomerge = checkMarkOrder()
     guard insert.count == n || data[S.insert] == nil else {
       throw ColumnDecoder.fail(
         S.insert, ck, "invalid load length len=\(insert.count), expected=\(n)")
     }
   }
 
-  /// Rust 3.x rejects a document in which a mark's end op comes before its begin op (§8.6):
-  /// the end of the mark begun by op `c@a` is op `(c+1)@a`, and the document stores a
-  /// sequence's ops in sequence order.
-  func checkMarkOrder() throws {
+  /// Automerge 0.11 (Rust 3.x) refuses a document in which a mark's end op comes before its
+  /// begin op (§8.6): the end of the mark begun by op `c@a` is op `(c+1)@a`, and the document
+  /// stores a sequence's ops in sequence order. Automerge 0.6.1, which the Minuta app ships,
+  /// opens such a document, and a mark changes no JSON, so nothing is lost by opening it:
+  /// the reason is returned for `doc check` to report, not thrown.
+  func checkMarkOrder() -> String? {
     var begins: [UInt64: Int] = [:]
     var ends: [(id: UInt64, index: Int)] = []
     for i in 0..<action.count where action[i] == 7 {
@@ -445,10 +459,11 @@ struct Reconstruction {
     }
     for e in ends where e.id >> 32 > 1 {
       if let b = begins[e.id - (1 << 32)], b > e.index {
-        throw fail(
-          "mark end \(e.id >> 32)@\(actors[Int(e.id & 0xffff_ffff)]) occurs before its mark begin")
+        return
+          "mark end \(e.id >> 32)@\(actors[Int(e.id & 0xffff_ffff)]) occurs before its mark begin"
       }
     }
+    return nil
   }
 
   @inline(__always) func meta(_ i: Int) -> UInt64 {

@@ -117,7 +117,9 @@ public enum Doctor {
     report.filesDecoded += 1
     let file: AutomergeFile
     do {
-      file = try AutomergeFile.decode(try fileSystem.readFile(path, limit: maxDocumentSize))
+      // Validity and orphans only: every op is still checked, none is kept.
+      file = try AutomergeFile.decode(
+        try fileSystem.readFile(path, limit: maxDocumentSize), keepOps: false)
     } catch let error as FileSystemError where error.meansNotDownloaded {
       report.add(
         .placeholder, name, "not downloaded (reading it gives EDEADLK: a dataless file)",

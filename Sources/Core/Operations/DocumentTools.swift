@@ -21,8 +21,8 @@ public enum DocumentTools {
   ///   `AutomergeMergeError` when the union is not a valid document, and
   ///   `DocumentToolsError.verificationFailed` when the result does not read back as the union.
   public static func merge(existing: [UInt8], incoming: [UInt8]) throws -> [UInt8] {
-    let result = try AutomergeMerge.merge([existing, incoming])
-    guard try AutomergeMerge.verify(result.bytes, inputs: [existing, incoming]) else {
+    let (result, holdsEveryChange) = try AutomergeMerge.mergeAndVerify([existing, incoming])
+    guard holdsEveryChange else {
       throw DocumentToolsError.verificationFailed
     }
     return result.bytes

@@ -29,6 +29,34 @@ import Testing
     }
   }
 
+  /// `mergeAndVerify` reads the output back from the decoded inputs and the appended
+  /// chunks only: the same answer as `verify`, for outputs that hold the union and for
+  /// outputs that do not.
+  @Test func mergeAndVerifyAgreesWithVerify() throws {
+    let a = try Fixture.bytes(Self.d0)
+    let b = try Fixture.bytes(Self.d1)
+    let inc = try Fixture.bytes("valid/seed-01/device-0/tags.incremental.automerge")
+    let chg = try Fixture.bytes("valid/seed-01/device-0/tags.changes.automerge")
+    for inputs in [[a, b], [b, a], [a, b, a], [[], a, b], [inc, b], [chg, a, b], [a]] {
+      let (result, holds) = try AutomergeMerge.mergeAndVerify(inputs)
+      #expect(result.bytes == (try AutomergeMerge.merge(inputs)).bytes)
+      #expect(holds)
+      #expect(try AutomergeMerge.verify(result.bytes, inputs: inputs))
+      let decoded = try inputs.map { try AutomergeFile.decode($0, keepOps: false) }
+      let merged = try AutomergeFile.decode(result.bytes, keepOps: false)
+      let again = try AutomergeFile.decode(
+        result.bytes, after: decoded[0], prefixLength: inputs[0].count)
+      #expect(Set(again.changes.map(\.hash)) == Set(merged.changes.map(\.hash)))
+      #expect(again.heads == merged.heads && again.opCount == merged.opCount)
+      #expect(again.chunks.map(\.offset) == merged.chunks.map(\.offset))
+      // Without its last appended chunk the output misses a change: both checks say so.
+      guard let last = merged.chunks.last, !result.added.isEmpty else { continue }
+      let short = Array(result.bytes[..<last.offset])
+      #expect(!(try AutomergeMerge.verify(short, inputs: inputs, decoded: decoded)))
+      #expect(!(try AutomergeMerge.verify(short, inputs: inputs)))
+    }
+  }
+
   @Test func mergeIsIdempotent() throws {
     let a = try Fixture.bytes(Self.d0)
     let b = try Fixture.bytes(Self.d1)

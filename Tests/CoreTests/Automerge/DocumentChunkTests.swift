@@ -34,6 +34,24 @@ import Testing
     #expect(again.changes[0].ops == c.ops)
   }
 
+  /// Automerge 0.6.1 (the app's) opens a document whose mark end comes before its begin,
+  /// which 0.11 refuses: mn opens it as 0.6.1 does, and says that the newer one refuses it.
+  @Test func zeroWidthMarkOpensAsInAutomerge06() throws {
+    let rel = "valid/upstream/broken_zero_width_mark.automerge"
+    let file = try AutomergeFile.decode(Fixture.bytes(rel))
+    #expect(ChangeListing.heads(file.heads) == (try Fixture.text(rel + ".heads")))
+    #expect(ChangeListing.changes(file.changes) == (try Fixture.text(rel + ".changes")))
+    #expect(file.refusedByNewerAutomerge.count == 1)
+    #expect(file.refusedByNewerAutomerge.first?.contains("occurs before its mark begin") == true)
+    // Every change still re-encodes to its own bytes.
+    for c in file.changes {
+      let (chunk, hash) = c.encoded()
+      #expect(chunk == c.chunk && hash == c.hash)
+    }
+    // A document both versions open carries no such note.
+    #expect(try AutomergeFile.decode(Fixture.bytes("valid/upstream/exemplar")).refusedByNewerAutomerge.isEmpty)
+  }
+
   @Test func headsMismatchIsRejected() throws {
     #expect(throws: AutomergeDecodeError.self) {
       try AutomergeFile.decode(Fixture.bytes("malformed/incorrect_max_op.automerge"))

@@ -14,6 +14,7 @@ import Testing
     "valid/upstream/counter_value_is_ok.automerge", "valid/upstream/two_change_chunks.automerge",
     "valid/upstream/two_change_chunks_compressed.automerge",
     "valid/upstream/two_change_chunks_out_of_order.automerge",
+    "valid/upstream/broken_zero_width_mark.automerge",
   ]
 
   @Test(arguments: files)
@@ -25,8 +26,18 @@ import Testing
       // The generic entry point (with its own dependency check) agrees.
       #expect(
         try Materializer.materialize(file.changes, typed: typed) == expected, "\(rel)\(suffix)")
+      // So does the column path, for a file that is one document chunk.
+      let direct = try Materializer.materializeDocumentChunk(Fixture.bytes(rel), typed: typed)
+      #expect(direct.map(\.sortedKeys) == (Self.oneDocumentChunk.contains(rel) ? expected : nil), "\(rel)\(suffix)")
     }
   }
+
+  /// The files of `files` that are exactly one document chunk.
+  static let oneDocumentChunk: Set<String> = [
+    "valid/seed-01/device-0/tags.automerge", "valid/seed-01/device-0/records/2026/09.automerge",
+    "valid/seed-01/device-1/tags.automerge", "valid/upstream/exemplar",
+    "valid/upstream/broken_zero_width_mark.automerge",
+  ]
 
   @Test func exemplarWrittenTextIsExact() throws {
     let file = try AutomergeFile.decode(Fixture.bytes("valid/upstream/exemplar"))

@@ -55,6 +55,49 @@ public enum Materializer {
     try opSet(of: file).json(typed: typed, maxDepth: maxDepth)
   }
 
+  /// The current content of a file that is exactly one document chunk (what Automerge's
+  /// `save()` writes), read from the chunk's op columns: no `Change` or `Op` values, a
+  /// fraction of the memory. The file is decoded and verified as `AutomergeFile` decodes it
+  /// (the columns are read between the two, before the changes are reconstructed).
+  ///
+  /// - Returns: the JSON, or nil when the file has another shape or its columns need the
+  ///   general path (`materialize(_ file:)`), which then gives the answer or the error.
+  /// - Throws: `AutomergeDecodeError` when the file does not decode.
+  public static func materializeDocumentChunk(
+    _ bytes: [UInt8], typed: Bool, maxDepth: Int = defaultMaxDepth
+  ) throws -> JSONValue? {
+    let h = try bytes.withUnsafeBufferPointer { try Chunk.header($0, at: 0) }
+    guard h.type == .document, h.end == bytes.count else { return nil }
+    var json: JSONValue? = nil
+    let file = try AutomergeFile.decode(bytes, keepOps: false) {
+      json = DocumentMaterializer.json($0, typed: typed, maxDepth: maxDepth)
+    }
+    return file.orphans.isEmpty ? json : nil
+  }
+
+  /// The JSON form of a scalar value (see the table above); `increments` is added to a
+  /// counter.
+  static func json(of value: ScalarValue, increments: Int64, typed: Bool) -> JSONValue {
+    func wrap(_ name: String, _ value: JSONValue) -> JSONValue {
+      typed ? .object([(name, value)]) : value
+    }
+    switch value {
+    case .null: return .null
+    case .bool(let b): return .bool(b)
+    case .string(let s): return .string(s)
+    case .bytes(let b): return .object([("$bytes", .string(Hex.encode(b)))])
+    case .int(let v): return wrap("$int", .int(v))
+    case .uint(let v): return wrap("$uint", .uint(v))
+    case .f64(let d): return wrap("$f64", d.isFinite ? .double(d) : .null)
+    case .counter(let v): return wrap("$counter", .int(v &+ increments))
+    case .timestamp(let v): return wrap("$timestamp", .int(v))
+    case .unknown(let code, let b):
+      return .object([
+        ("$unknown", .object([("type", .int(Int64(code))), ("bytes", .string(Hex.encode(b)))]))
+      ])
+    }
+  }
+
   /// The op set of a decoded file's applied (non-orphan) changes.
   public static func opSet(of file: AutomergeFile) throws(MaterializeError) -> OpSet {
     let applied = file.changes.count - file.orphans.count
@@ -157,23 +200,6 @@ extension OpSet {
 
   /// The JSON form of scalar op `g` (see the table on `Materializer`).
   func scalarJSON(_ g: Int, typed: Bool) -> JSONValue {
-    func wrap(_ name: String, _ value: JSONValue) -> JSONValue {
-      typed ? .object([(name, value)]) : value
-    }
-    switch value(g) {
-    case .null: return .null
-    case .bool(let b): return .bool(b)
-    case .string(let s): return .string(s)
-    case .bytes(let b): return .object([("$bytes", .string(Hex.encode(b)))])
-    case .int(let v): return wrap("$int", .int(v))
-    case .uint(let v): return wrap("$uint", .uint(v))
-    case .f64(let d): return wrap("$f64", d.isFinite ? .double(d) : .null)
-    case .counter(let v): return wrap("$counter", .int(v &+ (incrementSum[Int32(g)] ?? 0)))
-    case .timestamp(let v): return wrap("$timestamp", .int(v))
-    case .unknown(let code, let b):
-      return .object([
-        ("$unknown", .object([("type", .int(Int64(code))), ("bytes", .string(Hex.encode(b)))]))
-      ])
-    }
+    Materializer.json(of: value(g), increments: incrementSum[Int32(g)] ?? 0, typed: typed)
   }
 }

@@ -1,0 +1,296 @@
+/// Materializes a document chunk straight from its stored op columns (automerge-format.md
+/// §7.4, §8.4, §10), without a `Change` or an `Op` value per op: the path of `mn doc show`
+/// for a file that is one document chunk, as Automerge's `save()` writes it.
+///
+/// A document stores each object's ops together, a map's by key then id, a sequence's
+/// element by element in sequence order, each op with its successors: the current value of
+/// a key or element is its visible op (§8.4) with the greatest id, found in one pass. Where
+/// the columns are not in that shape (possible only in documents no Automerge writes), the
+/// answer is nil and the caller takes the general path (`OpSet`), which applies the changes.
+struct DocumentMaterializer {
+  private let ops: Reconstruction
+  private let typed: Bool
+  /// Per stored op, where its value payload starts in `ops.valRaw` (below 4 GiB, checked
+  /// by the decoder).
+  private var valueStart: [UInt32] = []
+  /// Per stored op, where its successors start in `ops.succKeys`.
+  private var succStart: [UInt32] = []
+  /// The stored increments (action 5): their id and index.
+  private var increments: [UInt64: Int] = [:]
+
+  /// The ops of one object: its id (0 for the root) and its range of stored ops.
+  private struct ObjectRun {
+    var id: UInt64
+    var ops: Range<Int>
+  }
+
+  /// The JSON of the document whose stored ops are `ops` (decoded, see
+  /// `DocumentChunk.decode(inspect:)`), or nil when the columns are not in the shape this reader
+  /// relies on, or nest deeper than `maxDepth` (the general path says why).
+  static func json(_ ops: Reconstruction, typed: Bool, maxDepth: Int) -> JSONValue? {
+    var m = DocumentMaterializer(ops: ops, typed: typed)
+    return m.run(maxDepth: maxDepth)
+  }
+
+  private init(ops: Reconstruction, typed: Bool) {
+    self.ops = ops
+    self.typed = typed
+  }
+
+  private mutating func run(maxDepth: Int) -> JSONValue? {
+    let n = ops.opCount
+    // Objects: contiguous runs of ops, in increasing id order (the root, id 0, first).
+    var runs: [ObjectRun] = []
+    var runOf: [UInt64: Int] = [:]
+    valueStart.reserveCapacity(n)
+    succStart.reserveCapacity(n + 1)
+    var value = 0
+    var succ = 0
+    for i in 0..<n {
+      guard let object = try? ops.objectKey(i) else { return nil }
+      if let last = runs.last, last.id == object {
+        runs[runs.count - 1].ops = last.ops.lowerBound..<(i + 1)
+      } else {
+        if let last = runs.last, last.id >= object { return nil }
+        runOf[object] = runs.count
+        runs.append(ObjectRun(id: object, ops: i..<(i + 1)))
+      }
+      guard ops.actionValue(i) <= 7 else { return nil }
+      if ops.action[i] == Action.increment.rawValue { increments[id(i)] = i }
+      valueStart.append(UInt32(truncatingIfNeeded: value))
+      value += Int(truncatingIfNeeded: ops.meta(i) >> 4)
+      succStart.append(UInt32(truncatingIfNeeded: succ))
+      succ += succCount(i)
+    }
+    succStart.append(UInt32(truncatingIfNeeded: succ))
+    guard value == ops.valRaw.count, succ == ops.succKeys.count, succ <= Int(UInt32.max) else {
+      return nil
+    }
+
+    // Forward, parents before children (an object's id is greater than its parent's): the
+    // winners of each object reached from the root.
+    var kind = [OpSet.ObjectKind?](repeating: nil, count: runs.count)
+    var depth = [Int](repeating: 0, count: runs.count)
+    var winners = [[Int]](repeating: [], count: runs.count)
+    guard runs.first?.id ?? 0 == 0 else { return nil }
+    if !runs.isEmpty { kind[0] = .map }
+    for r in runs.indices {
+      guard let k = kind[r] else { continue }
+      guard let w = k == .map ? mapWinners(runs[r].ops) : elementWinners(runs[r].ops) else {
+        return nil
+      }
+      for g in w {
+        guard let childKind = Self.kind(made: ops.action[g]) else { continue }
+        guard depth[r] < maxDepth else { return nil }
+        if let c = runOf[id(g)] {
+          kind[c] = childKind
+          depth[c] = depth[r] + 1
+        }
+      }
+      winners[r] = w
+    }
+
+    // Backward, children before parents: the JSON of each object reached.
+    var built = [JSONValue?](repeating: nil, count: runs.count)
+    for r in runs.indices.reversed() {
+      guard let k = kind[r] else { continue }
+      if k == .text {
+        guard let t = text(winners[r]) else { return nil }
+        built[r] = t
+        continue
+      }
+      var values: [JSONValue] = []
+      values.reserveCapacity(winners[r].count)
+      for g in winners[r] {
+        if let childKind = Self.kind(made: ops.action[g]) {
+          if let c = runOf[id(g)], let v = built[c] {
+            values.append(v)
+            built[c] = nil
+          } else {
+            values.append(empty(childKind))
+          }
+        } else {
+          guard let v = scalar(g) else { return nil }
+          values.append(v)
+        }
+      }
+      if k == .map {
+        var entries: [(String, JSONValue)] = []
+        entries.reserveCapacity(values.count)
+        for (g, v) in zip(winners[r], values) {
+          guard case .map(let s) = key(g) else { return nil }
+          entries.append((ops.strings[s], v))
+        }
+        built[r] = .object(entries)
+      } else {
+        built[r] = .array(values)
+      }
+    }
+    return built.first.flatMap { $0 } ?? .object([])
+  }
+
+  /// The kind of the object a make op creates; nil for any other action.
+  private static func kind(made action: UInt8) -> OpSet.ObjectKind? {
+    switch action {
+    case Action.makeMap.rawValue, Action.makeTable.rawValue: return .map
+    case Action.makeList.rawValue: return .list
+    case Action.makeText.rawValue: return .text
+    default: return nil
+    }
+  }
+
+  @inline(__always) private func id(_ i: Int) -> UInt64 {
+    Reconstruction.pack(ops.idCtr[i], ops.idActor[i])
+  }
+
+  @inline(__always) private func succCount(_ i: Int) -> Int {
+    i < ops.succNum.count ? Int(ops.succNum[i]) : 0
+  }
+
+  /// The key of stored op `i`, typed; nil when it is invalid.
+  private func key(_ i: Int) -> StoredKey? {
+    guard let (kind, v) = try? ops.keyOf(i) else { return nil }
+    switch kind {
+    case 0: return .map(Int(v))
+    case 1: return .head
+    default: return .element(v)
+    }
+  }
+
+  /// The JSON of an object that has no ops.
+  private func empty(_ kind: OpSet.ObjectKind) -> JSONValue {
+    switch kind {
+    case .map: return .object([])
+    case .list: return .array([])
+    case .text: return typed ? .object([("$text", .string(""))]) : .string("")
+    }
+  }
+
+  /// Whether op `i` is a current value (§8.4): a set or make op that nothing supersedes, or
+  /// a counter that only increments supersede.
+  private func isVisible(_ i: Int) -> Bool {
+    switch ops.action[i] {
+    case Action.set.rawValue, Action.makeMap.rawValue, Action.makeList.rawValue,
+      Action.makeText.rawValue, Action.makeTable.rawValue:
+      let s = Int(succStart[i])
+      let e = Int(succStart[i + 1])
+      if s == e { return true }
+      guard ops.meta(i) & 0x0f == 8 else { return false }  // not a counter
+      for k in s..<e where increments[ops.succKeys[k]] == nil { return false }
+      return true
+    default:
+      return false
+    }
+  }
+
+  /// A map's winners, one per present key in key order: per run of ops with one key, the
+  /// visible op with the greatest id. Nil when the keys are not map keys in byte order.
+  private func mapWinners(_ range: Range<Int>) -> [Int]? {
+    var out: [Int] = []
+    var i = range.lowerBound
+    var previous: Int? = nil
+    while i < range.upperBound {
+      guard !ops.isInsert(i), case .map(let k) = key(i) else { return nil }
+      if let p = previous {
+        guard OpSet.bytesPrecede(ops.strings[p], ops.strings[k]) else { return nil }
+      }
+      previous = k
+      var winner = -1
+      var j = i
+      while j < range.upperBound, !ops.isInsert(j), case .map(let kj) = key(j),
+        kj == k || OpSet.sameBytes(ops.strings[kj], ops.strings[k])
+      {
+        if isVisible(j) && (winner < 0 || id(j) > id(winner)) { winner = j }
+        j += 1
+      }
+      if winner >= 0 { out.append(winner) }
+      i = j
+    }
+    return out
+  }
+
+  /// A sequence's winners, one per present element in sequence order: per element (its
+  /// insert op and the ops on it), the visible op with the greatest id. Nil when an op
+  /// does not follow its element's insert op.
+  private func elementWinners(_ range: Range<Int>) -> [Int]? {
+    var out: [Int] = []
+    var i = range.lowerBound
+    while i < range.upperBound {
+      guard ops.isInsert(i) else { return nil }
+      switch key(i) {
+      case .head, .element: break
+      default: return nil
+      }
+      let element = id(i)
+      var winner = isVisible(i) ? i : -1
+      var j = i + 1
+      while j < range.upperBound, !ops.isInsert(j) {
+        guard case .element(let e) = key(j), e == element else { return nil }
+        if isVisible(j) && (winner < 0 || id(j) > id(winner)) { winner = j }
+        j += 1
+      }
+      if winner >= 0 { out.append(winner) }
+      i = j
+    }
+    return out
+  }
+
+  /// The value of stored op `i`; nil when it does not decode (the general path says why).
+  private func storedValue(_ i: Int) -> ScalarValue? {
+    ops.valRaw.withUnsafeBufferPointer {
+      try? ValueDecoder.decode(
+        meta: ops.meta(i), raw: $0, start: Int(valueStart[i]), spec: ColumnSpecs.valRaw,
+        chunk: ops.chunk)
+    }
+  }
+
+  /// A text object's string: its present elements' strings, U+FFFC for any other value.
+  /// A string's bytes are copied as they are stored, once checked.
+  private func text(_ winners: [Int]) -> JSONValue? {
+    var bytes: [UInt8] = []
+    let valid = ops.valRaw.withUnsafeBufferPointer { raw in
+      for g in winners {
+        let meta = ops.meta(g)
+        guard ops.action[g] == Action.set.rawValue, meta & 0x0f == 6 else {
+          bytes.append(contentsOf: [0xef, 0xbf, 0xbc])
+          continue
+        }
+        let start = Int(valueStart[g])
+        let payload = UnsafeBufferPointer(
+          rebasing: raw[start..<(start + Int(truncatingIfNeeded: meta >> 4))])
+        guard UTF8Validation.isValidOrASCII(payload) else { return false }
+        bytes.append(contentsOf: payload)
+      }
+      return true
+    }
+    guard valid else { return nil }
+    let string = JSONValue.string(String(decoding: bytes, as: UTF8.self))
+    return typed ? .object([("$text", string)]) : string
+  }
+
+  /// The JSON of scalar op `g`, a counter with its increments added.
+  private func scalar(_ g: Int) -> JSONValue? {
+    guard let v = storedValue(g) else { return nil }
+    var increment: Int64 = 0
+    if case .counter = v {
+      for k in Int(succStart[g])..<Int(succStart[g + 1]) {
+        guard let inc = increments[ops.succKeys[k]], let d = storedValue(inc) else { return nil }
+        switch d {
+        case .int(let x): increment &+= x
+        case .uint(let x): increment &+= Int64(truncatingIfNeeded: x)
+        default: return nil
+        }
+      }
+    }
+    return Materializer.json(of: v, increments: increment, typed: typed)
+  }
+
+  /// The key of a stored op.
+  private enum StoredKey: Equatable {
+    /// A map key: its index in the string table.
+    case map(Int)
+    case head
+    /// A list element: the packed id of its insert op.
+    case element(UInt64)
+  }
+}

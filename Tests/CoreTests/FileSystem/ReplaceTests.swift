@@ -26,52 +26,6 @@ import Testing
     return Array(union.map { $0 + "\n" }.joined().utf8)
   }
 
-  /// The protocol's steps at which another version can arrive, as the calls that begin them.
-  enum Step: String, CaseIterable, Sendable {
-    /// Before the temporary is created.
-    case beforeTemporary
-    /// After the temporary is written and fsynced (before it is closed).
-    case afterFsync
-    /// Between the exchange and the examination of the displaced file.
-    case afterExchange
-    /// Right before a displaced file is removed.
-    case beforeRemoval
-
-    func matches(_ operation: FaultyFileSystem.Operation, _ path: String, exchanged: Bool) -> Bool {
-      switch self {
-      case .beforeTemporary: operation == .createExclusive
-      case .afterFsync: operation == .close && path.contains(".mn-")
-      case .afterExchange: operation == .syncDirectory && exchanged
-      case .beforeRemoval: operation == .removeFile && path.contains(".mn-")
-      }
-    }
-  }
-
-  /// A file system on which a sync client renames `version` over `target` once, at `step`.
-  final class ArrivingFileSystem: @unchecked Sendable {
-    let faulty: FaultyFileSystem
-    private var fired = false
-    private var exchanged = false
-    private let lock = NSLock()
-
-    init(step: Step, target: String, version: @escaping @Sendable () -> [UInt8]?, base: any FileSystem = LiveFileSystem()) {
-      faulty = FaultyFileSystem(base: base, faults: [])
-      faulty.before = { [unowned self] operation, path in
-        let fire: Bool = self.lock.withLock {
-          if operation == .exchange { self.exchanged = true }
-          guard !self.fired, step.matches(operation, path, exchanged: self.exchanged) else {
-            return false
-          }
-          self.fired = true
-          return true
-        }
-        if fire, let bytes = version() { try? SyncClient.renameOver(target, bytes) }
-      }
-    }
-
-    var didFire: Bool { lock.withLock { fired } }
-  }
-
   @Test func nothingArrivedExchangesAndLeavesNoTemporary() throws {
     let folder = try ScratchFolder()
     let target = try folder.write("doc", Array("a\n".utf8))
@@ -99,19 +53,20 @@ import Testing
 
   /// At every step, for a replace of an existing target and for a new one: the version that
   /// arrived is in the target, and so is the content; nothing else is left.
-  @Test(arguments: Step.allCases, [true, false])
-  func aVersionArrivingAtAnyStepIsMergedIn(_ step: Step, _ existing: Bool) throws {
+  @Test(arguments: ReplaceStep.replace, [true, false])
+  func aVersionArrivingAtAnyStepIsMergedIn(_ step: ReplaceStep, _ existing: Bool) throws {
     let folder = try ScratchFolder()
     let target = folder.absolute("doc")
     if existing { _ = try folder.write("doc", Array("a\n".utf8)) }
     let basis = existing ? try basis(target) : .absent
     // Another device's version: what it last synced, plus its own change.
-    let arriving = ArrivingFileSystem(
-      step: step, target: target, version: { Array((existing ? "a\nremote\n" : "remote\n").utf8) })
+    let arriving = ArrivingFileSystem(step: step, target: target) {
+      Array((existing ? "a\nremote\n" : "remote\n").utf8)
+    }
     let outcome = try Replace.replace(
       target, with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
       fileSystem: arriving.faulty)
-    let applies = existing || (step != .afterExchange && step != .beforeRemoval)
+    let applies = existing || (step != .afterExchange && step != .beforeDisplacedRemoval)
     #expect(arriving.didFire == applies)
     let held = Set(Self.split(Array(try read(target).utf8)))
     #expect(held.isSuperset(of: ["a", "mine"]))
@@ -128,15 +83,16 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["doc"])
   }
 
-  @Test(arguments: Step.allCases)
-  func theFallbackWithoutExchangeMergesAnArrival(_ step: Step) throws {
+  @Test(arguments: ReplaceStep.replace)
+  func theFallbackWithoutExchangeMergesAnArrival(_ step: ReplaceStep) throws {
     let folder = try ScratchFolder()
     let target = try folder.write("doc", Array("a\n".utf8))
     let basis = try basis(target)
     let refusing = FaultyFileSystem(
       failingPaths: [], refusing: [.exchange, .renameExclusive], with: .invalidArgument)
-    let arriving = ArrivingFileSystem(
-      step: step, target: target, version: { Array("a\nremote\n".utf8) }, base: refusing)
+    let arriving = ArrivingFileSystem(step: step, target: target, base: refusing) {
+      Array("a\nremote\n".utf8)
+    }
     let outcome = try Replace.replace(
       target, with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
       fileSystem: arriving.faulty)
@@ -151,8 +107,7 @@ import Testing
     let folder = try ScratchFolder()
     let target = try folder.write("doc", Array("a\n".utf8))
     let basis = try basis(target)
-    let arriving = ArrivingFileSystem(
-      step: .afterFsync, target: target, version: { [0x00, 0x01] })
+    let arriving = ArrivingFileSystem(step: .afterFsync, target: target) { [0x00, 0x01] }
     let outcome = try Replace.replace(
       target, with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
       fileSystem: arriving.faulty)
@@ -218,14 +173,3 @@ import Testing
 }
 
 enum ReplaceTestFailure: Error { case unreadable }
-
-/// What a sync client does to a folder, for tests: it writes a temporary of its own and
-/// renames it over the file, as Syncthing, Dropbox and iCloud do.
-enum SyncClient {
-  static func renameOver(_ target: String, _ bytes: [UInt8]) throws {
-    let directory = (target as NSString).deletingLastPathComponent
-    let temporary = directory + "/.syncclient-\(UInt32.random(in: 0...UInt32.max)).tmp"
-    try Data(bytes).write(to: URL(fileURLWithPath: temporary))
-    guard rename(temporary, target) == 0 else { throw ReplaceTestFailure.unreadable }
-  }
-}

@@ -10,30 +10,6 @@ import Testing
 @Suite struct ConflictMergeLiveSyncTests {
   static let month = ConflictMergeTests.month
 
-  enum Step: String, CaseIterable, Sendable {
-    case beforeTemporary, afterFsync, afterExchange, beforeDisplacedRemoval, beforeCopyRemoval
-
-    func matches(_ operation: FaultyFileSystem.Operation, _ path: String, exchanged: Bool) -> Bool {
-      switch self {
-      case .beforeTemporary: operation == .createExclusive
-      case .afterFsync: operation == .close && path.contains(".mn-")
-      case .afterExchange: operation == .syncDirectory && exchanged
-      case .beforeDisplacedRemoval: operation == .removeFile && path.contains(".mn-")
-      case .beforeCopyRemoval: operation == .removeFile && !path.contains(".mn-")
-      }
-    }
-  }
-
-  /// Another device's version of `path`: what is there now, plus one new change.
-  static func newerVersion(of path: String, label: String) -> (bytes: [UInt8], hash: ChangeHash)? {
-    guard let now = try? LiveFileSystem().readFile(path, limit: 1 << 26) else { return nil }
-    let change = Change(
-      actors: [ActorId((0..<16).map { _ in UInt8.random(in: 0...255) })], seq: 1, startOp: 1,
-      time: 0, message: nil, deps: [],
-      ops: [Op(object: .root, key: .map(label), insert: false, action: .set, value: .string(label))])
-    return (now + change.chunk, change.hash)
-  }
-
   func everything(_ folder: ScratchFolder) throws -> Set<ChangeHash> {
     var all = Set<ChangeHash>()
     for rel in [Self.month, ConflictMergeTests.icloud, ConflictMergeTests.dropbox] {
@@ -55,28 +31,18 @@ import Testing
     return try ConflictMerge.execute(plan, fileSystem: fs, backup: { _ in nil })
   }
 
-  @Test(arguments: Step.allCases)
-  func aVersionArrivingAtAnyStepIsKept(_ step: Step) throws {
+  @Test(arguments: ReplaceStep.allCases)
+  func aVersionArrivingAtAnyStepIsKept(_ step: ReplaceStep) throws {
     let folder = try ConflictMergeTests().conflictedFolder()
     var expected = try everything(folder)
     let target = folder.absolute(Self.month)
-    let arrived = LockedBox<ChangeHash?>(nil)
-    let faulty = FaultyFileSystem(base: LiveFileSystem(), faults: [])
-    let state = LockedBox((fired: false, exchanged: false))
-    faulty.before = { operation, path in
-      let fire = state.update { s -> Bool in
-        if operation == .exchange { s.exchanged = true }
-        guard !s.fired, step.matches(operation, path, exchanged: s.exchanged) else { return false }
-        s.fired = true
-        return true
-      }
-      guard fire, let version = Self.newerVersion(of: target, label: "arrived") else { return }
-      try? SyncClient.renameOver(target, version.bytes)
-      arrived.update { $0 = version.hash }
+    let arrived = LockedBox(Set<ChangeHash>())
+    let arriving = ArrivingFileSystem(step: step, target: target) {
+      SyncClient.newerVersion(of: target, recording: arrived)
     }
-    _ = try run(folder, faulty)
-    let hash = try #require(arrived.update { $0 }, "step \(step) never happened")
-    expected.insert(hash)
+    _ = try run(folder, arriving.faulty)
+    #expect(arriving.didFire, "step \(step) never happened")
+    expected.formUnion(arrived.update { $0 })
     _ = try run(folder, LiveFileSystem())
     #expect(expected.isSubset(of: try held(folder)), "step \(step): a change was lost")
     let names = try FileManager.default.contentsOfDirectory(atPath: folder.absolute("records/2026"))
@@ -97,11 +63,10 @@ import Testing
     let exchanged = LockedBox(false)
     // A version arrives just before the exchange, so that the displaced file holds a change
     // that only it has; the "crash" is the first `operation` after the exchange.
+    let arrived = LockedBox(Set<ChangeHash>())
     faulty.before = { op, path in
-      if op == .exchange, !exchanged.update({ $0 }),
-        let version = Self.newerVersion(of: target, label: "arrived")
-      {
-        try? SyncClient.renameOver(target, version.bytes)
+      if op == .exchange, !exchanged.update({ $0 }) {
+        try? SyncClient.renameOver(target, SyncClient.newerVersion(of: target, recording: arrived))
         exchanged.update { $0 = true }
       } else if op == operation, exchanged.update({ $0 }) {
         throw Crash()
@@ -163,14 +128,3 @@ import Testing
     #expect(reads.update { $0 } == 2)
   }
 }
-
-/// A value shared with `@Sendable` hooks.
-final class LockedBox<Value>: @unchecked Sendable {
-  private var value: Value
-  private let lock = NSLock()
-  init(_ value: Value) { self.value = value }
-  @discardableResult func update<T>(_ body: (inout Value) -> T) -> T {
-    lock.withLock { body(&value) }
-  }
-}
-

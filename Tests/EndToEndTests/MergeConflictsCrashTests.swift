@@ -15,18 +15,6 @@ import Testing
 @Suite struct MergeConflictsCrashTests {
   static let iterations = 40
 
-  /// SplitMix64 (the seed is printed with every failure).
-  struct Generator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   /// Six documents: four months with a canonical file and two copies (seeds 1 and 4 in
   /// turn, copies named by four services), one copies-only month, and the tags.
   func fill(_ f: ConflictFolder) throws {
@@ -123,7 +111,7 @@ import Testing
     let seed =
       ProcessInfo.processInfo.environment["MN_CRASH_SEED"].flatMap { UInt64($0) }
       ?? UInt64(Date().timeIntervalSince1970 * 1000)
-    var random = Generator(state: seed)
+    var random = SplitMix64(seed: seed)
 
     // Calibrate: how long an uninterrupted run takes here.
     let calibration = try ConflictFolder()

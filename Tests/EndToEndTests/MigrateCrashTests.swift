@@ -58,15 +58,8 @@ import Testing
     let seed =
       ProcessInfo.processInfo.environment["MN_CRASH_SEED"].flatMap { UInt64($0) }
       ?? UInt64.random(in: 0...UInt64(UInt32.max))
-    var random = seed
-    func next() -> UInt64 {
-      // SplitMix64, as in CoreTests/Support.
-      random &+= 0x9e37_79b9_7f4a_7c15
-      var z = random
-      z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-      z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-      return z ^ (z >> 31)
-    }
+    var random = SplitMix64(seed: seed)
+    func next() -> UInt64 { random.next() }
 
     // How long an uninterrupted run takes: kills land anywhere in it.
     let (timing, _) = try Self.scene()

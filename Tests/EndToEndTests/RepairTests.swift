@@ -210,7 +210,7 @@ import Testing
     let seed =
       ProcessInfo.processInfo.environment["MN_CRASH_SEED"].flatMap { UInt64($0) }
       ?? UInt64(Date().timeIntervalSince1970 * 1000)
-    var random = SplitMix(state: seed)
+    var random = SplitMix64(seed: seed)
     func fill(_ f: ConflictFolder) throws -> [String: Set<ChangeHash>] {
       var expected: [String: Set<ChangeHash>] = [:]
       for (k, name) in [
@@ -291,16 +291,5 @@ import Testing
     }
     print("repair crash test: seed \(seed), \(midway) of 24 kills after the backup began")
     #expect(midway > 0, "no kill landed after the backup (a run takes \(duration) s); seed \(seed)")
-  }
-
-  struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
   }
 }

@@ -18,23 +18,29 @@ enum Deflate {
   /// - Throws: `AutomergeDecodeError.corruptDeflate` when the stream is malformed, truncated,
   ///   followed by extra bytes, or inflates beyond `outputLimit`.
   static func inflate(_ input: UnsafeBufferPointer<UInt8>, offset: Int) throws -> [UInt8] {
-    let limit = outputLimit(forInput: input.count)
+    let result = inflate(input, limit: outputLimit(forInput: input.count))
+    guard let output = result.output else {
+      throw AutomergeDecodeError.corruptDeflate(reason: result.reason, offset: offset)
+    }
+    return output
+  }
+
+  /// Inflates a complete raw DEFLATE stream to at most `limit` bytes; on failure, the reason
+  /// and how much it produced before it (salvage charges that work as done).
+  static func inflate(_ input: UnsafeBufferPointer<UInt8>, limit: Int) -> (
+    output: [UInt8]?, produced: Int, reason: String
+  ) {
     var stream = z_stream()
     guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
-    else {
-      throw AutomergeDecodeError.corruptDeflate(reason: "cannot initialise zlib", offset: offset)
-    }
+    else { return (nil, 0, "cannot initialise zlib") }
     defer { inflateEnd(&stream) }
-    var out = [UInt8](repeating: 0, count: min(limit, max(64, input.count * 4)))
+    var out = [UInt8](repeating: 0, count: min(limit, max(64, input.count &* 4)))
     var produced = 0
     stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
     stream.avail_in = UInt32(input.count)
     while true {
       if produced == out.count {
-        guard out.count < limit else {
-          throw AutomergeDecodeError.corruptDeflate(
-            reason: "inflated data too large", offset: offset)
-        }
+        guard out.count < limit else { return (nil, produced, "inflated data too large") }
         out.append(contentsOf: repeatElement(0, count: min(limit - out.count, out.count)))
       }
       let status: Int32 = out.withUnsafeMutableBufferPointer { o in
@@ -48,14 +54,11 @@ enum Deflate {
       if status == Z_STREAM_END { break }
       if status == Z_OK { continue }
       if status == Z_BUF_ERROR && stream.avail_out == 0 { continue }
-      throw AutomergeDecodeError.corruptDeflate(
-        reason: status == Z_BUF_ERROR ? "stream ends early" : "invalid data", offset: offset)
+      return (nil, produced, status == Z_BUF_ERROR ? "stream ends early" : "invalid data")
     }
-    guard stream.avail_in == 0 else {
-      throw AutomergeDecodeError.corruptDeflate(reason: "extra bytes after stream", offset: offset)
-    }
+    guard stream.avail_in == 0 else { return (nil, produced, "extra bytes after stream") }
     out.removeSubrange(produced...)
-    return out
+    return (out, produced, "")
   }
 
   /// Compresses `input` to a raw DEFLATE stream at zlib's default level (6, as flate2).

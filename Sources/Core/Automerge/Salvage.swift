@@ -1,5 +1,3 @@
-import CZlib
-
 /// Why a range of a damaged file was skipped by `Salvage` (mn.md §14).
 public enum SalvageProblem: Sendable, Equatable, CustomStringConvertible {
   /// The bytes do not start with a chunk magic: they belong to no chunk that was found.
@@ -204,7 +202,7 @@ public enum Salvage {
     case .compressedChange:
       guard h.body.count <= budget else { return .rejected(.workLimit) }
       let limit = min(Deflate.outputLimit(forInput: h.body.count), budget - h.body.count)
-      let inflated = boundedInflate(UnsafeBufferPointer(rebasing: buf[h.body]), limit: limit)
+      let inflated = Deflate.inflate(UnsafeBufferPointer(rebasing: buf[h.body]), limit: limit)
       guard let body = inflated.output else {
         budget -= h.body.count + inflated.produced
         if inflated.produced >= limit && limit < Deflate.outputLimit(forInput: h.body.count) {
@@ -268,41 +266,5 @@ public enum Salvage {
       return .badHeader(.truncated(what: "chunk body", offset: offset &+ 9))
     }
     return nil
-  }
-
-  /// Inflates a raw DEFLATE stream (§3.1) to at most `limit` bytes, saying how much it
-  /// produced when it fails, so that failed work is charged as done (`Deflate.inflate`
-  /// gives no count on failure).
-  static func boundedInflate(_ input: UnsafeBufferPointer<UInt8>, limit: Int) -> (
-    output: [UInt8]?, produced: Int, reason: String
-  ) {
-    var stream = z_stream()
-    guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
-    else { return (nil, 0, "cannot initialise zlib") }
-    defer { inflateEnd(&stream) }
-    var out = [UInt8](repeating: 0, count: min(limit, max(64, input.count &* 4)))
-    var produced = 0
-    stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-    stream.avail_in = UInt32(input.count)
-    while true {
-      if produced == out.count {
-        guard out.count < limit else { return (nil, produced, "inflated data too large") }
-        out.append(contentsOf: repeatElement(0, count: min(limit - out.count, out.count)))
-      }
-      let status: Int32 = out.withUnsafeMutableBufferPointer { o in
-        stream.next_out = o.baseAddress.map { $0 + produced }
-        stream.avail_out = UInt32(o.count - produced)
-        let r = CZlib.inflate(&stream, Z_NO_FLUSH)
-        produced = o.count - Int(stream.avail_out)
-        return r
-      }
-      if status == Z_STREAM_END { break }
-      if status == Z_OK { continue }
-      if status == Z_BUF_ERROR && stream.avail_out == 0 { continue }
-      return (nil, produced, status == Z_BUF_ERROR ? "stream ends early" : "invalid data")
-    }
-    guard stream.avail_in == 0 else { return (nil, produced, "extra bytes after stream") }
-    out.removeSubrange(produced...)
-    return (out, produced, "")
   }
 }

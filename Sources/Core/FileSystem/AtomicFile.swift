@@ -39,6 +39,14 @@ public enum AtomicFile {
     let mode = (try fileSystem.infoFollowingLinks(path))?.permissions ?? permissions
     let temporary = try writeTemporary(
       bytes, beside: path, permissions: mode, fileSystem: fileSystem, random: random)
+    try rename(temporary, over: path, fileSystem: fileSystem)
+  }
+
+  /// Renames a written temporary over `path` (removing it when that fails), then syncs the
+  /// directory.
+  static func rename(_ temporary: Temporary, over path: String, fileSystem: any FileSystem)
+    throws
+  {
     do {
       try fileSystem.rename(temporary.path, to: path)
     } catch {

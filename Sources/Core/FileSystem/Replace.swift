@@ -324,13 +324,7 @@ private struct Round {
       try adoptTarget()
       return nil
     }
-    do {
-      try fileSystem.rename(temporary.path, to: path)
-    } catch {
-      try? fileSystem.removeFile(temporary.path)
-      throw error
-    }
-    try fileSystem.syncDirectory(Paths.split(path).directory)
+    try AtomicFile.rename(temporary, over: path, fileSystem: fileSystem)
     return try settle(placed: temporary.info, route: .compared)
   }
 

@@ -17,7 +17,8 @@ import Testing
   /// 30 months: 2024-07 to 2026-12.
   static let names: [String] = (0..<30).map { k in
     let month = 7 + k
-    return String(format: "records/%04d/%02d.automerge", 2024 + (month - 1) / 12, (month - 1) % 12 + 1)
+    return String(
+      format: "records/%04d/%02d.automerge", 2024 + (month - 1) / 12, (month - 1) % 12 + 1)
   }
 
   static let client = Sandbox.packageRoot.appendingPathComponent(
@@ -30,7 +31,8 @@ import Testing
     let actor = ActorId((0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) })
     return Change(
       actors: [actor], seq: 1, startOp: 1, time: 0, message: nil, deps: [],
-      ops: [Op(object: .root, key: .map(label), insert: false, action: .set, value: .string(label))])
+      ops: [Op(object: .root, key: .map(label), insert: false, action: .set, value: .string(label))]
+    )
   }
 
   /// What a round saw: versions the client renamed in and copies it wrote, and how many
@@ -109,12 +111,15 @@ import Testing
         let bytes = try fs.readFile(root + "/" + name, limit: 1 << 26)
         let held = Set(try AutomergeFile.decode(bytes).changes.map(\.hash))
         let lost = hashes.subtracting(held)
-        #expect(lost.isEmpty, "\(label): \(name) lost \(lost.count) changes", sourceLocation: sourceLocation)
+        #expect(
+          lost.isEmpty, "\(label): \(name) lost \(lost.count) changes",
+          sourceLocation: sourceLocation)
       }
       let listing = try FolderScan.scan(root: root, fileSystem: fs)
       let copies = listing.documents.flatMap(\.copies).map(\.logicalName)
       #expect(copies.isEmpty, "\(label): copies left: \(copies)", sourceLocation: sourceLocation)
-      #expect(listing.temporaries.isEmpty, "\(label): temporaries left", sourceLocation: sourceLocation)
+      #expect(
+        listing.temporaries.isEmpty, "\(label): temporaries left", sourceLocation: sourceLocation)
     }
 
     func counts(_ outputs: [RunResult]) -> Counts {
@@ -188,7 +193,8 @@ import Testing
           let base = round.change("base")
           try round.write([base], at: round.root + "/" + name, expecting: name)
           let copy = name.replacingOccurrences(of: ".automerge", with: " 2.automerge")
-          try round.write([base, round.change("copy")], at: round.root + "/" + copy, expecting: name)
+          try round.write(
+            [base, round.change("copy")], at: round.root + "/" + copy, expecting: name)
         }
       },
       run: { round in try round.sandbox.run(["--root", round.root, "-v", "merge-conflicts"]) })
@@ -217,7 +223,8 @@ import Testing
         for name in Self.names {
           try round.write(
             [round.change("source")], at: round.sandbox.path("source/" + name), expecting: name)
-          try round.write([round.change("destination")], at: round.root + "/" + name, expecting: name)
+          try round.write(
+            [round.change("destination")], at: round.root + "/" + name, expecting: name)
         }
       },
       run: { round in

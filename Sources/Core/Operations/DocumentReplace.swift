@@ -66,7 +66,11 @@ public enum DocumentReplace {
   /// changed while it was read (its `lstat` before and after differ, or the bytes are not
   /// its size) is tried again, not reported as damage.
   ///
-  /// - Parameter known: A decode of earlier bytes, reused when the bytes are the same.
+  /// - Parameters:
+  ///   - path: The document, absolute.
+  ///   - fileSystem: Where to read.
+  ///   - known: A decode of earlier bytes, reused when the bytes are the same.
+  /// - Returns: The read, or why there is none.
   public static func read(
     _ path: String, fileSystem: any FileSystem, known: (bytes: [UInt8], file: AutomergeFile)? = nil
   ) -> Result<Read, ReadFailure> {

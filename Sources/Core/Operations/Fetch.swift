@@ -518,7 +518,8 @@ struct FetchRun {
           }
           basis = existing.basis
         case .failure(.absent): basis = .absent
-        case .failure(.notRegularFile(let kind)): return settle(failed: item, .inTheWay(kind.article))
+        case .failure(.notRegularFile(let kind)):
+          return settle(failed: item, .inTheWay(kind.article))
         case .failure(.notAutomerge(let error)):
           return settle(failed: item, .invalidFile(detail: "\(error)"))
         case .failure(.cannotRead(let error)): throw error

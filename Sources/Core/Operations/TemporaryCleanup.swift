@@ -21,7 +21,8 @@ public enum TemporaryCleanup {
       if DocumentName(logicalName: temporary.targetLogicalName) != nil {
         guard
           mergeIntoDocument(
-            temporary, target: FolderLayout.path(
+            temporary,
+            target: FolderLayout.path(
               root: listing.root, logicalName: temporary.targetLogicalName),
             fileSystem: fileSystem)
         else { continue }
@@ -45,7 +46,8 @@ public enum TemporaryCleanup {
     switch DocumentReplace.read(target, fileSystem: fileSystem) {
     case .success(let document):
       if leftover.file.changes.allSatisfy({ document.file.index[$0.hash] != nil }) { return true }
-      guard let merged = try? DocumentTools.merge(existing: document.bytes, incoming: leftover.bytes)
+      guard
+        let merged = try? DocumentTools.merge(existing: document.bytes, incoming: leftover.bytes)
       else { return false }
       return
         (try? DocumentReplace.replace(

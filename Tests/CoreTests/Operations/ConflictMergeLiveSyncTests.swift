@@ -114,10 +114,12 @@ import Testing
     let reads = LockedBox(0)
     let shortOnce = FaultyFileSystem(base: LiveFileSystem(), faults: [])
     shortOnce.afterRead = { readPath, bytes in
-      guard readPath == path, reads.update({ n -> Int in
-        n += 1
-        return n
-      }) == 1 else { return bytes }
+      guard readPath == path,
+        reads.update({ n -> Int in
+          n += 1
+          return n
+        }) == 1
+      else { return bytes }
       return Array(bytes.prefix(bytes.count / 2))
     }
     guard case .success(let read) = DocumentReplace.read(path, fileSystem: shortOnce) else {

@@ -40,7 +40,11 @@ final class ArrivingFileSystem: @unchecked Sendable {
   private var exchanged = false
   private let lock = NSLock()
 
-  /// - Parameter version: The bytes to bring, asked for when the step comes (nil: none).
+  /// - Parameters:
+  ///   - step: When the version arrives.
+  ///   - target: The document it replaces.
+  ///   - base: The file system underneath.
+  ///   - version: The bytes to bring, asked for when the step comes (nil: none).
   init(
     step: ReplaceStep, target: String, base: any FileSystem = LiveFileSystem(),
     version: @escaping @Sendable () -> [UInt8]?
@@ -82,7 +86,8 @@ enum SyncClient {
     Change(
       actors: [ActorId((0..<16).map { _ in UInt8.random(in: 0...255) })], seq: 1, startOp: 1,
       time: 0, message: nil, deps: [],
-      ops: [Op(object: .root, key: .map(label), insert: false, action: .set, value: .string(label))])
+      ops: [Op(object: .root, key: .map(label), insert: false, action: .set, value: .string(label))]
+    )
   }
 
   /// Another device's version of the document at `path`: what is there now (nothing when

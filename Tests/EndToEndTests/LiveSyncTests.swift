@@ -86,8 +86,11 @@ import Testing
         ["python3", LiveSyncTests.client, root, directory, sandbox.path("client.log"), "\(seed)"]
         + LiveSyncTests.names
       try process.run()
-      // Let it read the folder's state before mn starts.
-      usleep(150_000)
+      // mn starts once the client has read the folder's state (and is bringing versions).
+      let ready = (root as NSString).deletingLastPathComponent + "/sync-client-ready"
+      for _ in 0..<1000 where !FileManager.default.fileExists(atPath: ready) { usleep(10_000) }
+      #expect(FileManager.default.fileExists(atPath: ready), "the sync client did not start")
+      usleep(20_000)
       return process
     }
 

@@ -10,7 +10,8 @@ the version as a conflict copy ("NAME N.automerge") instead, as a real client do
 
     sync-client.py ROOT CHUNKS LOG SEED NAME...
 
-It runs until the file ROOT/../stop-sync-client exists, then exits. Each version it writes is
+Once it has read the folder's state it creates ROOT/../sync-client-ready; it runs until the
+file ROOT/../stop-sync-client exists, then exits. Each version it writes is
 one line of LOG: "<chunk file> <logical name> rename|copy random|timed". Half the arrivals
 come at random moments, 0 to 4 ms apart; the other half are timed: the client watches the
 folder for mn's temporaries (".NAME.mn-XXXXXX.nosync") and brings a version of NAME the
@@ -69,6 +70,8 @@ def main():
     for name in names:
         path = os.path.join(root, name)
         synced[name] = (identity(path), read(path))
+    # Tell the test that the folder's state is read: mn may start.
+    open(os.path.join(os.path.dirname(root.rstrip("/")), "sync-client-ready"), "w").close()
     with open(log_path, "a") as log:
         next_chunk = 0
         directories = sorted({os.path.dirname(os.path.join(root, n)) for n in names})

@@ -114,7 +114,7 @@ public enum Doctor {
     do {
       // Validity and orphans only: every op is still checked, none is kept.
       file = try AutomergeFile.decode(
-        try fileSystem.readFile(path, limit: maxDocumentSize), keepOps: false)
+        try fileSystem.readFile(path, limit: maxDocumentSize), keepOps: false, keepChunks: false)
     } catch {
       let word = ShellQuote.word(name)
       report.add(

@@ -574,9 +574,8 @@ struct Reconstruction {
   /// Runs §7.5 steps 1 to 6 and returns the regenerated changes in row order.
   /// `spareCapacity`: room to reserve in the returned array beyond its changes.
   mutating func reconstruct(keepOps: Bool, keepChunks: Bool = true, spareCapacity: Int = 0)
-    throws -> (
-    changes: [Change], opCounts: [Int32]
-  ) {
+    throws -> (changes: [Change], opCounts: [Int32])
+  {
     let n = opCount
     let rows = rowActor.count
 

@@ -1,4 +1,4 @@
-// libFuzzer entry point for the Automerge decoder, quick summary, materializer and merger
+// libFuzzer entry point for the Automerge decoder, quick summary, materializers and merger
 // (`make fuzz`).
 // Built by scripts/fuzz.sh together with Sources/Core (as module Core); not part of the package.
 
@@ -31,8 +31,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   var bytes = Array(UnsafeBufferPointer(start: data, count: size))
   fixChecksums(&bytes)
   _ = try? QuickSummary.summarize(bytes)
+  _ = try? Materializer.materializeDocumentChunk(bytes, typed: true)
   guard let file = try? AutomergeFile.decode(bytes) else { return 0 }
   _ = try? Materializer.materialize(file.changes, typed: true)
-  _ = try? AutomergeMerge.merge([bytes, bytes])
+  _ = try? AutomergeMerge.mergeAndVerify([bytes, bytes])
   return 0
 }

@@ -211,7 +211,7 @@ echo "== export: 120 documents (~75 MB) to tar.gz vs bsdtar -czf on the same fol
 root="$tmp/export"
 # Documents as Automerge's save() writes them (one document chunk each). Files with change
 # chunks that branch from older states (essay.amrg) need a full decode for their manifest
-# heads instead (QuickSummary), about 2 s each: they are timed on their own below.
+# heads instead (QuickSummary), about 1 s each: they are timed on their own below.
 if [ -d "$fixtures/upstream" ]; then
   sources=("$fixtures"/upstream/rust/benchmark-battery/egwalker-paper/*.am "$fixtures"/upstream/rust/benchmark-battery/data/{moby-dick.automerge,stephen.amrg,webstraits.amrg,godot-thread.amrg})
 else

@@ -81,7 +81,9 @@ enum Doc {
       let value =
         try direct
         ?? Materializer.materialize(
-          DocInput.decoding(input) { try AutomergeFile.decode(input.bytes, keepOps: true) },
+          DocInput.decoding(input) {
+            try AutomergeFile.decode(input.bytes, keepOps: true, keepChunks: false)
+          },
           typed: typed)
       try env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")
       return .ok
@@ -200,7 +202,7 @@ enum Doc {
     for argument in call.arguments {
       let input = try DocInput.read(argument, call, env)
       do {
-        let file = try AutomergeFile.decode(input.bytes, keepOps: false)
+        let file = try AutomergeFile.decode(input.bytes, keepOps: false, keepChunks: false)
         if !file.orphans.isEmpty && !call.global.quiet {
           try env.stderr.write(
             "mn: warning: '\(input.displayName)': \(file.orphans.count) changes have missing dependencies\n"
@@ -269,12 +271,18 @@ struct DocInput {
     }
   }
 
-  /// Reads and decodes `argument`.
+  /// Reads and decodes `argument` (the changes' chunks are not kept: no `doc` verb prints
+  /// them).
   static func decode(
     _ argument: String, _ call: Invocation, _ env: Environment, keepOps: Bool = false
   ) throws -> (DocInput, AutomergeFile) {
     let input = try read(argument, call, env)
-    return (input, try decoding(input) { try AutomergeFile.decode(input.bytes, keepOps: keepOps) })
+    return (
+      input,
+      try decoding(input) {
+        try AutomergeFile.decode(input.bytes, keepOps: keepOps, keepChunks: false)
+      }
+    )
   }
 
   /// Runs a decode of `input`, its errors reported as an invalid file.

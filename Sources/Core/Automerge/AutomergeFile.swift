@@ -81,21 +81,33 @@ public struct AutomergeFile: Sendable {
   /// Everything else (hashes, chunks, listings, merging, `opCount`) is the same. Use it for
   /// anything but materializing.
   public static func decode(_ bytes: [UInt8], keepOps: Bool) throws -> AutomergeFile {
-    try decode(bytes, keepOps: keepOps, inspectFirstDocument: nil)
+    try decode(bytes, keepOps: keepOps, keepChunks: true, inspectFirstDocument: nil)
+  }
+
+  /// Decodes and verifies a whole file, optionally without keeping the ops or the changes'
+  /// canonical chunks.
+  ///
+  /// With `keepChunks: false` every change is still regenerated and hashed, but
+  /// `Change.chunk` is left empty: for checks and listings, which need the hashes only.
+  public static func decode(_ bytes: [UInt8], keepOps: Bool, keepChunks: Bool) throws
+    -> AutomergeFile
+  {
+    try decode(bytes, keepOps: keepOps, keepChunks: keepChunks, inspectFirstDocument: nil)
   }
 
   /// `decode`, with `inspect` called on the stored ops of the file's first chunk when it is
   /// a document chunk, before its changes are reconstructed (see `DocumentChunk.decode`).
   static func decode(
-    _ bytes: [UInt8], keepOps: Bool, inspectFirstDocument inspect: ((Reconstruction) -> Void)?
+    _ bytes: [UInt8], keepOps: Bool, keepChunks: Bool = true,
+    inspectFirstDocument inspect: ((Reconstruction) -> Void)?
   ) throws -> AutomergeFile {
     var file = AutomergeFile()
     if bytes.isEmpty { return file }
     var incoming: [Change] = []
     var opCounts: [Int32] = []
     let trusted = try file.readChunks(
-      bytes, from: 0, keepOps: keepOps, into: &incoming, opCounts: &opCounts,
-      inspectFirstDocument: inspect)
+      bytes, from: 0, keepOps: keepOps, keepChunks: keepChunks, into: &incoming,
+      opCounts: &opCounts, inspectFirstDocument: inspect)
     try file.apply(
       &incoming, opCounts: opCounts, allowOrphans: file.chunks.first?.type == .document,
       trusted: trusted)
@@ -103,7 +115,8 @@ public struct AutomergeFile: Sendable {
   }
 
   /// Decodes a file whose first `prefixLength` bytes are a file already decoded as `prefix`
-  /// (with `keepOps: false`): only the chunks after them are read, and the whole is loaded
+  /// (with `keepOps: false`): only the chunks after them are read (their chunks not kept,
+  /// nor the prefix's when it kept none), and the whole is loaded
   /// with the same rules as `decode`. A merge's output is its first input followed by change
   /// chunks; this reads it back without reconstructing the first input's changes again.
   ///
@@ -118,7 +131,8 @@ public struct AutomergeFile: Sendable {
     // The prefix's op count is added below: its changes are all kept (they are distinct).
     var opCounts = [Int32](repeating: 0, count: incoming.count)
     _ = try file.readChunks(
-      bytes, from: prefixLength, keepOps: false, into: &incoming, opCounts: &opCounts)
+      bytes, from: prefixLength, keepOps: false, keepChunks: false, into: &incoming,
+      opCounts: &opCounts)
     // The prefix's applied changes (all but its orphans, which it lists last) were loaded
     // by its own decode: distinct, each after its deps, numbered 1...n per actor. They are
     // trusted as a first document chunk's are; one of them is another's dependency unless
@@ -142,7 +156,8 @@ public struct AutomergeFile: Sendable {
   ///   `apply` may trust: for each of its changes, whether another one depends on it; else
   ///   empty.
   private mutating func readChunks(
-    _ bytes: [UInt8], from start: Int, keepOps: Bool, into incoming: inout [Change],
+    _ bytes: [UInt8], from start: Int, keepOps: Bool, keepChunks: Bool,
+    into incoming: inout [Change],
     opCounts: inout [Int32], inspectFirstDocument: ((Reconstruction) -> Void)? = nil
   ) throws -> [Bool] {
     var trusted: [Bool] = []
@@ -158,7 +173,7 @@ public struct AutomergeFile: Sendable {
           let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
           let following = AutomergeFile.changeChunks(buf, from: h.end)
           var decoded = try DocumentChunk.decode(
-            buf, body: h.body, chunkOffset: offset, keepOps: keepOps,
+            buf, body: h.body, chunkOffset: offset, keepOps: keepOps, keepChunks: keepChunks,
             spareCapacity: incoming.isEmpty ? following : 0,
             inspect: offset == 0 ? inspectFirstDocument : nil)
           opCounts.append(contentsOf: decoded.opCounts)
@@ -180,7 +195,7 @@ public struct AutomergeFile: Sendable {
         case .change:
           let hash = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
           try AutomergeFile.check(h, hash)
-          let chunk = Array(UnsafeBufferPointer(rebasing: buf[offset..<h.end]))
+          let chunk = keepChunks ? Array(UnsafeBufferPointer(rebasing: buf[offset..<h.end])) : []
           var change = try ChangeChunk.decode(
             body: UnsafeBufferPointer(rebasing: buf[h.body]), base: h.body.lowerBound,
             chunkOffset: offset,
@@ -199,7 +214,7 @@ public struct AutomergeFile: Sendable {
             try ChangeChunk.decode(
               body: UnsafeBufferPointer(rebasing: c[headerLength...]), base: offset,
               chunkOffset: offset,
-              hash: hash, chunk: chunk)
+              hash: hash, chunk: keepChunks ? chunk : [])
           }
           info.inflatedLength = body.count
           info.changes = [hash]

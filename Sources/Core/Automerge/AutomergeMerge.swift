@@ -64,9 +64,10 @@ public enum AutomergeMerge {
     var files: [AutomergeFile] = []
     files.reserveCapacity(inputs.count)
     for (i, bytes) in inputs.enumerated() {
-      do { files.append(try AutomergeFile.decode(bytes, keepOps: false)) } catch let e
-        as AutomergeDecodeError
-      {
+      // The first input's chunks are never appended: only its hashes are kept.
+      do {
+        files.append(try AutomergeFile.decode(bytes, keepOps: false, keepChunks: i > 0))
+      } catch let e as AutomergeDecodeError {
         throw AutomergeMergeError.invalidInput(index: i, e)
       }
     }
@@ -172,7 +173,9 @@ public enum AutomergeMerge {
   /// - Returns: whether the change-hash sets are equal.
   /// - Throws: when the output or an input does not decode.
   public static func verify(_ output: [UInt8], inputs: [[UInt8]]) throws -> Bool {
-    try verify(output, inputs: inputs, decoded: inputs.map { try AutomergeFile.decode($0, keepOps: false) })
+    try verify(
+      output, inputs: inputs,
+      decoded: inputs.map { try AutomergeFile.decode($0, keepOps: false, keepChunks: false) })
   }
 
   /// `verify` with the inputs already decoded (`decoded[i]` is `inputs[i]` decoded with
@@ -187,7 +190,7 @@ public enum AutomergeMerge {
       merged = try AutomergeFile.decode(output, after: decodedFirst, prefixLength: first.count)
       fromFirst = true
     } else {
-      merged = try AutomergeFile.decode(output, keepOps: false)
+      merged = try AutomergeFile.decode(output, keepOps: false, keepChunks: false)
       fromFirst = false
     }
     guard let first = files.first else { return merged.changes.isEmpty }

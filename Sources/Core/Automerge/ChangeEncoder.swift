@@ -18,6 +18,8 @@ struct ChangeEncoder {
   private var markName = StringRLEEncoder()
   private var body = ByteWriter()
   private var data = ByteWriter()
+  /// The chunk being written when it is not kept (`finish(keepChunk: false)`), reused.
+  private var scratch: [UInt8] = []
 
   init() {}
 
@@ -115,9 +117,11 @@ struct ChangeEncoder {
   }
 
   /// Writes the chunk of the ops appended so far; the column encoders are empty afterwards.
+  /// With `keepChunk: false` the chunk is written into a buffer reused from call to call and
+  /// only its hash is returned (the chunk returned is empty).
   mutating func finish(
     actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,
-    deps: [ChangeHash], extra: [UInt8]
+    deps: [ChangeHash], extra: [UInt8], keepChunk: Bool = true
   ) -> (chunk: [UInt8], hash: ChangeHash) {
     data.bytes.removeAll(keepingCapacity: true)
     let hasExpand = expand.anyTrue
@@ -155,7 +159,12 @@ struct ChangeEncoder {
     // The chunk is written in place: header, body fields, column data, extra bytes.
     let bodyLength = body.count + data.count + extra.count
     var chunk: [UInt8] = []
-    chunk.reserveCapacity(bodyLength + 19)
+    if keepChunk {
+      chunk.reserveCapacity(bodyLength + 19)
+    } else {
+      swap(&chunk, &scratch)
+      chunk.removeAll(keepingCapacity: true)
+    }
     chunk.append(contentsOf: [0x85, 0x6f, 0x4a, 0x83, 0, 0, 0, 0, 1])
     var length = UInt64(bodyLength)
     while length >= 0x80 {
@@ -167,7 +176,9 @@ struct ChangeEncoder {
     chunk.append(contentsOf: data.bytes)
     chunk.append(contentsOf: extra)
     let hash = ChangeEncoder.seal(&chunk)
-    return (chunk, hash)
+    if keepChunk { return (chunk, hash) }
+    swap(&chunk, &scratch)
+    return ([], hash)
   }
 
   /// Fills in the checksum of a chunk whose header and body are written (§3), in place

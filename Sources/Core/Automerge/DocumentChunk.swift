@@ -49,6 +49,7 @@ enum DocumentChunk {
   ///   - chunkOffset: the offset of the chunk, for errors.
   ///   - verifyHeads: check the regenerated heads against the stored ones.
   ///   - keepOps: keep each change's ops (else only their count).
+  ///   - keepChunks: keep each change's canonical chunk (else only its hash).
   ///   - spareCapacity: room to reserve in `Decoded.changes` for changes the caller appends.
   ///   - inspect: called with the decoded stored ops (§7.3) before the changes are
   ///     reconstructed from them (`DocumentMaterializer` reads them there).
@@ -57,7 +58,8 @@ enum DocumentChunk {
   ///   regenerated heads differ from the stored ones.
   static func decode(
     _ buf: UnsafeBufferPointer<UInt8>, body: Range<Int>, chunkOffset: Int, verifyHeads: Bool = true,
-    keepOps: Bool = true, spareCapacity: Int = 0, inspect: ((Reconstruction) -> Void)? = nil
+    keepOps: Bool = true, keepChunks: Bool = true, spareCapacity: Int = 0,
+    inspect: ((Reconstruction) -> Void)? = nil
   ) throws -> Decoded {
     var r = ByteReader(buf, from: body.lowerBound, to: body.upperBound)
     let (actors, heads, changeCols, opCols) = try header(&r)
@@ -89,7 +91,7 @@ enum DocumentChunk {
     try builder.decodeOpColumns(opData)
     inspect?(builder)
     let (changes, opCounts) = try builder.reconstruct(
-      keepOps: keepOps, spareCapacity: spareCapacity)
+      keepOps: keepOps, keepChunks: keepChunks, spareCapacity: spareCapacity)
 
     // §7.5 step 7: the regenerated heads must equal the stored heads, as sets.
     var isDep = [Bool](repeating: false, count: changes.count)
@@ -571,9 +573,9 @@ struct Reconstruction {
 
   /// Runs §7.5 steps 1 to 6 and returns the regenerated changes in row order.
   /// `spareCapacity`: room to reserve in the returned array beyond its changes.
-  mutating func reconstruct(keepOps: Bool, spareCapacity: Int = 0) throws -> (
-    changes: [Change], opCounts: [Int32]
-  ) {
+  mutating func reconstruct(keepOps: Bool, keepChunks: Bool = true, spareCapacity: Int = 0)
+    throws -> (changes: [Change], opCounts: [Int32])
+  {
     let n = opCount
     let rows = rowActor.count
 
@@ -910,7 +912,7 @@ struct Reconstruction {
           let (chunkBytes, hash) = encoder.finish(
             actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message,
             deps: deps,
-            extra: extra)
+            extra: extra, keepChunk: keepChunks)
           changes.append(
             Change(
               hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r],

@@ -212,7 +212,8 @@ public struct Change: Sendable {
   public var ops: [Op]
   /// Extra bytes after the op columns, kept verbatim.
   public var extra: [UInt8]
-  /// The canonical type-1 change chunk, magic to end, whose SHA-256 body hash is `hash`.
+  /// The canonical type-1 change chunk, magic to end, whose SHA-256 body hash is `hash`
+  /// (empty when the file was decoded with `keepChunks: false`).
   public var chunk: [UInt8]
 
   /// The author of the change.

@@ -119,7 +119,7 @@ public enum Doctor {
     do {
       // Validity and orphans only: every op is still checked, none is kept.
       file = try AutomergeFile.decode(
-        try fileSystem.readFile(path, limit: maxDocumentSize), keepOps: false)
+        try fileSystem.readFile(path, limit: maxDocumentSize), keepOps: false, keepChunks: false)
     } catch let error as FileSystemError where error.meansNotDownloaded {
       report.add(
         .placeholder, name, "not downloaded (reading it gives EDEADLK: a dataless file)",

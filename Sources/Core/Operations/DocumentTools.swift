@@ -10,7 +10,7 @@ public enum DocumentTools {
     if let quick = try QuickSummary.summarize(bytes) {
       return (quick.changes, quick.heads.map(\.description))
     }
-    let file = try AutomergeFile.decode(bytes, keepOps: false)
+    let file = try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false)
     return (file.changes.count, file.heads.map(\.description))
   }
 

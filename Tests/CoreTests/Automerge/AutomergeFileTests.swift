@@ -31,6 +31,23 @@ import Testing
     #expect(ChangeListing.changes(lean.changes) == ChangeListing.changes(full.changes))
   }
 
+  /// `keepChunks: false` verifies and lists the same, with every change's chunk left empty;
+  /// a change whose bytes are damaged is still refused.
+  @Test(arguments: listed) func withoutChunks(_ rel: String) throws {
+    let bytes = try Fixture.bytes(rel)
+    let full = try AutomergeFile.decode(bytes)
+    let bare = try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false)
+    #expect(bare.changes.allSatisfy { $0.chunk.isEmpty && $0.ops.isEmpty })
+    #expect(bare.changes.map(\.hash) == full.changes.map(\.hash))
+    #expect(bare.opCount == full.opCount && bare.heads == full.heads && bare.chunks == full.chunks)
+    #expect(ChangeListing.changes(bare.changes) == ChangeListing.changes(full.changes))
+    var damaged = bytes
+    damaged[damaged.count - 1] ^= 0x01
+    #expect(throws: AutomergeDecodeError.self) {
+      try AutomergeFile.decode(damaged, keepOps: false, keepChunks: false)
+    }
+  }
+
   @Test func chunkListing() throws {
     let file = try AutomergeFile.decode(
       Fixture.bytes("valid/seed-01/device-0/tags.incremental.automerge"))

@@ -49,7 +49,9 @@ import Testing
       #expect(chunk == c.chunk && hash == c.hash)
     }
     // A document both versions open carries no such note.
-    #expect(try AutomergeFile.decode(Fixture.bytes("valid/upstream/exemplar")).refusedByNewerAutomerge.isEmpty)
+    #expect(
+      try AutomergeFile.decode(Fixture.bytes("valid/upstream/exemplar")).refusedByNewerAutomerge
+        .isEmpty)
   }
 
   @Test func headsMismatchIsRejected() throws {

@@ -28,7 +28,9 @@ import Testing
         try Materializer.materialize(file.changes, typed: typed) == expected, "\(rel)\(suffix)")
       // So does the column path, for a file that is one document chunk.
       let direct = try Materializer.materializeDocumentChunk(Fixture.bytes(rel), typed: typed)
-      #expect(direct.map(\.sortedKeys) == (Self.oneDocumentChunk.contains(rel) ? expected : nil), "\(rel)\(suffix)")
+      #expect(
+        direct.map(\.sortedKeys) == (Self.oneDocumentChunk.contains(rel) ? expected : nil),
+        "\(rel)\(suffix)")
     }
   }
 

@@ -521,7 +521,7 @@ struct FetchRun {
         case .failure(.notRegularFile(let kind)): return settle(failed: item, .inTheWay(kind.article))
         case .failure(.notAutomerge(let error)):
           return settle(failed: item, .invalidFile(detail: "\(error)"))
-        case .failure(.cannotRead(let error)): throw error
+        case .failure(.cannotRead(let error)), .failure(.notDownloaded(let error)): throw error
         }
       }
       if let existing = basis.bytes, content == existing {

@@ -318,7 +318,11 @@ public enum ConflictMerge {
       do {
         current = try fileSystem.readFile(item.copy.path, limit: maxFileSize)
       } catch let error as FileSystemError {
-        if error.errno != .noSuchFileOrDirectory { document.copies[k].problem = .cannotRead(error) }
+        if error.meansNotDownloaded {
+          document.copies[k].problem = .notDownloaded  // EDEADLK: evicted meanwhile
+        } else if error.errno != .noSuchFileOrDirectory {
+          document.copies[k].problem = .cannotRead(error)
+        }
         continue
       }
       // The canonical file, looked at right now, must hold every change of the copy.

@@ -518,10 +518,12 @@ struct FetchRun {
           }
           basis = existing.basis
         case .failure(.absent): basis = .absent
-        case .failure(.notRegularFile(let kind)): return settle(failed: item, .inTheWay(kind.article))
+        case .failure(.notRegularFile(let kind)):
+          return settle(failed: item, .inTheWay(kind.article))
         case .failure(.notAutomerge(let error)):
           return settle(failed: item, .invalidFile(detail: "\(error)"))
-        case .failure(.cannotRead(let error)), .failure(.notDownloaded(let error)): throw error
+        case .failure(.cannotRead(let error)), .failure(.notDownloaded(let error)):
+          throw error
         }
       }
       if let existing = basis.bytes, content == existing {

@@ -296,7 +296,7 @@ complete -c mn -n '__fish_mn_in \'migrate\'' -l 'to' -x -a '(__fish_complete_dir
 complete -c mn -n '__fish_mn_in \'migrate\'' -l 'dry-run' -d 'Print the plan and check it; change nothing.'
 complete -c mn -n '__fish_mn_in \'migrate\'' -s 'y' -l 'yes' -d 'Do not ask for confirmation.'
 complete -c mn -n '__fish_mn_in \'migrate\'' -l 'keep-source' -d 'Copy instead of move: remove nothing from the source.'
-complete -c mn -n '__fish_mn_in \'migrate\'' -l 'fetch' -d 'First fetch every placeholder of both folders, as \'mn fetch\' does (not with --dry-run).'
+complete -c mn -n '__fish_mn_in \'migrate\'' -l 'fetch' -d 'First fetch every placeholder and stale file of both folders, as \'mn fetch\' does (not with --dry-run).'
 complete -c mn -n '__fish_mn_in \'migrate\'' -l 'fetch-from' -r -F -d 'With --fetch: take the files from another copy of the data folder, or an mn export archive.'
 complete -c mn -n '__fish_mn_in \'migrate\'' -l 'fetch-exec' -x -a '(__fish_complete_command)' -d 'With --fetch: run this shell command per placeholder ({} the path, {rel} the logical name).'
 complete -c mn -n '__fish_mn_in \'migrate\'' -l 'fetch-timeout' -x -d 'With --fetch: wait this long for the files and commands (default 300).'

@@ -11,6 +11,8 @@ import Testing
     let root: String
     var status: [String: SyncItemStatus] = [:]
     var versions: [String: [SyncVersion]] = [:]
+    /// The bytes of the versions that can be read, by their path.
+    var versionBytes: [String: [UInt8]] = [:]
     var listingsWithoutMaterializing = 0
 
     init(root: String) { self.root = root }
@@ -32,12 +34,17 @@ import Testing
     { try body() }
     func conflictVersions(of path: String) -> [SyncVersion]? { versions[path] ?? [] }
     func readVersion(_ version: SyncVersion, limit: Int) throws(SyncProviderError) -> [UInt8] {
-      throw .failed(operation: "read version", path: version.path, detail: "not in this test")
+      guard let bytes = versionBytes[version.path] else {
+        throw .failed(operation: "read version", path: version.path, detail: "not in this test")
+      }
+      return bytes
     }
     func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {}
     func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
       throws(SyncProviderError)
-    {}
+    {
+      self.versions[path]?.removeAll { versions.contains($0) || removingOthers }
+    }
   }
 
   static let month = "records/2026/09.automerge"
@@ -106,5 +113,52 @@ import Testing
     let (merged, _, _) = run(["merge-conflicts", "--no-backup"], provider)
     #expect(merged == 0)
     #expect(!FileManager.default.fileExists(atPath: copy))
+  }
+
+  @Test func mergeConflictsJSONHasAVersionsSection() throws {
+    let root = try folder()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    try FileManager.default.removeItem(atPath: root + "/records/2026/09 2.automerge")
+    let provider = TableProvider(root: root)
+    let document = root + "/" + Self.month
+    let readable = SyncVersion(
+      documentPath: document, path: "/.DocumentRevisions-V100/1", device: "Ada's MacBook",
+      modificationSeconds: 1_788_710_400)
+    let unreadable = SyncVersion(documentPath: document, path: "/.DocumentRevisions-V100/2")
+    provider.versions[document] = [readable, unreadable]
+    provider.versionBytes[readable.path] = Array(
+      try Data(
+        contentsOf: TestSupport.packageRoot.appendingPathComponent(
+          "Tests/CoreTests/Fixtures/conflicts/seed-01/device-1/records/2026/09.automerge")))
+
+    func versions(_ arguments: [String]) throws -> (Int32, [[String: Any]], [String: Any]) {
+      let (status, out, _) = run(arguments, provider)
+      let object = try #require(
+        try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any])
+      let documents = try #require(object["versions"] as? [[String: Any]])
+      #expect(documents.count == 1)
+      #expect(documents.first?["name"] as? String == Self.month)
+      return (status, try #require(documents.first?["versions"] as? [[String: Any]]), object)
+    }
+
+    let (dryStatus, planned, dry) = try versions(["--json", "merge-conflicts", "--dry-run"])
+    #expect(dryStatus == 74)
+    #expect(dry["versionsHidden"] as? [String] == [])
+    #expect(planned.map { $0["merged"] as? Bool } == [false, false])
+
+    let (status, done, _) = try versions(["--json", "merge-conflicts", "--no-backup"])
+    #expect(status == 74, "a version that cannot be read is an I/O problem")
+    #expect(done.count == 2)
+    #expect(done[0]["device"] as? String == "Ada's MacBook")
+    #expect(done[0]["date"] as? String == "2026-09-06T16:00:00Z")
+    #expect(done[0]["merged"] as? Bool == true)
+    #expect(done[0]["resolved"] as? Bool == true)
+    #expect(done[0]["problem"] is NSNull)
+    #expect(done[1]["device"] is NSNull)
+    #expect(done[1]["date"] is NSNull)
+    #expect(done[1]["merged"] as? Bool == false)
+    #expect(done[1]["resolved"] as? Bool == false)
+    #expect((done[1]["problem"] as? String)?.contains("kept unresolved") == true)
+    #expect(provider.versions[document] == [unreadable])
   }
 }

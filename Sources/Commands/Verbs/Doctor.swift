@@ -13,7 +13,10 @@ enum Doctor {
       documents that are directories). On macOS it also reports dataless documents and \
       folders, stale documents (a newer version not downloaded yet) and documents with \
       unresolved iCloud conflict versions, and says once when the system shows mn no \
-      versions at all. Each finding names what fixes it. The write lock is \
+      versions at all. There it asks the system first where each file stands and reads \
+      only current files, each inside a coordinated read (NSFileCoordinator); a stale or \
+      dataless file is reported, never read, since a coordinated read of it would wait for \
+      its download. Each finding names what fixes it. The write lock is \
       reported as free or held; a held lock is normal while the app writes. Every document \
       and copy is read and decoded, nothing is written, and no download is triggered. Exits \
       0 when the folder is healthy and 1 when something needs attention.
@@ -28,12 +31,12 @@ enum Doctor {
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     let found = env.discover(root: call.global.root)
     guard let root = found.root, let source = found.source else { throw Resolve.notFound(found) }
-    // Uncoordinated reads: a coordinated read of a stale iCloud file waits for its download,
-    // and doctor never downloads (mn.md §15).
-    let fileSystem = (env.fileSystem as? CoordinatedFileSystem)?.base ?? env.fileSystem
+    // Coordinated reads of current files only (mn.md §15): Core.Doctor asks the provider
+    // first and never reads a stale or dataless file, whose coordinated read would wait for
+    // its download; materialization is off, so nothing else downloads either.
     let report = try env.syncProvider.withoutMaterializing {
       try Core.Doctor.examine(
-        root: root, source: source, warnings: found.warnings, fileSystem: fileSystem,
+        root: root, source: source, warnings: found.warnings, fileSystem: env.fileSystem,
         syncProvider: env.syncProvider)
     }
     if call.global.json {

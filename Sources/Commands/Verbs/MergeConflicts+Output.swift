@@ -15,12 +15,10 @@ extension MergeConflicts {
       try? env.stderr.write("mn: \(text)\n")
     }
 
+    /// The copies' errors on stderr, and their lines on stdout; with `--json` only the
+    /// errors (`finishJSON` writes the one object once the versions are done too).
     func finish(_ report: ConflictMergeReport, dryRun: Bool) throws {
       for line in errors(report) { try env.stderr.write("mn: error: \(line)\n") }
-      if call.global.json {
-        try env.stdout.write(JSONWriter.string(json(report, dryRun: dryRun), indent: 2) + "\n")
-        return
-      }
       guard !quiet else { return }
       for document in report.documents {
         try env.stdout.write("\(document.logicalName): \(summary(document, dryRun: dryRun))\n")
@@ -109,13 +107,26 @@ extension MergeConflicts {
       n == 1 ? "1 \(noun)" : noun == "copy" ? "\(n) copies" : "\(n) \(noun)s"
     }
 
-    func json(_ report: ConflictMergeReport, dryRun: Bool) -> JSONValue {
+    /// With `--json`: the one object of the run, copies and versions.
+    func finishJSON(_ report: ConflictMergeReport, versions: VersionMergeReport, dryRun: Bool)
+      throws
+    {
+      guard call.global.json else { return }
+      try env.stdout.write(
+        JSONWriter.string(json(report, versions: versions, dryRun: dryRun), indent: 2) + "\n")
+    }
+
+    func json(_ report: ConflictMergeReport, versions: VersionMergeReport, dryRun: Bool)
+      -> JSONValue
+    {
       .object([
         ("dryRun", .bool(dryRun)),
         ("root", .string(report.root)),
-        ("backup", report.backupPath.map(JSONValue.string) ?? .null),
+        ("backup", (report.backupPath ?? versions.backupPath).map(JSONValue.string) ?? .null),
         ("interrupted", .bool(report.interrupted)),
         ("documents", .array(report.documents.map { json($0) })),
+        ("versions", json(versions, dryRun: dryRun)),
+        ("versionsHidden", .array(versions.hidden.map(JSONValue.string))),
       ])
     }
 

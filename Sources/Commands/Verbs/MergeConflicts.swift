@@ -22,7 +22,11 @@ enum MergeConflicts {
       On macOS, iCloud's conflict versions of a document (NSFileVersion) are merged like \
       copies: their bytes go into the backup first, and they are marked resolved only after \
       the merged document is written, synced and read back; a version that cannot be read \
-      stays unresolved and is reported. A document whose file or copy is dataless or stale \
+      stays unresolved and is reported. With --json, the object's "versions" lists each \
+      document with versions, and each version with its "device" and "date" (null when the \
+      system does not give them), whether it was "merged" and "resolved", and the \
+      "problem" that kept it (null for none); "versionsHidden" names the documents whose \
+      versions the system does not show mn. A document whose file or copy is dataless or stale \
       (a newer version not downloaded yet) is left alone with status 69, naming the file: \
       run 'mn fetch' first.
 
@@ -98,9 +102,11 @@ enum MergeConflicts {
     let out = Output(call: call, env: env)
     if call.flag("dry-run") {
       let report = ConflictMergeReport(root: root, documents: plan.documents)
+      let versionReport = VersionMergeReport(plan: versions)
       try out.finish(report, dryRun: true)
-      try out.finish(VersionMergeReport(plan: versions), dryRun: true)
-      return worse(status(report), status(VersionMergeReport(plan: versions)))
+      try out.finish(versionReport, dryRun: true)
+      try out.finishJSON(report, versions: versionReport, dryRun: true)
+      return worse(status(report), status(versionReport))
     }
     Interrupt.install()
     let progress = Progress(env, call, label: "merging", total: plan.documents.count)
@@ -139,7 +145,10 @@ enum MergeConflicts {
       isCancelled: { Interrupt.requested })
     progress.finish()
     try out.finish(report, dryRun: false)
-    guard !report.interrupted else { return status(report) }
+    guard !report.interrupted else {
+      try out.finishJSON(report, versions: VersionMergeReport(plan: versions), dryRun: false)
+      return status(report)
+    }
     let versionReport = try ConflictVersions.execute(
       versions, provider: env.syncProvider, fileSystem: env.fileSystem,
       resolving: !call.flag("keep-copies"),
@@ -149,6 +158,7 @@ enum MergeConflicts {
         return path
       })
     try out.finish(versionReport, dryRun: false)
+    try out.finishJSON(report, versions: versionReport, dryRun: false)
     return worse(status(report), status(versionReport))
   }
 

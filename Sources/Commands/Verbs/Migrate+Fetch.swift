@@ -8,7 +8,7 @@ extension Migrate {
       .flag(
         "fetch",
         help:
-          "First fetch every placeholder of both folders, as 'mn fetch' does (not with --dry-run)."
+          "First fetch every placeholder and stale file of both folders, as 'mn fetch' does (not with --dry-run)."
       )
     ] + FetchOptionNames.migrate.options
 
@@ -21,6 +21,17 @@ extension Migrate {
       throw UsageError(message: "--\(first) needs --fetch", path: ["migrate"])
     }
     try names.check(call)
+  }
+
+  /// The provider that says which files are stale, to fetch them too (mn.md §15): the
+  /// system's, unless the content comes from --fetch-from or --fetch-exec (which bring
+  /// placeholders only).
+  static func staleProvider(_ call: Invocation, _ env: Environment) -> any SyncProvider {
+    let names = FetchOptionNames.migrate
+    guard call.value(names.from) == nil, call.value(names.exec) == nil else {
+      return NoSyncProvider()
+    }
+    return env.syncProvider
   }
 
   /// Fetches the placeholders of both folders (both locks held) and returns the new plan.
@@ -38,7 +49,9 @@ extension Migrate {
     } else if let command = call.value(names.exec) {
       source = .command(command)
     }
-    let total = Migration.fetchPlans(plan).reduce(0) { $0 + $1.items.count }
+    let total = Migration.fetchPlans(plan, staleFrom: staleProvider(call, env)).reduce(0) {
+      $0 + $1.items.count
+    }
     let progress = Progress(env, call, label: "fetching", total: total)
     progress.advance(by: 0)
     let context = names.context(source, progress, env)
@@ -61,7 +74,7 @@ extension Migrate {
   {
     guard !call.global.quiet && !call.global.json else { return }
     var out = ""
-    for fetchPlan in Migration.fetchPlans(plan) {
+    for fetchPlan in Migration.fetchPlans(plan, staleFrom: staleProvider(call, env)) {
       let side = fetchPlan.root == plan.source ? "source" : "destination"
       for item in fetchPlan.items {
         out += "fetch".padding(8) + item.logicalName + "  (in the \(side))\n"

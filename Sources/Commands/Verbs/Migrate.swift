@@ -29,7 +29,8 @@ enum Migrate {
       yet is moved by the system's own move into iCloud (setUbiquitous), then read back and \
       verified; one on both sides is merged with coordinated writes. A dataless or stale \
       file (a newer version not downloaded yet) stops the migration like a placeholder \
-      (69, naming it), and iCloud's conflict versions are backed up, merged and resolved \
+      (69, naming it) unless --fetch brings it down first, waiting for the current \
+      version as 'mn fetch' does; iCloud's conflict versions are backed up, merged and resolved \
       with the conflict copies.
 
       Progress is journaled in the destination (.mn-migrate.journal.nosync): after an \
@@ -118,13 +119,12 @@ enum Migrate {
       throw MigrationError.noSuchDestination(destination)
     }
     cleanTemporaries(plan, call, env)
-    let wouldFetch =
-      call.flag("fetch") && call.flag("dry-run") && !Migration.fetchPlans(plan).isEmpty
-    if call.flag("fetch") && !call.flag("dry-run") && !Migration.fetchPlans(plan).isEmpty {
-      plan = try fetch(plan, call, env)
-    }
+    let stale = staleProvider(call, env)
+    let toFetch = call.flag("fetch") && !Migration.fetchPlans(plan, staleFrom: stale).isEmpty
+    let wouldFetch = toFetch && call.flag("dry-run")
+    if toFetch && !call.flag("dry-run") { plan = try fetch(plan, call, env) }
     var checked = plan
-    if wouldFetch { checked.placeholders = Migration.unfetchable(plan) }
+    if wouldFetch { checked.placeholders = Migration.unfetchable(plan, staleFrom: stale) }
     if let blocker = checked.blocker {
       try printPlan(plan, call, env)
       if wouldFetch { try printWouldFetch(plan, call, env) }

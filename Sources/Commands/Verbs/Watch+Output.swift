@@ -8,6 +8,8 @@ extension Watch {
     let env: Environment
     /// Every document merged or refused, for the exit status.
     private var merged: [ConflictMergeDocument] = []
+    /// Every document whose conflict versions were merged or refused.
+    private var mergedVersions: [VersionMergeDocument] = []
     private var failure: ExitStatus?
 
     init(call: Invocation, env: Environment) {
@@ -18,12 +20,17 @@ extension Watch {
     /// 0, or with `--once` the status `merge-conflicts` would give for the same documents.
     var status: ExitStatus {
       guard call.flag("once") else { return .ok }
-      let worst = MergeConflicts.status(ConflictMergeReport(root: "", documents: merged))
+      var versions = VersionMergeReport(plan: VersionMergePlan(root: ""))
+      versions.documents = mergedVersions
+      let worst = MergeConflicts.worse(
+        MergeConflicts.status(ConflictMergeReport(root: "", documents: merged)),
+        MergeConflicts.status(versions))
       return worst != .ok ? worst : failure ?? .ok
     }
 
     func report(_ report: WatchReport) {
       if case .merged(let document) = report { merged.append(document) }
+      if case .mergedVersions(let document) = report { mergedVersions.append(document) }
       if case .failed(_, let error) = report, failure == nil {
         failure = ErrorReport.describe(error).0
       }
@@ -63,6 +70,8 @@ extension Watch {
           "\(document.logicalName): \(merge.summary(document, dryRun: false)), "
           + "\(merge.plural(removed, "copy")) removed"
         return [(false, line)] + errors.map { (true, $0) }
+      case .mergedVersions(let document):
+        return merge.lines(document, dryRun: false)
       case .fetched(let fetched):
         var lines = fetched.fetched.map { (false, "\($0.action.rawValue) '\($0.logicalName)'") }
         lines += fetched.failed.map { (true, "cannot fetch '\($0.logicalName)': \($0.reason)") }
@@ -105,6 +114,9 @@ extension Watch {
       case .merged(let document):
         guard case .object(let members) = merge.json(document) else { return [] }
         return [("event", .string("merged"))] + members
+      case .mergedVersions(let document):
+        guard case .object(let members) = merge.json(document, dryRun: false) else { return [] }
+        return [("event", .string("merged-versions"))] + members
       case .fetched(let fetched):
         return [
           ("event", .string("fetched")),

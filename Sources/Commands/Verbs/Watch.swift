@@ -29,6 +29,16 @@ enum Watch {
       a restart picks up what is left. --once makes one pass and exits (for cron): it \
       merges the copies last modified at least --quiet-for seconds ago.
 
+      On macOS, in iCloud Drive, iCloud's conflict versions of a document (NSFileVersion) \
+      are merged too, as 'mn merge-conflicts' merges them: a version has no file to watch, \
+      so mn asks the system for versions at every full scan (the first pass, SIGHUP, lost \
+      events) and after each change of a document, and merges them once the document has \
+      not changed for --quiet-for seconds: their bytes in a verified backup first, then \
+      the merge, written, synced and read back, and only then are they marked resolved. A \
+      version that cannot be read stays unresolved and is reported. A document or copy that \
+      is dataless or stale (a newer version not downloaded yet) is not merged until it is \
+      current; with --fetch it is fetched, as 'mn fetch' does.
+
       --service systemd prints a systemd user unit that runs 'mn watch' with the other \
       options given, --service launchd a LaunchAgent property list; see the README for how \
       to install them.
@@ -108,7 +118,7 @@ enum Watch {
       },
       isTerminating: { WatchSignals.terminating },
       takeHangups: { WatchSignals.takeHangup(wake) ? 1 : 0 },
-      report: { out.report($0) })
+      report: { out.report($0) }, syncProvider: env.syncProvider)
     var runner = WatchRunner(
       policy: policy, once: call.flag("once"),
       lastBackup: backupDirectory.flatMap {
@@ -176,8 +186,15 @@ enum Watch {
       source = .command(command)
     }
     let timeout = names.timeout(call)
+    let provider = env.syncProvider
     return { listing in
-      let plan = Core.Fetch.plan(root: root, documents: listing.documents)
+      var plan = Core.Fetch.plan(root: root, documents: listing.documents)
+      if source == .sync {
+        // Downloaded but stale (mn.md §15): fetched too, by waiting for the current version.
+        plan.items += SyncReadiness.staleItems(
+          listing.documents, root: root, provider: provider)
+        plan.items.sort { $0.logicalName.precedesByBytes($1.logicalName) }
+      }
       let progress = Progress(env, call, label: "fetching", total: plan.items.count)
       defer { progress.finish() }
       return try Core.Fetch.run(

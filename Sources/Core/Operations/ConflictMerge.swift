@@ -155,6 +155,8 @@ public enum ConflictMerge {
       return .failure(.cannotRead(FileSystemError("open", path, .noSuchFileOrDirectory)))
     case .failure(.notRegularFile):
       return .failure(.cannotRead(FileSystemError("open", path, .invalidArgument)))
+    case .failure(.notDownloaded):
+      return .failure(.notDownloaded)
     case .failure(.cannotRead(let error)):
       return .failure(.cannotRead(error))
     case .failure(.notAutomerge(let error)):
@@ -189,6 +191,9 @@ public enum ConflictMerge {
         decoded.append(loaded.file)
       case .failure(.notAutomerge(let error)):
         prepared.document.refusal = .canonicalNotAutomerge(error)
+      case .failure(.notDownloaded):
+        // EDEADLK: the file went dataless since the scan (mn.md §15).
+        prepared.document.refusal = .notCurrent(path: canonicalPath, .notDownloaded)
       case .failure(.cannotRead(let error)):
         prepared.document.refusal = .canonicalCannotRead(error)
       case .failure:
@@ -246,7 +251,7 @@ public enum ConflictMerge {
   static func heldChanges(_ path: String, fileSystem: any FileSystem) throws -> Set<ChangeHash> {
     switch DocumentReplace.read(path, fileSystem: fileSystem) {
     case .success(let read): return Set(read.file.changes.map(\.hash))
-    case .failure(.cannotRead(let error)): throw error
+    case .failure(.cannotRead(let error)), .failure(.notDownloaded(let error)): throw error
     case .failure: throw ConflictMergeError.verificationFailed(path: path)
     }
   }
@@ -313,7 +318,11 @@ public enum ConflictMerge {
       do {
         current = try fileSystem.readFile(item.copy.path, limit: maxFileSize)
       } catch let error as FileSystemError {
-        if error.errno != .noSuchFileOrDirectory { document.copies[k].problem = .cannotRead(error) }
+        if error.meansNotDownloaded {
+          document.copies[k].problem = .notDownloaded  // EDEADLK: evicted meanwhile
+        } else if error.errno != .noSuchFileOrDirectory {
+          document.copies[k].problem = .cannotRead(error)
+        }
         continue
       }
       // The canonical file, looked at right now, must hold every change of the copy.

@@ -151,6 +151,12 @@ public enum ConflictMergeRefusal: Sendable, Equatable, CustomStringConvertible {
   /// it, and leaves its copies alone.
   case canonicalNotRegularFile(FileKind)
 
+  /// Whether it is `.notCurrent` (an input that `mn fetch` brings down to current).
+  public var isNotCurrent: Bool {
+    if case .notCurrent = self { return true }
+    return false
+  }
+
   public var description: String {
     switch self {
     case .changedDuringRun: return "the document kept changing during the run; run again"

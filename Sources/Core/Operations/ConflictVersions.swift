@@ -184,7 +184,14 @@ public enum ConflictVersions {
       document.refusal = .notCurrent(path: problem.path, problem.status)
       return
     }
-    let current = try fileSystem.readFile(path, limit: maxFileSize)
+    let current: [UInt8]
+    do {
+      current = try fileSystem.readFile(path, limit: maxFileSize)
+    } catch let error as FileSystemError where error.meansNotDownloaded {
+      // EDEADLK: dataless since the plan (mn.md §15); its versions wait for `mn fetch`.
+      document.refusal = .notCurrent(path: path, .notDownloaded)
+      return
+    }
     var inputs = [current]
     var merged: [SyncVersion] = []
     for item in document.versions where item.problem == nil {

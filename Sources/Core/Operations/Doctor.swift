@@ -5,8 +5,11 @@
 /// document and conflict copy, and turns what needs attention into findings, each naming
 /// what fixes it. On macOS the caller runs it inside `SyncProvider.withoutMaterializing`, so
 /// that reading never downloads: a dataless file then reads as `EDEADLK`, reported as not
-/// downloaded. In synced folders it also asks the provider which documents are stale and
-/// which have unresolved conflict versions (mn.md §15).
+/// downloaded. In synced folders it asks the provider first where each file stands, and
+/// reads only the current ones, inside a coordinated read (the caller passes a
+/// `CoordinatedFileSystem`, mn.md §15): a file that is stale or not downloaded is reported
+/// and never read, because a coordinated read of it would wait for its download. It also
+/// asks which documents have unresolved conflict versions.
 public enum Doctor {
   /// The largest file decoded.
   public static let maxDocumentSize = 1 << 31
@@ -34,7 +37,7 @@ public enum Doctor {
     }
     for document in listing.documents {
       report.documents[document.state, default: 0] += 1
-      examine(document, into: &report, fileSystem: fileSystem)
+      examine(document, into: &report, fileSystem: fileSystem, provider: syncProvider)
     }
     examineSync(listing, into: &report, provider: syncProvider)
     for temporary in listing.temporaries {
@@ -68,7 +71,8 @@ public enum Doctor {
   }
 
   static func examine(
-    _ document: DocumentEntry, into report: inout DoctorReport, fileSystem: any FileSystem
+    _ document: DocumentEntry, into report: inout DoctorReport, fileSystem: any FileSystem,
+    provider: any SyncProvider = NoSyncProvider()
   ) {
     let name = document.logicalName
     let word = ShellQuote.word(name)
@@ -95,7 +99,9 @@ public enum Doctor {
         fix: "mn merge-conflicts \(word)")
     }
     if document.isDownloaded {
-      check(document.path, name: name, isCopy: false, into: &report, fileSystem: fileSystem)
+      check(
+        document.path, name: name, isCopy: false, into: &report, fileSystem: fileSystem,
+        provider: provider)
     }
     for copy in document.copies {
       if copy.placeholder != nil {
@@ -104,16 +110,31 @@ public enum Doctor {
           fix: "mn fetch \(ShellQuote.word(copy.logicalName))")
       } else {
         check(
-          copy.path, name: copy.logicalName, isCopy: true, into: &report, fileSystem: fileSystem)
+          copy.path, name: copy.logicalName, isCopy: true, into: &report, fileSystem: fileSystem,
+          provider: provider)
       }
     }
   }
 
-  /// Decodes one file; an unreadable one or one with orphan changes is a finding.
+  /// Decodes one file; an unreadable one or one with orphan changes is a finding. In a
+  /// synced folder the provider is asked first: a file that is not current (dataless, not
+  /// downloaded, stale) is a finding and is not read.
   static func check(
     _ path: String, name: String, isCopy: Bool, into report: inout DoctorReport,
-    fileSystem: any FileSystem
+    fileSystem: any FileSystem, provider: any SyncProvider = NoSyncProvider()
   ) {
+    if provider.folderKind(of: path) != .plain,
+      let problem = SyncReadiness.check(
+        path, info: (try? fileSystem.info(path)) ?? nil, provider: provider)
+    {
+      let fix = "mn fetch \(ShellQuote.word(name))"
+      if problem.status == .stale {
+        report.add(.notCurrent, name, "stale: a newer version is not downloaded yet", fix: fix)
+      } else {
+        report.add(.placeholder, name, "not downloaded (a dataless file)", fix: fix)
+      }
+      return
+    }
     report.filesDecoded += 1
     let file: AutomergeFile
     do {
@@ -144,20 +165,11 @@ public enum Doctor {
     }
   }
 
-  /// What the sync provider says: stale documents, unresolved versions, and once, when the
-  /// system shows this process no versions at all.
+  /// What the sync provider says about versions: unresolved ones, and once, when the system
+  /// shows this process no versions at all. (Stale files are found by `check`.)
   static func examineSync(
     _ listing: FolderListing, into report: inout DoctorReport, provider: any SyncProvider
   ) {
-    for document in listing.documents where document.isDownloaded {
-      let path = document.name.path(root: listing.root)
-      guard provider.folderKind(of: path) != .plain,
-        (try? provider.status(of: path)) == .stale
-      else { continue }
-      report.add(
-        .notCurrent, document.logicalName, "stale: a newer version is not downloaded yet",
-        fix: "mn fetch \(ShellQuote.word(document.logicalName))")
-    }
     let (versions, hidden) = ConflictVersions.list(
       listing.documents, root: listing.root, provider: provider)
     for document in listing.documents {

@@ -56,6 +56,10 @@ public enum DocumentReplace {
     case absent
     /// A link, a directory or another kind of file.
     case notRegularFile(FileKind)
+    /// The file is not downloaded: reading it gave `EDEADLK` (a dataless file read with
+    /// materialization off, mn.md §15). Callers report it as not downloaded, never as an I/O
+    /// error or damage.
+    case notDownloaded(FileSystemError)
     /// The file could not be read.
     case cannotRead(FileSystemError)
     /// The bytes, which did not change while they were read, are not a valid document.
@@ -86,6 +90,7 @@ public enum DocumentReplace {
         bytes = try fileSystem.readFile(path, limit: maxFileSize)
       } catch let error as FileSystemError {
         if error.errno == .noSuchFileOrDirectory, attempt < readAttempts { continue }
+        if error.meansNotDownloaded { return .failure(.notDownloaded(error)) }
         return .failure(.cannotRead(error))
       } catch {
         return .failure(.cannotRead(FileSystemError("read", path, .ioError)))

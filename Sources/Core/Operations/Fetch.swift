@@ -522,7 +522,8 @@ struct FetchRun {
           return settle(failed: item, .inTheWay(kind.article))
         case .failure(.notAutomerge(let error)):
           return settle(failed: item, .invalidFile(detail: "\(error)"))
-        case .failure(.cannotRead(let error)): throw error
+        case .failure(.cannotRead(let error)), .failure(.notDownloaded(let error)):
+          throw error
         }
       }
       if let existing = basis.bytes, content == existing {

@@ -193,7 +193,7 @@ extension Migration {
       case .failure(.notRegularFile(let kind)):
         throw ReplaceError.notRegularFile(path: target, kind: kind)
       case .failure(.notAutomerge(let error)): throw error
-      case .failure(.cannotRead(let error)): throw error
+      case .failure(.cannotRead(let error)), .failure(.notDownloaded(let error)): throw error
       }
       var placed: FileInfo?
       var replaced: ReplaceOutcome.Summary?
@@ -228,7 +228,7 @@ extension Migration {
     case .failure(.notRegularFile(let kind)):
       throw ReplaceError.notRegularFile(path: path, kind: kind)
     case .failure(.notAutomerge(let error)): throw error
-    case .failure(.cannotRead(let error)): throw error
+    case .failure(.cannotRead(let error)), .failure(.notDownloaded(let error)): throw error
     }
   }
 

@@ -4,23 +4,48 @@
 /// The caller holds both write locks: fetching writes files into both folders.
 extension Migration {
   /// What fetching would bring down: one `FetchPlan` per folder that has placeholders of
-  /// documents or conflict copies, the source first.
+  /// documents or conflict copies, or (with a provider) stale ones, the source first.
   ///
-  /// - Parameter plan: from `plan(source:destination:fileSystem:)`.
+  /// - Parameters:
+  ///   - plan: from `plan(source:destination:fileSystem:)`.
+  ///   - provider: says which downloaded files are stale (a newer version exists, mn.md
+  ///     §15); they are fetched too, as `mn fetch` does, by waiting for the current
+  ///     version. Pass `NoSyncProvider()` (the default) when the content comes from
+  ///     `--fetch-from` or `--fetch-exec`, which bring placeholders only.
   /// - Returns: the non-empty fetch plans.
-  public static func fetchPlans(_ plan: MigrationPlan) -> [FetchPlan] {
+  public static func fetchPlans(
+    _ plan: MigrationPlan, staleFrom provider: any SyncProvider = NoSyncProvider()
+  ) -> [FetchPlan] {
     let listings = [plan.sourceListing] + (plan.destinationListing.map { [$0] } ?? [])
-    return listings.map { Fetch.plan(root: $0.root, documents: $0.documents) }
-      .filter { !$0.items.isEmpty }
+    return listings.map { listing in
+      var fetchPlan = Fetch.plan(root: listing.root, documents: listing.documents)
+      let stale = SyncReadiness.staleItems(
+        listing.documents, root: listing.root, provider: provider)
+      if !stale.isEmpty {
+        fetchPlan.items += stale
+        fetchPlan.items.sort { $0.logicalName.precedesByBytes($1.logicalName) }
+      }
+      return fetchPlan
+    }
+    .filter { !$0.items.isEmpty }
   }
 
   /// The placeholders of `plan` that fetching cannot bring down (those of files that are
-  /// not documents): the migration stops on them even with `--fetch`.
+  /// not documents, and stale files when `provider` is not asked): the migration stops on
+  /// them even with `--fetch`.
   ///
-  /// - Parameter plan: from `plan(source:destination:fileSystem:)`.
+  /// - Parameters:
+  ///   - plan: from `plan(source:destination:fileSystem:)`.
+  ///   - provider: as for `fetchPlans`.
   /// - Returns: absolute paths, sorted.
-  public static func unfetchable(_ plan: MigrationPlan) -> [String] {
-    let covered = Set(fetchPlans(plan).flatMap { $0.items.flatMap { $0.placeholders.map(\.path) } })
+  public static func unfetchable(
+    _ plan: MigrationPlan, staleFrom provider: any SyncProvider = NoSyncProvider()
+  ) -> [String] {
+    var covered = Set<String>()
+    for item in fetchPlans(plan, staleFrom: provider).flatMap(\.items) {
+      covered.formUnion(item.placeholders.map(\.path))
+      if item.isStale { covered.insert(item.path) }
+    }
     return plan.placeholders.filter { !covered.contains($0) }
   }
 
@@ -42,7 +67,9 @@ extension Migration {
     return source
   }
 
-  /// Fetches every placeholder of both folders (`fetchPlans`), then plans again.
+  /// Fetches every placeholder of both folders (`fetchPlans`), then plans again. With the
+  /// system as the source (`.sync`), stale files are fetched too (`context.syncProvider`
+  /// says which), as `mn fetch` does.
   ///
   /// Both folders share one timeout: the second starts with what the first left.
   ///
@@ -59,7 +86,8 @@ extension Migration {
   ) throws -> (report: FetchReport, plan: MigrationPlan) {
     var report = FetchReport()
     let start = context.now()
-    for fetchPlan in fetchPlans(plan) {
+    let stale: any SyncProvider = source == .sync ? context.syncProvider : NoSyncProvider()
+    for fetchPlan in fetchPlans(plan, staleFrom: stale) {
       var remaining = options
       remaining.timeout = max(0, options.timeout - (context.now() - start))
       let part = try Fetch.run(fetchPlan, source: source, options: remaining, context: context)

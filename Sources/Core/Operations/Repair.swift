@@ -78,6 +78,10 @@ public enum Repair {
           if documents != nil && file.copyOf == nil { report.documents.append(file) }
         } catch is AutomergeDecodeError {
           targets.append(file)
+        } catch let error as FileSystemError where error.meansNotDownloaded {
+          // EDEADLK: dataless (mn.md §15), not damaged and not an I/O error.
+          file.refusal = .notDownloaded
+          report.documents.append(file)
         } catch {
           file.refusal = .cannotRead("\(error)")
           report.documents.append(file)

@@ -23,6 +23,9 @@ public struct WatchContext {
   public var report: (WatchReport) -> Void
   /// The random part of temporary names.
   public var random: () -> String
+  /// Says which files are current, lists and resolves conflict versions (mn.md §15);
+  /// `NoSyncProvider` where there is none. Pass the one `fileSystem` coordinates through.
+  public var syncProvider: any SyncProvider
 
   public init(
     root: String, fileSystem: any FileSystem, notifier: any ChangeNotifier,
@@ -32,8 +35,10 @@ public struct WatchContext {
     prune: @escaping (BackupKeepPolicy) throws -> [String],
     isTerminating: @escaping () -> Bool, takeHangups: @escaping () -> Int,
     report: @escaping (WatchReport) -> Void,
-    random: @escaping () -> String = AtomicFile.randomSuffix
+    random: @escaping () -> String = AtomicFile.randomSuffix,
+    syncProvider: any SyncProvider = NoSyncProvider()
   ) {
+    self.syncProvider = syncProvider
     self.root = root
     self.fileSystem = fileSystem
     self.notifier = notifier

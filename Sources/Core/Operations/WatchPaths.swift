@@ -4,7 +4,10 @@ public enum WatchPathKind: Sendable, Equatable {
   case copy
   /// A placeholder of a document or of a copy (`.NAME.icloud`, `NAME.nextcloud`, …).
   case placeholder
-  /// Anything else: a document itself (the app's own writes), a temporary, another file.
+  /// A document itself (the app's writes, a sync client's): never merged as a copy, but in
+  /// a synced folder its change is when iCloud may have kept a conflict version of it.
+  case document
+  /// Anything else: a temporary, another file.
   case other
 }
 
@@ -12,7 +15,7 @@ public enum WatchPathKind: Sendable, Equatable {
 public enum WatchPaths {
   /// What `path` is, inside the data folder at `root`.
   ///
-  /// A document rewritten by the app (under the lock, or not) is `.other`: only names that
+  /// A document rewritten by the app (under the lock, or not) is `.document`: only names that
   /// the conflict-copy table matches, in a folder that holds their document, are copies.
   public static func kind(of path: String, root: String) -> WatchPathKind {
     guard let relative = Paths.relative(path, to: root), !relative.isEmpty else { return .other }
@@ -22,6 +25,7 @@ public enum WatchPaths {
     if let (_, realName) = Placeholder.parseFileName(name) {
       return isCopyOrDocument(realName, in: folder) ? .placeholder : .other
     }
+    if folder.documentIndex(named: name) != nil { return .document }
     guard folder.mayHoldCopy(named: name), let copy = ConflictCopy.parse(fileName: name),
       folder.documentIndex(named: copy.canonicalName) != nil
     else { return .other }

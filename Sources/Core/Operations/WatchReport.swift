@@ -12,6 +12,9 @@ public enum WatchReport {
   case backedUp(path: String, scheduled: Bool)
   /// A document's quiet copies were merged (or refused, or some kept: the value says).
   case merged(ConflictMergeDocument)
+  /// A document's conflict versions were merged and resolved (or refused, or some kept
+  /// unresolved: the value says).
+  case mergedVersions(VersionMergeDocument)
   /// Placeholders were fetched.
   case fetched(FetchReport)
   /// Backups removed by the retention after a scheduled backup.

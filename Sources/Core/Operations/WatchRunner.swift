@@ -6,6 +6,13 @@
 /// lock, which is taken for that write alone and waited for as long as it takes. A `kill -9`
 /// at any moment loses nothing (`ConflictMerge`'s guarantee); a restart's first scan picks
 /// up what is left.
+///
+/// In a synced folder (mn.md §15) only current inputs are merged (`SyncReadiness`: a stale
+/// or dataless one is left, and fetched with `--fetch`), and iCloud's conflict versions
+/// (`NSFileVersion`) are merged as `merge-conflicts` merges them (`ConflictVersions`: their
+/// bytes in the backup first, resolved only once the merged file is durable and verified).
+/// A version has no file to watch: the provider is asked for versions on every full scan
+/// and after each change of a document, never on a timer.
 public struct WatchRunner {
   /// While the folder is gone, how often it is looked for besides the notifier's events (a
   /// file system mounted on the folder's place sends none).
@@ -77,9 +84,12 @@ public struct WatchRunner {
     }
   }
 
-  /// Feeds one input to the state and queues what it asks for.
+  /// Feeds one input to the state and queues what it asks for that is not queued already
+  /// (each input of one pass asks again for what is due: one backup, not one per input).
   private mutating func feed(_ input: WatchInput) {
-    queue += state.step(input, at: context.now())
+    for action in state.step(input, at: context.now()) where !queue.contains(action) {
+      queue.append(action)
+    }
   }
 
   private mutating func takeSignals() {
@@ -102,6 +112,7 @@ public struct WatchRunner {
         switch WatchPaths.kind(of: path, root: context.root) {
         case .copy: feed(.copyChanged(path))
         case .placeholder: feed(.placeholderSeen)
+        case .document: documentChanged(path)
         case .other: break
         }
       case .removed(let path):
@@ -144,6 +155,8 @@ public struct WatchRunner {
       rescan()
     case .merge(let paths):
       try merge(paths)
+    case .mergeVersions(let paths):
+      try mergeVersions(paths)
     case .fetch:
       try fetch()
     case .backup:
@@ -180,11 +193,16 @@ public struct WatchRunner {
     (try? context.fileSystem.infoFollowingLinks(context.root))??.kind == .directory
   }
 
-  /// Scans the folder; a folder that cannot be listed any more is gone.
+  /// Scans the folder (without downloading anything, mn.md §15); a folder that cannot be
+  /// listed any more is gone.
   private mutating func scan(readingStaleStubs: Bool = false) -> FolderListing? {
     do {
-      return try FolderScan.scan(
-        root: context.root, fileSystem: context.fileSystem, readingStaleStubs: readingStaleStubs)
+      let context = self.context
+      return try context.syncProvider.withoutMaterializing {
+        try FolderScan.scan(
+          root: context.root, fileSystem: context.fileSystem,
+          readingStaleStubs: readingStaleStubs)
+      }
     } catch {
       if !folderExists() { feed(.folderGone) }
       return nil
@@ -209,8 +227,32 @@ public struct WatchRunner {
       }
     }
     feed(.scanned(copies))
+    let (versions, _) = ConflictVersions.list(
+      listing.documents, root: context.root, provider: context.syncProvider)
+    let documents = listing.documents.compactMap { document -> WatchCopy? in
+      guard versions[document.logicalName] != nil else { return nil }
+      return WatchCopy(path: document.name.path(root: context.root), modified: modified(document))
+    }
+    feed(.versionsFound(documents, all: true))
     if placeholders && !ignorePlaceholdersOnce { feed(.placeholderSeen) }
     ignorePlaceholdersOnce = false
+  }
+
+  /// A document's file changed: in a synced folder, iCloud may have kept a conflict version
+  /// of it, so the provider is asked (one call; nothing is read).
+  private mutating func documentChanged(_ path: String) {
+    guard context.syncProvider.folderKind(of: path) != .plain,
+      let versions = context.syncProvider.conflictVersions(of: path), !versions.isEmpty
+    else { return }
+    feed(.versionsFound([WatchCopy(path: path, modified: context.now())], all: false))
+  }
+
+  /// The modification time of a document's file; now when it cannot be told.
+  private func modified(_ document: DocumentEntry) -> Double {
+    let info = (try? context.fileSystem.info(document.name.path(root: context.root))) ?? nil
+    return info.map {
+      Double($0.modificationSeconds) + Double($0.modificationNanoseconds) / 1e9
+    } ?? context.now()
   }
 
   /// Takes the write lock, waiting as long as it takes (the events that arrive meanwhile
@@ -264,8 +306,13 @@ public struct WatchRunner {
       document.copies = document.copies.filter { wanted.contains($0.path) }
       if !document.copies.isEmpty { entries.append(document) }
     }
-    let plan = try ConflictMerge.plan(
-      listing: listing, documents: entries, fileSystem: context.fileSystem)
+    // Only current inputs are merged (mn.md §15): the others are refused before being read.
+    let (ready, refused) = SyncReadiness.split(
+      entries, root: context.root, provider: context.syncProvider,
+      fileSystem: context.fileSystem)
+    var plan = try ConflictMerge.plan(
+      listing: listing, documents: ready, fileSystem: context.fileSystem)
+    plan.documents += refused
     let context = self.context
     let result = try ConflictMerge.execute(
       plan, fileSystem: context.fileSystem,
@@ -288,7 +335,7 @@ public struct WatchRunner {
         context.report(.merged(document))
         switch refusal {
         case .changedDuringRun: retry += paths
-        case .notDownloaded:
+        case .notDownloaded, .notCurrent:
           placeholder = true
           dropped += paths
         default: dropped += paths
@@ -316,6 +363,63 @@ public struct WatchRunner {
     removed += paths.filter { !seen.contains($0) }
     if placeholder { feed(.placeholderSeen) }
     return .mergeFinished(removed: removed, retry: retry, dropped: dropped)
+  }
+
+  private mutating func mergeVersions(_ paths: [String]) throws(ChangeNotifierError) {
+    do {
+      guard
+        let outcome = try withLock({ runner -> WatchInput? in
+          guard let listing = runner.scan() else { return nil }
+          return try runner.mergeVersions(paths, listing)
+        })
+      else {
+        feed(.versionsMerged(settled: [], retry: paths))
+        return
+      }
+      feed(outcome ?? .versionsFailed(paths))
+    } catch let error as ChangeNotifierError {
+      throw error
+    } catch {
+      context.report(.failed(action: "merge conflict versions", error: error))
+      feed(.versionsFailed(paths))
+    }
+  }
+
+  /// Merges the conflict versions of the documents at `paths` that the scan still finds,
+  /// through the workflow of `merge-conflicts` (`ConflictVersions.plan`, `execute`): the
+  /// versions' bytes and their documents in a verified backup first, then each document
+  /// merged, written, made durable and read back, and only then its merged versions
+  /// resolved. A version that cannot be read stays unresolved and is reported; a document
+  /// that is not current is left (and fetched with `--fetch`).
+  private mutating func mergeVersions(_ paths: [String], _ listing: FolderListing) throws
+    -> WatchInput
+  {
+    let context = self.context
+    let root = context.root
+    let wanted = Set(paths)
+    let documents = listing.documents.filter { wanted.contains($0.name.path(root: root)) }
+    let plan = ConflictVersions.plan(
+      documents, root: context.root, provider: context.syncProvider,
+      fileSystem: context.fileSystem)
+    let report = try ConflictVersions.execute(
+      plan, provider: context.syncProvider, fileSystem: context.fileSystem,
+      backup: { files in
+        let path = try context.backup(files, WatchPaths.mergeBackupReason)
+        context.report(.backedUp(path: path, scheduled: false))
+        return path
+      },
+      random: context.random)
+    var retry: [String] = []
+    var placeholder = false
+    for document in report.documents {
+      context.report(.mergedVersions(document))
+      guard let refusal = document.refusal else { continue }
+      if refusal == .changedDuringRun { retry.append(document.path) }
+      if refusal == .notDownloaded || refusal.isNotCurrent { placeholder = true }
+    }
+    if placeholder { feed(.placeholderSeen) }
+    let again = Set(retry)
+    return .versionsMerged(settled: paths.filter { !again.contains($0) }, retry: retry)
   }
 
   private mutating func fetch() throws(ChangeNotifierError) {

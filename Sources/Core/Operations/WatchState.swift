@@ -25,6 +25,15 @@ public enum WatchInput: Sendable, Equatable {
   case placeholderSeen
   /// Something happened that only a full scan can tell (a new directory, lost events).
   case needsRescan
+  /// Documents that have unresolved conflict versions (iCloud's `NSFileVersion`, mn.md §15),
+  /// with their files' modification times: found by a full scan (`all`: no other document
+  /// has any), or after a document changed (then it changed `now`).
+  case versionsFound([WatchCopy], all: Bool)
+  /// A merge of versions ended: the documents settled (every version resolved, or kept
+  /// and reported), those to try again once quiet (they changed during the merge).
+  case versionsMerged(settled: [String], retry: [String])
+  /// A merge of versions failed as a whole: try again after `retryAfter`.
+  case versionsFailed([String])
   /// A merge ended: the copies removed, those to try again once quiet (they changed during
   /// the merge, or it was interrupted), those to leave until they change (unreadable,
   /// refused).
@@ -53,6 +62,9 @@ public enum WatchAction: Sendable, Equatable {
   case rescan
   /// Merge these copies (absolute paths, sorted), each quiet for long enough.
   case merge([String])
+  /// Merge the conflict versions of these documents (absolute paths, sorted), each quiet
+  /// for long enough, as `merge-conflicts` does (`ConflictVersions`).
+  case mergeVersions([String])
   /// Fetch the placeholders.
   case fetch
   /// Write a scheduled backup.
@@ -75,10 +87,17 @@ public enum WatchAction: Sendable, Equatable {
 /// names that the conflict-copy table matches are copies (the caller tells them): a
 /// document that the app rewrites under the lock is never one. While the folder is gone,
 /// nothing is due. After `.terminate`, the only action is `.stop`.
+///
+/// A conflict version has no file of its own to watch: the caller asks the provider for
+/// versions on every full scan and after each change of a document, and reports what it
+/// found (`.versionsFound`). A document with versions is due `quietFor` seconds after its
+/// file last changed, as a copy is.
 public struct WatchState: Sendable {
   public let policy: WatchPolicy
   /// Each pending copy's path and the time it is due.
   public private(set) var due: [String: Double] = [:]
+  /// Each document with unresolved conflict versions and the time their merge is due.
+  public private(set) var versionsDue: [String: Double] = [:]
   /// Whether a fetch is wanted.
   public private(set) var fetchWanted = false
   /// When the next scheduled backup is due; nil when there is none.
@@ -120,6 +139,20 @@ public struct WatchState: Sendable {
       due = next
     case .placeholderSeen:
       if policy.fetch && folderPresent { fetchWanted = true }
+    case .versionsFound(let documents, let all):
+      guard folderPresent else { break }
+      var next = all ? [:] : versionsDue
+      for document in documents {
+        let quietSince = min(document.modified, now)
+        let earliest = all ? versionsDue[document.path] ?? -.infinity : -.infinity
+        next[document.path] = max(earliest, quietSince + policy.quietFor)
+      }
+      versionsDue = next
+    case .versionsMerged(let settled, let retry):
+      for path in settled { versionsDue[path] = nil }
+      for path in retry { versionsDue[path] = now + policy.quietFor }
+    case .versionsFailed(let paths):
+      for path in paths { versionsDue[path] = now + policy.retryAfter }
     case .needsRescan, .hangup:
       return folderPresent ? [.rescan] + dueActions(at: now) : []
     case .mergeFinished(let removed, let retry, let dropped):
@@ -137,6 +170,7 @@ public struct WatchState: Sendable {
       guard folderPresent else { return [] }
       folderPresent = false
       due.removeAll()
+      versionsDue.removeAll()
       fetchWanted = false
       return [.waitForFolder]
     case .folderBack:
@@ -157,6 +191,8 @@ public struct WatchState: Sendable {
     let ready = due.filter { $0.value <= now }.keys.sorted { $0.precedesByBytes($1) }
     if fetchWanted { actions.append(.fetch) }
     if !ready.isEmpty { actions.append(.merge(ready)) }
+    let versions = versionsDue.filter { $0.value <= now }.keys.sorted { $0.precedesByBytes($1) }
+    if !versions.isEmpty { actions.append(.mergeVersions(versions)) }
     if let next = nextBackup, next <= now { actions.append(.backup) }
     return actions
   }
@@ -165,7 +201,7 @@ public struct WatchState: Sendable {
   /// caller knows how long it may wait for events; nil when nothing will.
   public func deadline() -> Double? {
     guard folderPresent, !stopping else { return nil }
-    let earliest = due.values.min()
+    let earliest = [due.values.min(), versionsDue.values.min()].compactMap { $0 }.min()
     switch (earliest, nextBackup) {
     case (let a?, let b?): return min(a, b)
     case (let a?, nil): return a

@@ -75,20 +75,32 @@ public enum SyncReadiness {
     return (ready, refused)
   }
 
-  /// The downloaded documents that the provider calls stale, as fetch items: `mn fetch`
-  /// waits for them to become current (an iCloud Drive container asks for the download).
+  /// The downloaded documents and conflict copies that the provider calls stale, as fetch
+  /// items: `mn fetch` (and `migrate --fetch`, `watch --fetch`) waits for them to become
+  /// current (an iCloud Drive container asks for the download).
   public static func staleItems(
     _ documents: [DocumentEntry], root: String, provider: any SyncProvider
   ) -> [FetchItem] {
-    documents.compactMap { document in
-      let path = document.name.path(root: root)
-      guard document.isDownloaded, provider.folderKind(of: path) != .plain,
-        (try? provider.status(of: path)) == .stale
-      else { return nil }
-      return FetchItem(
-        logicalName: document.logicalName, path: path, placeholders: [], isCopy: false,
-        fileExists: true, isStale: true)
+    func isStale(_ path: String) -> Bool {
+      provider.folderKind(of: path) != .plain && (try? provider.status(of: path)) == .stale
     }
+    var items: [FetchItem] = []
+    for document in documents {
+      let path = document.name.path(root: root)
+      if document.isDownloaded, isStale(path) {
+        items.append(
+          FetchItem(
+            logicalName: document.logicalName, path: path, placeholders: [], isCopy: false,
+            fileExists: true, isStale: true))
+      }
+      for copy in document.copies where copy.placeholder == nil && isStale(copy.path) {
+        items.append(
+          FetchItem(
+            logicalName: copy.logicalName, path: copy.path, placeholders: [], isCopy: true,
+            fileExists: true, isStale: true))
+      }
+    }
+    return items
   }
 }
 

@@ -11,8 +11,8 @@ import Testing
     ("/d/tags (conflicted copy 2026-09-06 154512).automerge", .copy),
     ("/d/records/2026/09.automerge.conflict1", .copy),
     // The documents themselves, as the app rewrites them: never copies.
-    ("/d/records/2026/09.automerge", .other),
-    ("/d/tags.automerge", .other),
+    ("/d/records/2026/09.automerge", .document),
+    ("/d/tags.automerge", .document),
     // mn's and the app's temporaries, the lock, other files.
     ("/d/records/2026/.09.automerge.mn-ABC123.nosync", .other),
     ("/d/.minuta.writelock.nosync", .other),

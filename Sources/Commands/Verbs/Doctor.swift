@@ -32,7 +32,7 @@ enum Doctor {
     // and doctor never downloads (mn.md §15).
     let fileSystem = (env.fileSystem as? CoordinatedFileSystem)?.base ?? env.fileSystem
     let report = try env.syncProvider.withoutMaterializing {
-      try Core.Doctor.examine(
+      try DoctorOperation.examine(
         root: root, source: source, warnings: found.warnings, fileSystem: fileSystem,
         syncProvider: env.syncProvider)
     }

@@ -169,7 +169,7 @@ enum Watch {
     let names = FetchOptionNames.watch
     var source = FetchSource.sync
     if let from = call.value(names.from) {
-      source = try Core.Fetch.source(
+      source = try FetchOperation.source(
         from: Paths.normalize(from, relativeTo: env.currentDirectory), root: root,
         fileSystem: env.fileSystem)
     } else if let command = call.value(names.exec) {
@@ -177,10 +177,10 @@ enum Watch {
     }
     let timeout = names.timeout(call)
     return { listing in
-      let plan = Core.Fetch.plan(root: root, documents: listing.documents)
+      let plan = FetchOperation.plan(root: root, documents: listing.documents)
       let progress = Progress(env, call, label: "fetching", total: plan.items.count)
       defer { progress.finish() }
-      return try Core.Fetch.run(
+      return try FetchOperation.run(
         plan, source: source, options: FetchOptions(timeout: timeout),
         context: names.context(source, progress, env))
     }

@@ -7,7 +7,7 @@
 /// that reading never downloads: a dataless file then reads as `EDEADLK`, reported as not
 /// downloaded. In synced folders it also asks the provider which documents are stale and
 /// which have unresolved conflict versions (mn.md §15).
-public enum Doctor {
+public enum DoctorOperation {
   /// The largest file decoded.
   public static let maxDocumentSize = 1 << 31
 

@@ -32,7 +32,7 @@ demo: release
 	@scripts/demo.sh $(BIN)
 
 # The end-to-end tests run twice: on the debug build, then on the release build that
-# `make install` ships (it links differently: static libraries, no PIE; see Package.swift).
+# `make install` ships (it links differently: static libraries, no exported symbols; see Package.swift).
 test: setup build-info
 	$(SWIFT) build --build-tests
 	# The Darwin sync provider, compiled on any system against DarwinShim (mn.md §15).

@@ -62,25 +62,24 @@ let package = Package(
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug)), directMetadata]),
     .target(name: "Commands", dependencies: ["Core"], swiftSettings: [directMetadata]),
     // Start-up, in the release build on Linux (every shared library costs the dynamic loader
-    // its symbol lookups and relocations at every start, and so does a position-independent
-    // executable its own pointers: 21,500 relocations that write ~60 pages):
+    // its symbol lookups and relocations at every start):
     // - `make setup` links `.build/static-libs/libstdc++.a` (the static Swift runtime needs
     //   libstdc++; loading the shared one cost 1.6 million instructions) and `libz.a`; this
     //   search path, taken before the system ones, makes the link use them;
     // - libgcc's unwinder is linked in too (`-static-libgcc`, no libgcc_s.so);
-    // - the executable is not position-independent (`-no-pie`), as Go builds rclone and
-    //   restic: its own addresses are then fixed, at the cost of their randomisation;
     // - its 3,500 symbols are not exported (`--no-export-dynamic`, after swiftc's
     //   `-export-dynamic`): the runtime's start-up `dladdr` searched them one by one.
-    // `mn resolve`: 1.18 M -> 0.84 M instructions and 218 -> 161 page faults without PIE and
-    // the shared libraries, then 0.65 M -> 0.53 M without the exported symbols.
+    // The executable stays position-independent (the toolchain's default), so that its
+    // addresses are randomised: it parses files that anyone can put in a synced folder. That
+    // costs the dynamic loader the relocation of its own pointers at every start (about 21,500,
+    // which write ~60 pages); the README's benchmarks give the figure.
     .executableTarget(
       name: "mn", dependencies: ["Commands"], swiftSettings: [directMetadata],
       linkerSettings: [
         .unsafeFlags(
           [
             "-Xclang-linker", "-L\(Context.packageDirectory)/.build/\(staticLibraries)",
-            "-Xclang-linker", "-static-libgcc", "-Xclang-linker", "-no-pie",
+            "-Xclang-linker", "-static-libgcc",
             "-Xlinker", "--no-export-dynamic",
           ],
           .when(platforms: [.linux], configuration: .release))

@@ -102,31 +102,3 @@ import Testing
     #expect(quiet.stderr.isEmpty)
   }
 }
-
-/// `ls` hands what it listed to `Environment.keepUntilExit` (the live environment keeps it,
-/// so that the process does not free it entry by entry just before it exits).
-@Suite struct KeepUntilExitTests {
-  final class Kept: @unchecked Sendable { var values: [any Sendable] = [] }
-
-  @Test func lsHandsItsListingOver() throws {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "mn-keep-\(UUID().uuidString)"
-    ).path
-    try FileManager.default.createDirectory(
-      atPath: root + "/records/2026", withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: root) }
-    #expect(
-      FileManager.default.createFile(atPath: root + "/records/2026/09.automerge", contents: Data()))
-    let kept = Kept()
-    let out = BufferSink()
-    let env = Environment(
-      variables: ["HOME": root], currentDirectory: "/", now: { (0, 0) },
-      fileSystem: LiveFileSystem(), stdout: out, stderr: BufferSink(),
-      keepUntilExit: { kept.values.append($0) })
-    #expect(CLI.run(["--root", root, "ls", "--json"], env) == 0)
-    #expect(out.text.contains("records/2026/09.automerge"))
-    let listing = try #require(kept.values.first as? (FolderListing, [DocumentEntry], [Ls.Row]))
-    #expect(listing.0.documents.map(\.logicalName) == ["records/2026/09.automerge"])
-    #expect(listing.2.map(\.name) == ["records/2026/09.automerge"])
-  }
-}

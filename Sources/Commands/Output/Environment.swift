@@ -39,10 +39,6 @@ public struct Environment: Sendable {
   public var sleep: @Sendable (Double) -> Void
   /// Starts child processes (`fetch --exec`).
   public var processRunner: any ProcessRunner
-  /// Takes what a verb is done with just before it returns (a listing of thousands of
-  /// entries). `live()` keeps it: the process exits right after the verb, and freeing it
-  /// entry by entry would cost more than writing it out did. By default it is freed as usual.
-  public var keepUntilExit: @Sendable (any Sendable) -> Void
   /// The local time zone's offset from UTC in seconds at a given time (seconds since the
   /// epoch), for the local days, weeks and months of `backups prune`; UTC by default.
   public var utcOffset: @Sendable (Int64) -> Int64
@@ -59,7 +55,6 @@ public struct Environment: Sendable {
     readLine: @escaping @Sendable () -> String? = { nil },
     sleep: @escaping @Sendable (Double) -> Void = { _ in },
     processRunner: any ProcessRunner = LiveProcessRunner(),
-    keepUntilExit: @escaping @Sendable (any Sendable) -> Void = { _ in },
     utcOffset: @escaping @Sendable (Int64) -> Int64 = { _ in 0 },
     syncProvider: any SyncProvider = NoSyncProvider()
   ) {
@@ -77,7 +72,6 @@ public struct Environment: Sendable {
     self.readLine = readLine
     self.sleep = sleep
     self.processRunner = processRunner
-    self.keepUntilExit = keepUntilExit
     self.utcOffset = utcOffset
   }
 }

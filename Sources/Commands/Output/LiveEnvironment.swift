@@ -126,7 +126,6 @@ extension Environment {
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
       },
-      keepUntilExit: { _ = Unmanaged.passRetained(KeptUntilExit($0)) },
       utcOffset: { seconds in
         // The C library's zone (TZ, else /etc/localtime).
         var time = time_t(seconds)
@@ -136,10 +135,4 @@ extension Environment {
       },
       syncProvider: provider)
   }
-}
-
-/// A value kept alive on purpose until the process exits (`Environment.keepUntilExit`).
-private final class KeptUntilExit: Sendable {
-  let value: any Sendable
-  init(_ value: any Sendable) { self.value = value }
 }

@@ -35,7 +35,7 @@ enum Doctor {
     // first and never reads a stale or dataless file, whose coordinated read would wait for
     // its download; materialization is off, so nothing else downloads either.
     let report = try env.syncProvider.withoutMaterializing {
-      try Core.Doctor.examine(
+      try DoctorOperation.examine(
         root: root, source: source, warnings: found.warnings, fileSystem: env.fileSystem,
         syncProvider: env.syncProvider)
     }

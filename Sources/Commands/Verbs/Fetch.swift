@@ -58,12 +58,12 @@ enum Fetch {
     let documents = try Ls.select(call.arguments, in: listing, env)
     var source = FetchSource.sync
     if let from = call.value(names.from) {
-      source = try Core.Fetch.source(
+      source = try FetchOperation.source(
         from: Paths.normalize(from, relativeTo: env.currentDirectory), root: root, fileSystem: fs)
     } else if let command = call.value(names.exec) {
       source = .command(command)
     }
-    var plan = Core.Fetch.plan(root: root, documents: documents)
+    var plan = FetchOperation.plan(root: root, documents: documents)
     if source == .sync {
       // Downloaded but stale (mn.md §15): fetched too, by waiting for the current version.
       plan.items += SyncReadiness.staleItems(documents, root: root, provider: env.syncProvider)
@@ -74,7 +74,7 @@ enum Fetch {
     if !plan.items.isEmpty { progress.advance(by: 0) }
     let context = names.context(source, progress, env)
     let timeout = names.timeout(call)
-    let report = try Core.Fetch.run(
+    let report = try FetchOperation.run(
       plan, source: source, options: FetchOptions(timeout: timeout), context: context)
     progress.finish()
     for file in report.fetched { ReplaceNote.write(file.logicalName, file.replace, call, env) }

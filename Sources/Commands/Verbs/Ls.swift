@@ -104,7 +104,6 @@ enum Ls {
     } else {
       for row in rows { try env.stdout.write(row.name + "\n") }
     }
-    env.keepUntilExit((listing, documents, rows))
     return .ok
   }
 

@@ -59,14 +59,14 @@ enum Repair {
     var origins: [RepairOrigin] = []
     for value in call.allValues("from") {
       let path = Paths.normalize(value, relativeTo: env.currentDirectory)
-      switch try Core.Fetch.source(from: path, root: root, fileSystem: fs) {
+      switch try FetchOperation.source(from: path, root: root, fileSystem: fs) {
       case .archive(let archive): origins.append(.archive(archive))
       default: origins.append(.directory(path))
       }
     }
     let backups = try? env.backupDirectory()
     var reading: Progress?
-    let plan = Core.Repair.plan(
+    let plan = RepairOperation.plan(
       listing: listing, documents: documents, origins: origins, backupDirectory: backups,
       fileSystem: fs,
       progress: { done, total, name in
@@ -81,7 +81,7 @@ enum Repair {
       return status(plan)
     }
     let writing = Progress(env, call, label: "repairing", total: plan.repairable.count)
-    let report = try Core.Repair.execute(
+    let report = try RepairOperation.execute(
       plan, fileSystem: fs,
       backup: { files in
         let made = try Backup.make(

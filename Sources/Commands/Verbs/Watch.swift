@@ -179,7 +179,7 @@ enum Watch {
     let names = FetchOptionNames.watch
     var source = FetchSource.sync
     if let from = call.value(names.from) {
-      source = try Core.Fetch.source(
+      source = try FetchOperation.source(
         from: Paths.normalize(from, relativeTo: env.currentDirectory), root: root,
         fileSystem: env.fileSystem)
     } else if let command = call.value(names.exec) {
@@ -188,7 +188,7 @@ enum Watch {
     let timeout = names.timeout(call)
     let provider = env.syncProvider
     return { listing in
-      var plan = Core.Fetch.plan(root: root, documents: listing.documents)
+      var plan = FetchOperation.plan(root: root, documents: listing.documents)
       if source == .sync {
         // Downloaded but stale (mn.md §15): fetched too, by waiting for the current version.
         plan.items += SyncReadiness.staleItems(
@@ -197,7 +197,7 @@ enum Watch {
       }
       let progress = Progress(env, call, label: "fetching", total: plan.items.count)
       defer { progress.finish() }
-      return try Core.Fetch.run(
+      return try FetchOperation.run(
         plan, source: source, options: FetchOptions(timeout: timeout),
         context: names.context(source, progress, env))
     }

@@ -28,24 +28,4 @@ enum ArchiveLocale {
     }
     return try body()
   }
-
-  /// Runs `body` with the process's time zone set to UTC when `enabled`, restoring it after.
-  ///
-  /// A zip entry's time is a DOS date in local time, which libarchive computes with
-  /// `localtime`: a `--reproducible` zip written in Tokyo would differ from one written in
-  /// Paris. Unlike the locale the time zone is process-wide; mn sets it only around writing
-  /// a reproducible zip, where nothing else reads it.
-  static func withUTCTimeZone<T, E: Error>(_ enabled: Bool, _ body: () throws(E) -> T) throws(E)
-    -> T
-  {
-    guard enabled else { return try body() }
-    let previous = getenv("TZ").map { String(cString: $0) }
-    setenv("TZ", "UTC0", 1)
-    tzset()
-    defer {
-      if let previous { setenv("TZ", previous, 1) } else { unsetenv("TZ") }
-      tzset()
-    }
-    return try body()
-  }
 }

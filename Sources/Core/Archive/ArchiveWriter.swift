@@ -4,8 +4,9 @@ import CArchive
 /// in practice), entry by entry.
 ///
 /// Regular files only, with the mode given, uid/gid 0 and no user or group names. In
-/// reproducible mode the caller passes a fixed modification time and the gzip header's
-/// timestamp is left out, so the same entries give byte-identical output.
+/// reproducible mode the caller passes a fixed modification time, the gzip header's
+/// timestamp is left out and a zip's entry times are in UTC (`ZipUTCTimes`), so the same
+/// entries give byte-identical output in any time zone.
 final class ArchiveWriter {
   /// Receives the archive's bytes; a thrown error stops the writer.
   typealias Sink = (UnsafeRawBufferPointer) throws -> Void
@@ -14,6 +15,8 @@ final class ArchiveWriter {
   final class SinkBox {
     let sink: Sink
     var error: Error?
+    /// A reproducible zip's times, put in UTC on the way to the sink.
+    var zipTimes: ZipUTCTimes?
     init(_ sink: @escaping Sink) { self.sink = sink }
   }
 
@@ -29,7 +32,8 @@ final class ArchiveWriter {
   ///
   /// - Parameters:
   ///   - format: the archive format and compression.
-  ///   - reproducible: leaves out timestamps that libarchive adds on its own (gzip header).
+  ///   - reproducible: leaves out timestamps that libarchive adds on its own (gzip header),
+  ///     and writes a zip's entry times in UTC.
   ///   - label: the output's name in errors.
   ///   - sink: receives the bytes.
   /// - Throws: `ArchiveError.libraryUnavailable` when libarchive cannot be loaded,
@@ -44,6 +48,7 @@ final class ArchiveWriter {
     self.box = SinkBox(sink)
     self.label = label
     try check(setUp(format: format, reproducible: reproducible))
+    if format == .zip && reproducible { box.zipTimes = ZipUTCTimes() }
     let client = Unmanaged.passUnretained(box).toOpaque()
     try check(lib.writeOpen2(archive, client, nil, archiveWriterCallback, nil, nil))
   }
@@ -120,6 +125,7 @@ final class ArchiveWriter {
     lib.entrySetMtime(entry, time_t(modificationTime), 0)
     lib.entrySetUid(entry, 0)
     lib.entrySetGid(entry, 0)
+    box.zipTimes?.header(at: lib.filterBytes(archive, 0), seconds: modificationTime)
     try check(lib.writeHeader(archive, entry))
     var written: Int64 = 0
     try body { chunk in
@@ -146,10 +152,14 @@ final class ArchiveWriter {
 
   /// Writes the archive's trailer and flushes everything to the sink.
   func finish() throws {
+    box.zipTimes?.directory(at: lib.filterBytes(archive, 0))
     let status = lib.writeClose(archive)
     closed = true
     if let error = box.error { throw error }
     try check(status)
+    if let times = box.zipTimes {
+      try times.finish(label: label).withUnsafeBytes { try box.sink($0) }
+    }
   }
 }
 
@@ -168,7 +178,12 @@ private func archiveWriterCallback(
   let box = Unmanaged<ArchiveWriter.SinkBox>.fromOpaque(client).takeUnretainedValue()
   if box.error != nil { return -1 }
   do {
-    try box.sink(UnsafeRawBufferPointer(start: buffer, count: buffer == nil ? 0 : length))
+    let bytes = UnsafeRawBufferPointer(start: buffer, count: buffer == nil ? 0 : length)
+    if let times = box.zipTimes {
+      try times.pass(bytes).withUnsafeBytes { try box.sink($0) }
+    } else {
+      try box.sink(bytes)
+    }
     return la_ssize_t(length)
   } catch {
     box.error = error

@@ -95,7 +95,7 @@ public struct ExportSummary: Sendable, Equatable {
 /// Writes a data folder's files as an archive (`mn export`, backups).
 public enum Exporter {
   /// The modification time of every entry, and the manifest's `created`, in reproducible
-  /// mode: 1980-01-02T00:00:00Z, late enough for zip's DOS times in any time zone.
+  /// mode: 1980-01-02T00:00:00Z, within zip's DOS times (written in UTC: `ZipUTCTimes`).
   public static let reproducibleTime: Int64 = 315_619_200
 
   /// Writes `files` as an archive.
@@ -263,13 +263,10 @@ public enum Exporter {
     now: Int64, fileSystem: FileSystem, inspect: DocumentInspector?,
     progress: ((String) -> Void)?
   ) throws(ArchiveError) -> ExportSummary {
-    try ArchiveLocale.withUTCTimeZone(options.reproducible && options.format == .zip) {
-      () throws(ArchiveError) -> ExportSummary in
-      try ArchiveLocale.withUTF8 { () throws(ArchiveError) -> ExportSummary in
-        try writeEntries(
-          root: root, files: files, sink: sink, label: label, options: options, now: now,
-          fileSystem: fileSystem, inspect: inspect, progress: progress)
-      }
+    try ArchiveLocale.withUTF8 { () throws(ArchiveError) -> ExportSummary in
+      try writeEntries(
+        root: root, files: files, sink: sink, label: label, options: options, now: now,
+        fileSystem: fileSystem, inspect: inspect, progress: progress)
     }
   }
 

@@ -114,6 +114,7 @@ final class LibArchive: Sendable {
 
   // archive.h: both directions
   let errorString: @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>?
+  let filterBytes: @convention(c) (OpaquePointer?, Int32) -> la_int64_t
 
   // archive.h: reading
   let readData: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int) -> la_ssize_t
@@ -192,6 +193,7 @@ final class LibArchive: Sendable {
     entrySizeIsSet = try symbol("archive_entry_size_is_set")
     entrySymlink = try symbol("archive_entry_symlink")
     errorString = try symbol("archive_error_string")
+    filterBytes = try symbol("archive_filter_bytes")
     readData = try symbol("archive_read_data")
     readFree = try symbol("archive_read_free")
     readNew = try symbol("archive_read_new")

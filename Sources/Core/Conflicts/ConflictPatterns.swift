@@ -47,37 +47,25 @@ public struct ConflictPattern: Sendable {
   public var examples: [Example]
   /// Names this pattern must not match (tests).
   public var counterexamples: [String]
-  /// The bytes of which the stem (or, after the extension, the name) must hold at least one
-  /// for the marker to be there: rows that cannot match are skipped without running `strip`.
-  let needs: MarkerBytes
   /// Recognises the marker at the end of the stem (or of the whole name).
   let strip: @Sendable ([UInt8]) -> Strip?
 
   init(
     _ service: ConflictService, _ form: String, _ position: Position = .beforeExtension,
-    needs: MarkerBytes, examples: [Example], counterexamples: [String] = [],
+    examples: [Example], counterexamples: [String] = [],
     strip: @escaping @Sendable ([UInt8]) -> Strip?
   ) {
     self.service = service
     self.form = form
     self.position = position
-    self.needs = needs
     self.examples = examples
     self.counterexamples = counterexamples
     self.strip = strip
   }
 
-  /// Removes this pattern's marker from `name` (whose stem, the part before the last `.`
-  /// not at the start, is `stem`); nil when the name does not end with it.
-  func match(_ name: [UInt8], stem: [UInt8], holding: (name: MarkerBytes, stem: MarkerBytes))
-    -> ([UInt8], ConflictMarker)?
-  {
-    matcher.match(name, stem: stem, holding: holding)
-  }
-
   /// What matching needs of the row, without its documentation and examples.
   var matcher: ConflictMatcher {
-    ConflictMatcher(service: service, position: position, needs: needs, strip: strip)
+    ConflictMatcher(service: service, position: position, strip: strip)
   }
 }
 
@@ -86,62 +74,25 @@ public struct ConflictPattern: Sendable {
 struct ConflictMatcher: Sendable {
   let service: ConflictService
   let position: ConflictPattern.Position
-  let needs: MarkerBytes
   let strip: @Sendable ([UInt8]) -> ConflictPattern.Strip?
 
-  /// As `ConflictPattern.match`.
-  func match(_ name: [UInt8], stem: [UInt8], holding: (name: MarkerBytes, stem: MarkerBytes))
-    -> ([UInt8], ConflictMarker)?
-  {
+  /// Removes the row's marker from `name` (whose stem, the part before the last `.` not at
+  /// the start, is `stem`); nil when the name does not end with it.
+  func match(_ name: [UInt8], stem: [UInt8]) -> ([UInt8], ConflictMarker)? {
     switch position {
     case .afterExtension:
-      guard !needs.isDisjoint(with: holding.name), let s = strip(name), s.keep > 0,
-        s.keep < name.count
-      else { return nil }
+      guard let s = strip(name), s.keep > 0, s.keep < name.count else { return nil }
       return (
         Array(name[..<s.keep]), ConflictMarker(service: service, device: s.device, date: s.date)
       )
     case .beforeExtension:
-      guard !needs.isDisjoint(with: holding.stem), let s = strip(stem), s.keep > 0,
-        s.keep < stem.count
-      else { return nil }
+      guard let s = strip(stem), s.keep > 0, s.keep < stem.count else { return nil }
       var rest: [UInt8] = []
       rest.reserveCapacity(s.keep + name.count - stem.count)
       rest += stem[..<s.keep]
       rest += name[stem.count...]
       return (rest, ConflictMarker(service: service, device: s.device, date: s.date))
     }
-  }
-}
-
-/// The punctuation that conflict markers are made of, as a set of flags: which of them a
-/// name holds is found in one pass, and each row says which it needs.
-struct MarkerBytes: OptionSet, Sendable {
-  let rawValue: UInt8
-  static let space = MarkerBytes(rawValue: 1 << 0)
-  static let closeParen = MarkerBytes(rawValue: 1 << 1)
-  static let closeBracket = MarkerBytes(rawValue: 1 << 2)
-  static let dash = MarkerBytes(rawValue: 1 << 3)
-  static let underscore = MarkerBytes(rawValue: 1 << 4)
-  static let dot = MarkerBytes(rawValue: 1 << 5)
-
-  init(rawValue: UInt8) { self.rawValue = rawValue }
-
-  /// Which of the marker bytes `bytes` holds.
-  init(of bytes: ArraySlice<UInt8>) {
-    var held: UInt8 = 0
-    for byte in bytes {
-      switch byte {
-      case 0x20: held |= Self.space.rawValue
-      case 0x29: held |= Self.closeParen.rawValue
-      case 0x5D: held |= Self.closeBracket.rawValue
-      case 0x2D: held |= Self.dash.rawValue
-      case 0x5F: held |= Self.underscore.rawValue
-      case 0x2E: held |= Self.dot.rawValue
-      default: break
-      }
-    }
-    rawValue = held
   }
 }
 
@@ -157,7 +108,6 @@ public enum ConflictPatterns {
   public static let all: [ConflictPattern] = [
     ConflictPattern(
       .googleDrive, "NAME.EXT (Conflict ID)  (Backup and Sync)", .afterExtension,
-      needs: .closeParen,
       examples: [
         .init("09.automerge (Conflict a4ab3033)", "09.automerge"),
         .init("tags.automerge (Conflict 1)", "tags.automerge"),
@@ -178,7 +128,6 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .rclone, "NAME.EXT.conflictN  (bisync)", .afterExtension,
-      needs: .dot,
       examples: [
         .init("09.automerge.conflict1", "09.automerge"),
         .init("09.automerge.conflict12", "09.automerge"),
@@ -187,15 +136,13 @@ public enum ConflictPatterns {
         "09.automerge.conflict", "09.automerge.conflict01", "09.automerge.Conflict1",
       ],
       strip: { name in
-        // Most names end in a letter: the search for ".conflict" is then not needed.
-        guard let last = name.last, B.isDigit(last), let i = B.lastIndex(of: ".conflict", in: name),
+        guard let i = B.lastIndex(of: ".conflict", in: name),
           B.counter(name, (i + 9)..<name.count) != nil
         else { return nil }
         return .init(keep: i)
       }),
     ConflictPattern(
       .rclone, "NAME.EXT..path1, NAME.EXT..path2  (older bisync)", .afterExtension,
-      needs: .dot,
       examples: [
         .init("09.automerge..path1", "09.automerge"),
         .init("tags.automerge..path2", "tags.automerge"),
@@ -209,7 +156,6 @@ public enum ConflictPatterns {
       .rclone,
       "NAME.EXT.path1, NAME.EXT.path2  (bisync --conflict-loser pathname --conflict-suffix path; "
         + "stacked .path1.path2 when a copy conflicts again)", .afterExtension,
-      needs: .dot,
       examples: [
         .init("09.automerge.path1", "09.automerge"),
         .init("tags.automerge.path2", "tags.automerge"),
@@ -230,7 +176,6 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .syncthing, "NAME.sync-conflict-YYYYMMDD-HHMMSS[-DEVICE].EXT",
-      needs: .dash,
       examples: [
         .init(
           "09.sync-conflict-20260906-154512-ABCDEFG.automerge", "09.automerge", device: "ABCDEFG",
@@ -265,7 +210,6 @@ public enum ConflictPatterns {
       .seafile,
       "NAME.EXT (SFConflict [USER ]YYYY-Mon-D-HH-MM-SS).EXT  (server-side merge, Go file server: "
         + "the whole name, then its extension again)", .afterExtension,
-      needs: .closeParen,
       examples: [
         .init(
           "09.automerge (SFConflict ada@example.com 2026-Sep-6-15-45-12).automerge",
@@ -284,7 +228,10 @@ public enum ConflictPatterns {
         "09.automerge (SFConflict ada@example.com 2026-Sep-6-15-45).automerge",
       ],
       strip: { name in
-        guard let dot = name.lastIndex(of: B.dot), dot > 0 else { return nil }
+        // The group ends right before the extension.
+        guard let dot = name.lastIndex(of: B.dot), dot > 0, name[dot - 1] == B.closeParen else {
+          return nil
+        }
         let part = Array(name[..<dot])
         guard let (o, inner) = finalGroup(part), let (device, date) = seafileGroup(inner) else {
           return nil
@@ -299,7 +246,6 @@ public enum ConflictPatterns {
       .seafile,
       "NAME (SFConflict [USER ]YYYY-MM-DD-HH-MM-SS).EXT  (client, and the server's C merge; "
         + "USER an email or a nickname, or none; the date also as YYYY-Mon-D-HH-MM-SS)",
-      needs: .closeParen,
       examples: [
         .init(
           "09 (SFConflict ada@example.com 2026-09-06-15-45-12).automerge", "09.automerge",
@@ -336,7 +282,6 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .nextcloud, "NAME (conflicted copy [USER ]YYYY-MM-DD HHMMSS).EXT  (Nextcloud, ownCloud)",
-      needs: .closeParen,
       examples: [
         .init(
           "09 (conflicted copy 2026-09-06 154512).automerge", "09.automerge",
@@ -384,7 +329,6 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .nextcloud, "NAME (case clash from YYYY-MM-DD HHMMSS).EXT  (Nextcloud desktop client)",
-      needs: .closeParen,
       examples: [
         .init(
           "09 (case clash from 2026-09-06 154512).automerge", "09.automerge",
@@ -411,7 +355,6 @@ public enum ConflictPatterns {
       .nextcloud,
       "NAME_conflict-YYYYMMDD-HHMMSS.EXT, NAME_conflict_USER-YYYYMMDD-HHMMSS.EXT  (older ownCloud "
         + "client; USER when CSYNC_CONFLICT_FILE_USERNAME was set)",
-      needs: .underscore,
       examples: [
         .init(
           "09_conflict-20260906-154512.automerge", "09.automerge", date: "2026-09-06T15:45:12"),
@@ -445,7 +388,6 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .unison, "NAME (conflict[ #N]_on_YYYY-MM-DD).EXT  (-copyonconflict)",
-      needs: .closeParen,
       examples: [
         .init("09 (conflict_on_2026-09-06).automerge", "09.automerge", date: "2026-09-06"),
         .init("09 (conflict #1_on_2026-09-06).automerge", "09.automerge", date: "2026-09-06"),
@@ -471,7 +413,6 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .pcloud, "NAME [conflicted].EXT, NAME (conflicted).EXT",
-      needs: [.closeParen, .closeBracket],
       examples: [
         .init("09 [conflicted].automerge", "09.automerge"),
         .init("09 (conflicted).automerge", "09.automerge"),
@@ -498,7 +439,6 @@ public enum ConflictPatterns {
       .dropbox,
       "NAME (USER's conflicted copy[ YYYY-MM-DD]).EXT, NAME (Case Conflict).EXT, "
         + "NAME (Unicode Encoding Conflict).EXT, each optionally followed by ' (N)'; localized wordings",
-      needs: .closeParen,
       examples: [
         .init(
           "09 (Ada Lovelace's conflicted copy 2026-09-06).automerge", "09.automerge",
@@ -548,7 +488,6 @@ public enum ConflictPatterns {
       strip: { stem in dropbox(stem) }),
     ConflictPattern(
       .googleDrive, "NAME (N).EXT",
-      needs: .closeParen,
       examples: [
         .init("09 (1).automerge", "09.automerge"), .init("tags (12).automerge", "tags.automerge"),
       ],
@@ -563,7 +502,6 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .icloud, "NAME N.EXT  (N ≥ 2; non-coordinating writers)",
-      needs: .space,
       examples: [
         .init("09 2.automerge", "09.automerge"), .init("tags 13.automerge", "tags.automerge"),
       ],
@@ -578,7 +516,6 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .resilio, "NAME.Conflict.EXT, NAME.ConflictN.EXT",
-      needs: .dot,
       examples: [
         .init("09.Conflict.automerge", "09.automerge"),
         .init("09.Conflict1.automerge", "09.automerge"),
@@ -594,7 +531,6 @@ public enum ConflictPatterns {
       }),
     ConflictPattern(
       .rclone, "NAME.conflictN.EXT  (bisync --suffix-keep-extension)",
-      needs: .dot,
       examples: [
         .init("09.conflict1.automerge", "09.automerge"),
         .init("tags.conflict3.automerge", "tags.automerge"),
@@ -610,7 +546,6 @@ public enum ConflictPatterns {
       .rclone,
       "NAME.path1.EXT, NAME.path2.EXT  (bisync --conflict-loser pathname --conflict-suffix path "
         + "--suffix-keep-extension)",
-      needs: .dot,
       examples: [
         .init("09.path1.automerge", "09.automerge"),
         .init("tags.path2.automerge", "tags.automerge"),
@@ -623,7 +558,6 @@ public enum ConflictPatterns {
     ConflictPattern(
       .onedrive,
       "NAME-HOSTNAME.EXT, NAME-HOSTNAME-N.EXT  (HOSTNAME must look like a computer's name)",
-      needs: .dash,
       examples: [
         .init("09-DESKTOP-AB12CDE.automerge", "09.automerge", device: "DESKTOP-AB12CDE"),
         .init("09-DESKTOP-AB12CDE-2.automerge", "09.automerge", device: "DESKTOP-AB12CDE"),
@@ -641,36 +575,15 @@ public enum ConflictPatterns {
   ]
 
   /// Removes the outermost marker of `name`, trying every row in order.
+  ///
+  /// There is no shortcut in front of the rows: a caller that sees many names that cannot be
+  /// copies turns them away first by what its folder can hold (`DocumentFolder.mayHoldCopy`).
   static func stripOne(_ name: [UInt8]) -> ([UInt8], ConflictMarker)? {
-    guard mayHaveMarker(name) else { return nil }
-    return tryEveryRow(name)
-  }
-
-  /// Whether `name` can hold a marker at all. Every marker adds a byte that is not an ASCII
-  /// letter, digit or dot (a space, a bracket, a dash, …) or a second dot, except rclone's
-  /// `.conflictN` on a name without an extension. So a name of letters and digits with at
-  /// most one dot, not followed by `conflict` (`09.automerge`, where every stacked copy ends),
-  /// matches no row and is turned away without trying each one. The tests check this
-  /// against every row.
-  static func mayHaveMarker(_ name: [UInt8]) -> Bool {
-    var dot: Int?
-    for (i, byte) in name.enumerated() where !NameBytes.isAlnum(byte) {
-      guard byte == NameBytes.dot, dot == nil else { return true }
-      dot = i
-    }
-    guard let dot else { return false }
-    return NameBytes.matches(name, at: dot + 1, "conflict")
-  }
-
-  /// `stripOne` without the early refusal.
-  static func tryEveryRow(_ name: [UInt8]) -> ([UInt8], ConflictMarker)? {
     var dot = name.count
     if let i = name.lastIndex(of: NameBytes.dot), i > 0 { dot = i }
     let stem = Array(name[..<dot])
-    let stemHolds = MarkerBytes(of: stem[...])
-    let holding = (MarkerBytes(of: name[dot...]).union(stemHolds), stemHolds)
     for matcher in matchers {
-      if let result = matcher.match(name, stem: stem, holding: holding) { return result }
+      if let result = matcher.match(name, stem: stem) { return result }
     }
     return nil
   }

@@ -1,5 +1,5 @@
 /// `mn migrate --fetch`: fetching the placeholders of both folders before a migration
-/// (mn.md §7, step 2), through the very workflow of `mn fetch` (`Fetch.plan`, `Fetch.run`).
+/// (mn.md §7, step 2), through the very workflow of `mn fetch` (`FetchOperation.plan`, `FetchOperation.run`).
 ///
 /// The caller holds both write locks: fetching writes files into both folders.
 extension Migration {
@@ -18,7 +18,7 @@ extension Migration {
   ) -> [FetchPlan] {
     let listings = [plan.sourceListing] + (plan.destinationListing.map { [$0] } ?? [])
     return listings.map { listing in
-      var fetchPlan = Fetch.plan(root: listing.root, documents: listing.documents)
+      var fetchPlan = FetchOperation.plan(root: listing.root, documents: listing.documents)
       let stale = SyncReadiness.staleItems(
         listing.documents, root: listing.root, provider: provider)
       if !stale.isEmpty {
@@ -56,13 +56,13 @@ extension Migration {
   ///   - plan: gives both roots.
   ///   - fileSystem: used to look.
   /// - Returns: `.directory` or `.archive`.
-  /// - Throws: `FetchError`, as `Fetch.source(from:root:fileSystem:)`.
+  /// - Throws: `FetchError`, as `FetchOperation.source(from:root:fileSystem:)`.
   public static func fetchSource(from path: String, plan: MigrationPlan, fileSystem: any FileSystem)
     throws(FetchError) -> FetchSource
   {
     var source = FetchSource.sync
     for root in [plan.source, plan.destination] {
-      source = try Fetch.source(from: path, root: root, fileSystem: fileSystem)
+      source = try FetchOperation.source(from: path, root: root, fileSystem: fileSystem)
     }
     return source
   }
@@ -77,10 +77,10 @@ extension Migration {
   ///   - plan: from `plan(source:destination:fileSystem:)`, both locks held.
   ///   - source: where the content comes from, as for `mn fetch`.
   ///   - options: the timeout, for both folders together.
-  ///   - context: as for `Fetch.run`.
+  ///   - context: as for `FetchOperation.run`.
   /// - Returns: what fetching did (both folders in one report) and the new plan; its
   ///   `blocker` lists the placeholders that remain.
-  /// - Throws: what `Fetch.run` and `plan` throw.
+  /// - Throws: what `FetchOperation.run` and `plan` throw.
   public static func fetch(
     _ plan: MigrationPlan, source: FetchSource, options: FetchOptions, context: FetchContext
   ) throws -> (report: FetchReport, plan: MigrationPlan) {
@@ -90,7 +90,8 @@ extension Migration {
     for fetchPlan in fetchPlans(plan, staleFrom: stale) {
       var remaining = options
       remaining.timeout = max(0, options.timeout - (context.now() - start))
-      let part = try Fetch.run(fetchPlan, source: source, options: remaining, context: context)
+      let part = try FetchOperation.run(
+        fetchPlan, source: source, options: remaining, context: context)
       report.fetched += part.fetched
       report.failed += part.failed
       report.missing += part.missing

@@ -113,7 +113,7 @@ public struct RepairDocument: Sendable {
   public var losesSomething: Bool { !lost.isEmpty || !stranded.isEmpty }
 }
 
-/// What `Repair.plan` found and `Repair.execute` did.
+/// What `RepairOperation.plan` found and `RepairOperation.execute` did.
 public struct RepairReport: Sendable {
   /// The data folder.
   public var root: String

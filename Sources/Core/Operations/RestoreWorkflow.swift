@@ -1,7 +1,7 @@
 /// The steps of `mn restore` (mn.md §8) once the archive is read: check the destination,
 /// plan, back up, execute.
 ///
-/// The archive layer (`Restore.plan` / `Restore.execute`) decides and writes each entry; this
+/// The archive layer (`ArchiveRestore.plan` / `ArchiveRestore.execute`) decides and writes each entry; this
 /// adds what a whole restore needs around it: the destination's placeholders, the backup made
 /// before any existing file is replaced, and the codec connected as the merge.
 public enum RestoreWorkflow {
@@ -24,7 +24,7 @@ public enum RestoreWorkflow {
   public static func prepareDestination(_ destination: String, fileSystem: FileSystem)
     throws(ArchiveError)
   {
-    guard try !Restore.destinationExists(destination, fileSystem: fileSystem) else { return }
+    guard try !ArchiveRestore.destinationExists(destination, fileSystem: fileSystem) else { return }
     try ArchivePaths.makeDirectories(destination, permissions: 0o755, fileSystem: fileSystem)
   }
 
@@ -46,13 +46,13 @@ public enum RestoreWorkflow {
   public static func plan(archive: ReadArchive, destination: String, fileSystem: FileSystem)
     throws -> RestorePlan
   {
-    if try Restore.destinationExists(destination, fileSystem: fileSystem) {
+    if try ArchiveRestore.destinationExists(destination, fileSystem: fileSystem) {
       let listing = try FolderScan.scan(root: destination, fileSystem: fileSystem)
       let missing = placeholdersInTheWay(archive: archive, listing: listing)
       guard missing.isEmpty else { throw ArchiveError.placeholdersPresent(missing) }
     }
     return try refined(
-      Restore.plan(archive: archive, destination: destination, fileSystem: fileSystem),
+      ArchiveRestore.plan(archive: archive, destination: destination, fileSystem: fileSystem),
       archive: archive, fileSystem: fileSystem)
   }
 
@@ -91,7 +91,7 @@ public enum RestoreWorkflow {
   /// - Returns: the plan, the backup (if one was made) and the report.
   /// - Throws: `StorageError` when the destination cannot be scanned;
   ///   `ArchiveError.placeholdersPresent`, `.destinationConflict`, `.mergeFailed`, or any
-  ///   error of `Backup.make` and `Restore.execute`. Nothing is written before the backup is
+  ///   error of `Backup.make` and `ArchiveRestore.execute`. Nothing is written before the backup is
   ///   complete and verified.
   public static func run(
     archive: ReadArchive, destination: String, backupDirectory: String, version: String,
@@ -102,7 +102,7 @@ public enum RestoreWorkflow {
     let missing = placeholdersInTheWay(archive: archive, listing: listing)
     guard missing.isEmpty else { throw ArchiveError.placeholdersPresent(missing) }
     let plan = try refined(
-      Restore.plan(archive: archive, destination: destination, fileSystem: fileSystem),
+      ArchiveRestore.plan(archive: archive, destination: destination, fileSystem: fileSystem),
       archive: archive, fileSystem: fileSystem)
     var backup: Backup.Result?
     if !plan.items(.merge).isEmpty {
@@ -111,7 +111,7 @@ public enum RestoreWorkflow {
         reason: "restore", directory: backupDirectory, dataRoots: [destination],
         version: version, now: now, fileSystem: fileSystem, inspect: DocumentTools.inspect)
     }
-    let report = try Restore.execute(
+    let report = try ArchiveRestore.execute(
       archive: archive, destination: destination, fileSystem: fileSystem,
       merger: DocumentReplace.merger)
     return Outcome(plan: plan, backup: backup, report: report, removedTemporaries: removed)

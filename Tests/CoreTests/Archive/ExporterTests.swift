@@ -1,6 +1,7 @@
-import Core
 import Foundation
 import Testing
+
+@testable import Core
 
 @Suite struct ExporterTests {
   static let formats = ArchiveFormat.allCases
@@ -99,6 +100,69 @@ import Testing
       let bytes = try #require(scratch.read("a.tar.gz"))
       #expect(Array(bytes[4..<8]) == [0, 0, 0, 0])
     }
+  }
+
+  /// A reproducible zip's entry times are the fixed time in UTC (1980-01-02 00:00:00) in every
+  /// local header and central directory record, set without touching the process's time zone
+  /// (the end-to-end tests export in two zones).
+  @Test func reproducibleZipTimesAreUTC() throws {
+    let scratch = try ArchiveScratch()
+    defer { scratch.remove() }
+    let sample = try SampleFolder(in: scratch)
+    _ = try export(sample, to: scratch.path + "/a.zip", format: .zip, reproducible: true)
+    let bytes = try #require(scratch.read("a.zip"))
+    func le(_ at: Int, _ count: Int) -> Int {
+      (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) }
+    }
+    // The end of central directory record (libarchive pads the last block with zeros after it):
+    // the number of records and the directory's offset.
+    let end = try #require(
+      (0...(bytes.count - 22)).last { Array(bytes[$0..<($0 + 4)]) == [0x50, 0x4B, 0x05, 0x06] })
+    let entries = le(end + 10, 2)
+    var at = le(end + 16, 4)
+    let stamp: [UInt8] = [0, 0, 0x22, 0]
+    for _ in 0..<entries {
+      #expect(Array(bytes[at..<(at + 4)]) == [0x50, 0x4B, 0x01, 0x02])
+      #expect(Array(bytes[(at + 12)..<(at + 16)]) == stamp)
+      let local = le(at + 42, 4)
+      #expect(Array(bytes[local..<(local + 4)]) == [0x50, 0x4B, 0x03, 0x04])
+      #expect(Array(bytes[(local + 10)..<(local + 14)]) == stamp)
+      at += 46 + le(at + 28, 2) + le(at + 30, 2) + le(at + 32, 2)
+    }
+    #expect(entries == sample.files.count + 1)
+  }
+
+  /// The times are put over the bytes wherever the sink's chunks split them, and the central
+  /// directory is held until close, then handed on with its record's time replaced.
+  @Test func zipTimesSurviveAnySplit() throws {
+    var stream = [UInt8](repeating: 0xEE, count: 60)
+    var record = [UInt8](repeating: 0xEE, count: 46)
+    record.replaceSubrange(0..<4, with: [0x50, 0x4B, 0x01, 0x02])
+    record.replaceSubrange(28..<34, with: [0, 0, 0, 0, 0, 0])
+    stream += record + [1, 2, 3]
+    let stamp = ZipUTCTimes.dosFields(Exporter.reproducibleTime)
+    // The directory starts at close, after everything before it was written.
+    for split in 1...60 {
+      let times = ZipUTCTimes()
+      times.header(at: 5, seconds: Exporter.reproducibleTime)
+      var out: [UInt8] = []
+      out += stream[..<split].withUnsafeBytes { times.pass($0) }
+      times.directory(at: 60)
+      out += stream[split...].withUnsafeBytes { times.pass($0) }
+      out += try times.finish(label: "test")
+      var expected = stream
+      expected.replaceSubrange(15..<19, with: stamp)
+      expected.replaceSubrange(72..<76, with: stamp)
+      #expect(out == expected, "split at \(split)")
+    }
+  }
+
+  /// DOS fields of a UTC time, and the clamping of times outside DOS's range.
+  @Test func dosFieldsOfUTCTimes() {
+    #expect(ZipUTCTimes.dosFields(1_788_709_512) == [166, 125, 38, 93])  // 2026-09-06 15:45:12
+    #expect(ZipUTCTimes.dosFields(Exporter.reproducibleTime) == [0, 0, 0x22, 0])
+    #expect(ZipUTCTimes.dosFields(0) == [0, 0, 0x21, 0])
+    #expect(ZipUTCTimes.dosFields(5_000_000_000) == [0x7D, 0xBF, 0x9F, 0xFF])
   }
 
   @Test func nonReproducibleExportsDifferInTime() throws {

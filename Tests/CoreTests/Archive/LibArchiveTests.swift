@@ -41,6 +41,7 @@ import Testing
     check(lib.entrySizeIsSet, "archive_entry_size_is_set") { $0 = archive_entry_size_is_set }
     check(lib.entrySymlink, "archive_entry_symlink") { $0 = archive_entry_symlink }
     check(lib.errorString, "archive_error_string") { $0 = archive_error_string }
+    check(lib.filterBytes, "archive_filter_bytes") { $0 = archive_filter_bytes }
     check(lib.readData, "archive_read_data") { $0 = archive_read_data }
     check(lib.readFree, "archive_read_free") { $0 = archive_read_free }
     check(lib.readNew, "archive_read_new") { $0 = archive_read_new }

@@ -32,7 +32,7 @@ import Testing
     if manifest {
       let listed = files.map { (path, text) in
         ArchiveManifest.File(
-          path: path, kind: Restore.isDocumentPath(path) ? .document : .other,
+          path: path, kind: ArchiveRestore.isDocumentPath(path) ? .document : .other,
           size: Int64(text.utf8.count), sha256: SHA256Digest.hexHash(Array(text.utf8)))
       }
       tar.add(
@@ -43,12 +43,12 @@ import Testing
   }
 
   @Test func documentPaths() {
-    #expect(Restore.isDocumentPath("tags.automerge"))
-    #expect(Restore.isDocumentPath("records/2026/09.automerge"))
-    #expect(!Restore.isDocumentPath("records/2026/13.automerge"))
-    #expect(!Restore.isDocumentPath("records/26/09.automerge"))
-    #expect(!Restore.isDocumentPath("records/2026/09.automerge.bak"))
-    #expect(!Restore.isDocumentPath(".minuta-version"))
+    #expect(ArchiveRestore.isDocumentPath("tags.automerge"))
+    #expect(ArchiveRestore.isDocumentPath("records/2026/09.automerge"))
+    #expect(!ArchiveRestore.isDocumentPath("records/2026/13.automerge"))
+    #expect(!ArchiveRestore.isDocumentPath("records/26/09.automerge"))
+    #expect(!ArchiveRestore.isDocumentPath("records/2026/09.automerge.bak"))
+    #expect(!ArchiveRestore.isDocumentPath(".minuta-version"))
   }
 
   @Test func plansAndExecutesWriteMergeKeepAndSkip() throws {
@@ -68,7 +68,7 @@ import Testing
       (".minuta.writelock.nosync", ""),
     ])
     let destination = scratch.path + "/dest"
-    let plan = try Restore.plan(
+    let plan = try ArchiveRestore.plan(
       archive: read, destination: destination, fileSystem: LiveFileSystem())
     #expect(plan.destinationExists)
     let actions = Dictionary(uniqueKeysWithValues: plan.items.map { ($0.path, $0.action) })
@@ -83,7 +83,7 @@ import Testing
     #expect(scratch.read("dest/records/2026/10.automerge") == nil)
 
     let suffix = SuffixCounter()
-    let report = try Restore.execute(
+    let report = try ArchiveRestore.execute(
       archive: read, destination: destination, fileSystem: LiveFileSystem(), merger: lineMerger,
       random: { suffix() })
     #expect(report.written == ["extra/file.txt", "records/2026/10.automerge"])
@@ -102,7 +102,7 @@ import Testing
     #expect(!scratch.listing("dest").contains { $0.hasSuffix(".nosync") })
 
     // Running it again changes nothing.
-    let again = try Restore.execute(
+    let again = try ArchiveRestore.execute(
       archive: read, destination: destination, fileSystem: LiveFileSystem(), merger: lineMerger,
       random: { suffix() })
     #expect(again.written.isEmpty && again.merged.isEmpty)
@@ -114,11 +114,11 @@ import Testing
     let read = try archive(
       [("tags.automerge", "t\n"), ("records/2026/01.automerge", "r\n")], manifest: false)
     let destination = scratch.path + "/new/place"
-    let plan = try Restore.plan(
+    let plan = try ArchiveRestore.plan(
       archive: read, destination: destination, fileSystem: LiveFileSystem())
     #expect(!plan.destinationExists)
     #expect(plan.items.allSatisfy { $0.action == .write && $0.kind == .document })
-    let report = try Restore.execute(
+    let report = try ArchiveRestore.execute(
       archive: read, destination: destination, fileSystem: LiveFileSystem(), merger: lineMerger,
       random: { "abcdef" })
     #expect(report.written.count == 2)
@@ -140,7 +140,7 @@ import Testing
       throws: ArchiveError.destinationConflict(
         path: destination + "/records", reason: "a symbolic link")
     ) {
-      try Restore.execute(
+      try ArchiveRestore.execute(
         archive: read, destination: destination, fileSystem: LiveFileSystem(), merger: lineMerger,
         random: { "abcdef" })
     }
@@ -153,7 +153,7 @@ import Testing
     #expect(
       throws: ArchiveError.destinationConflict(path: destination + "/a.txt", reason: "a directory")
     ) {
-      try Restore.plan(archive: read, destination: destination, fileSystem: LiveFileSystem())
+      try ArchiveRestore.plan(archive: read, destination: destination, fileSystem: LiveFileSystem())
     }
   }
 
@@ -163,7 +163,7 @@ import Testing
     try scratch.write("dest/tags.automerge", "mine\n")
     let read = try archive([("tags.automerge", "theirs\n")])
     #expect(throws: ArchiveError.mergeFailed(path: "tags.automerge", reason: "unparsable")) {
-      try Restore.execute(
+      try ArchiveRestore.execute(
         archive: read, destination: scratch.path + "/dest", fileSystem: LiveFileSystem(),
         merger: Self.lineMerger(merge: { _, _ in throw ArchiveTestFailure.unparsable }),
         random: { "abcdef" })
@@ -179,7 +179,7 @@ import Testing
     for operation in [FaultyFileSystem.Operation.write, .sync, .rename] {
       let fs = FaultyFileSystem(failing: operation, onCall: 1, with: .noSpace)
       #expect(throws: ArchiveError.self) {
-        try Restore.execute(
+        try ArchiveRestore.execute(
           archive: read, destination: scratch.path + "/dest", fileSystem: fs, merger: lineMerger,
           random: { "abcdef" })
       }

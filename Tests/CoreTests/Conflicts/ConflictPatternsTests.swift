@@ -200,42 +200,9 @@ private struct NameGenerator: RandomNumberGenerator {
   }
 }
 
-/// The early refusal of names that cannot hold a marker, and the scan's pre-filter.
+/// The one fast reject in front of the table: the scan's (and the watcher's) check that a
+/// name can be a copy of one of its folder's documents.
 @Suite struct ConflictPrefilterTests {
-  @Test(arguments: allExamples)
-  func everyExampleMayHaveAMarker(_ row: Int, _ example: ConflictPattern.Example) {
-    #expect(ConflictPatterns.mayHaveMarker(Array(example.fileName.utf8)), "\(example.fileName)")
-  }
-
-  /// Names of letters and digits with at most one dot match no row, even without the early
-  /// refusal: the refusal changes nothing.
-  @Test func plainNamesMatchNoRow() {
-    var generator = SystemRandomNumberGenerator()
-    let alphabet = Array("abcXYZ0123456789conflictCONFLICTpathsync".utf8)
-    var names = [
-      "09.automerge", "tags.automerge", "09.conflict1", "09.Conflict", "09.Conflict1", "path1",
-      "09.path1", "conflict", "09", "2", "09.automerge1", "Conflict.automerge",
-    ].map { Array($0.utf8) }
-    for _ in 0..<3000 {
-      var name = (0..<Int.random(in: 1...14, using: &generator)).map { _ in
-        alphabet.randomElement(using: &generator) ?? 0x61
-      }
-      if Bool.random(using: &generator) {
-        name.insert(0x2E, at: Int.random(in: 0...name.count, using: &generator))
-      }
-      names.append(name)
-    }
-    var refused = 0
-    for name in names where !ConflictPatterns.mayHaveMarker(name) {
-      refused += 1
-      #expect(ConflictPatterns.tryEveryRow(name) == nil, "\(String(decoding: name, as: UTF8.self))")
-    }
-    #expect(refused > 2000)
-    #expect(!ConflictPatterns.mayHaveMarker(Array("09.automerge".utf8)))
-    #expect(ConflictPatterns.mayHaveMarker(Array("09.conflict1".utf8)))
-    #expect(ConflictCopy.parse(fileName: "09.conflict1")?.canonicalName == "09")
-  }
-
   /// Every example that is a copy of a document passes the scan's pre-filter of its folder.
   @Test(arguments: allExamples)
   func copiesOfDocumentsPassThePrefilter(_ row: Int, _ example: ConflictPattern.Example) {
@@ -243,65 +210,6 @@ private struct NameGenerator: RandomNumberGenerator {
       guard folder.document(named: example.canonicalName) != nil else { continue }
       #expect(folder.mayHoldCopy(named: example.fileName), "\(example.fileName)")
     }
-  }
-}
-
-/// The shortcuts (`mayHaveMarker`, each row's `needs`) change no result: parsing agrees with
-/// trying every row on every name, over names built from pieces of every pattern.
-@Suite struct ConflictShortcutTests {
-  /// `ConflictCopy.parse` without the shortcuts.
-  private func reference(_ fileName: String) -> (String, [ConflictMarker])? {
-    var bytes = Array(fileName.utf8)
-    var markers: [ConflictMarker] = []
-    let everything = MarkerBytes(rawValue: 0xFF)
-    stripping: while markers.count < 32 {
-      var dot = bytes.count
-      if let i = bytes.lastIndex(of: 0x2E), i > 0 { dot = i }
-      let stem = Array(bytes[..<dot])
-      for row in ConflictPatterns.all {
-        if let (rest, marker) = row.match(bytes, stem: stem, holding: (everything, everything)) {
-          markers.append(marker)
-          bytes = rest
-          continue stripping
-        }
-      }
-      break
-    }
-    return markers.isEmpty ? nil : (String(decoding: bytes, as: UTF8.self), markers)
-  }
-
-  @Test func shortcutsChangeNothing() {
-    var generator = NameGenerator(seed: 20_261_130)
-    let pieces = [
-      " 2", " (1)", ".sync-conflict-20260906-154512-ABCDEFG", ".sync-conflict-20260906-154512",
-      " (Ada's conflicted copy 2026-09-06)", " (conflicted copy 2026-09-06 154512)",
-      " (Case Conflict)", ".Conflict", ".Conflict1", " [conflicted]", " (conflicted)", "-DESKTOP-1",
-      "-WS1234", "-2", " (SFConflict ada@example.com 2026-09-06-15-45-12)",
-      " (conflict_on_2026-09-06)", " (conflict #1_on_2026-09-06)", ".conflict1",
-      "_conflict-20260906-154512", "x", ".", "..", "-", "_", "(", ")", "[", "]", " ", "é", "1",
-      " (conflicted copy Grace Hopper 2026-09-06 154512)", " (case clash from 2026-09-06 154512)",
-      "_conflict_ada-20260906-154512", " (SFConflict Ada Lovelace 2026-Sep-6-15-45-12)",
-      " (SFConflict 2026-09-06-15-45-12)", ".path1", ".path2", ".automerge",
-    ]
-    let tails = [
-      ".automerge", ".automerge.conflict1", ".automerge..path1", ".automerge (Conflict a4ab3033)",
-      "", ".txt", ".automerge.path1", ".automerge.path2.path1",
-      ".automerge (SFConflict ada@example.com 2026-Sep-6-15-45-12).automerge",
-    ]
-    var matched = 0
-    for _ in 0..<4000 {
-      var name = ["09", "tags", "notes", "1"].randomElement(using: &generator) ?? "09"
-      for _ in 0..<Int.random(in: 0...3, using: &generator) {
-        name += pieces.randomElement(using: &generator) ?? ""
-      }
-      name += tails.randomElement(using: &generator) ?? ""
-      let parsed = ConflictCopy.parse(fileName: name)
-      let expected = reference(name)
-      #expect(parsed?.canonicalName == expected?.0, "\(name)")
-      #expect(parsed?.markers == expected?.1, "\(name)")
-      if parsed != nil { matched += 1 }
-    }
-    #expect(matched > 1000)
   }
 }
 

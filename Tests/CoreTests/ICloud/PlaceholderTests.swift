@@ -128,7 +128,6 @@ import Testing
         }
       }
       if let copy = ConflictCopy.parse(fileName: name) {
-        #expect(ConflictPatterns.mayHaveMarker(Array(name.utf8)), "\(name)")
         #expect(name.utf8.starts(with: copy.canonicalName.utf8.prefix(1)), "\(name)")
       }
     }

@@ -28,7 +28,7 @@ import Testing
     }
 
     func plan(_ fs: FileSystem) throws -> FetchPlan {
-      Fetch.plan(
+      FetchOperation.plan(
         root: root,
         documents: try FolderScan.scan(root: root, fileSystem: fs, readingStaleStubs: true)
           .documents)
@@ -80,7 +80,8 @@ import Testing
     var progress: [String] = []
     var context = context(clock)
     context.progress = { done, total, item in progress.append("\(done)/\(total) \(item)") }
-    let report = try Fetch.run(try f.plan(fs), source: .directory(f.other), context: context)
+    let report = try FetchOperation.run(
+      try f.plan(fs), source: .directory(f.other), context: context)
     #expect(report.failed == [] && report.missing == [])
     #expect(report.fetched.map(\.action) == [.fetched, .fetched])
     let first = report.fetched[0]
@@ -98,7 +99,7 @@ import Testing
   @Test func missingFromTheSourceKeepsTheStub() throws {
     let f = try Folders()
     try f.write("records/2026/09.automerge.nextcloud", [])
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
     #expect(report.fetched == [])
     #expect(report.missing.map(\.reason) == [.notInSource])
@@ -111,7 +112,7 @@ import Testing
     var corrupt = try SampleDocuments.september
     corrupt[corrupt.count / 2] ^= 0xff
     try f.writeOther("records/2026/09.automerge", corrupt)
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
     #expect(report.fetched == [])
     guard case .invalidContent(let origin, _) = report.failed.first?.reason else {
@@ -132,7 +133,7 @@ import Testing
     try f.write("tags.automerge", mine)
     try f.write(".tags.automerge.icloud", try StubBytes.stub(name: "tags.automerge", size: 1))
     try f.writeOther("tags.automerge", theirs)
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
     #expect(report.fetched.map(\.action) == [.merged])
     #expect(report.fetched.first?.sizeMatches == false)
@@ -151,7 +152,8 @@ import Testing
     #expect(plan.items.first?.fileExists == false)
     // The sync client delivers the file between plan and write.
     try f.write("tags.automerge", try SampleDocuments.tags)
-    let report = try Fetch.run(plan, source: .directory(f.other), context: context(FakeClock()))
+    let report = try FetchOperation.run(
+      plan, source: .directory(f.other), context: context(FakeClock()))
     #expect(report.fetched.map(\.action) == [.merged])
     let union = try SampleDocuments.hashes(try SampleDocuments.tags)
       .union(try SampleDocuments.hashes(try SampleDocuments.tagsOther))
@@ -164,7 +166,7 @@ import Testing
     try f.write("tags.automerge", tags)
     try f.write("tags.automerge.nextcloud", [])
     try f.writeOther("tags.automerge", tags)
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
     #expect(report.fetched.map(\.action) == [.unchanged])
     #expect(try f.read("tags.automerge") == tags)
@@ -176,7 +178,7 @@ import Testing
     try f.write("tags.automerge", [1, 2, 3])
     try f.write("tags.automerge.nextcloud", [])
     try f.writeOther("tags.automerge", try SampleDocuments.tags)
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
     guard case .invalidFile = report.failed.first?.reason else {
       Issue.record("expected an invalid present file, got \(report.failed)")
@@ -193,7 +195,8 @@ import Testing
     let faulty = FaultyFileSystem(failing: .write, onCall: 1, with: .noSpace)
     var context = context(FakeClock())
     context.fileSystem = faulty
-    let report = try Fetch.run(try f.plan(fs), source: .directory(f.other), context: context)
+    let report = try FetchOperation.run(
+      try f.plan(fs), source: .directory(f.other), context: context)
     #expect(report.failed.first?.reason.isIOError == true)
     #expect(!f.exists("tags.automerge") && f.exists("tags.automerge.nextcloud"))
     #expect(try FolderScan.scan(root: f.root, fileSystem: fs).temporaries == [])
@@ -216,7 +219,7 @@ import Testing
       ],
       output: .file(archive), options: ExportOptions(format: .tarGz, version: "1"), now: 0,
       fileSystem: fs, inspect: DocumentTools.inspect)
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .archive(archive), context: context(FakeClock()))
     #expect(report.fetched.map(\.logicalName) == ["tags.automerge"])
     #expect(report.missing.map(\.logicalName) == ["records/2026/09.automerge"])
@@ -228,7 +231,7 @@ import Testing
     try f.scratch.write("damaged.tar.gz", damaged)
     try f.write("records/2026/10.automerge.nextcloud", [])
     #expect(throws: ArchiveError.self) {
-      _ = try Fetch.run(
+      _ = try FetchOperation.run(
         try f.plan(fs), source: .archive(f.scratch.absolute("damaged.tar.gz")),
         context: context(FakeClock()))
     }
@@ -238,15 +241,16 @@ import Testing
   @Test func sourceKinds() throws {
     let f = try Folders()
     try f.scratch.write("file.tar", [1])
-    #expect(try Fetch.source(from: f.other, root: f.root, fileSystem: fs) == .directory(f.other))
     #expect(
-      try Fetch.source(from: f.scratch.absolute("file.tar"), root: f.root, fileSystem: fs)
+      try FetchOperation.source(from: f.other, root: f.root, fileSystem: fs) == .directory(f.other))
+    #expect(
+      try FetchOperation.source(from: f.scratch.absolute("file.tar"), root: f.root, fileSystem: fs)
         == .archive(f.scratch.absolute("file.tar")))
     #expect(throws: FetchError.sourceNotFound(f.scratch.absolute("nope"))) {
-      try Fetch.source(from: f.scratch.absolute("nope"), root: f.root, fileSystem: fs)
+      try FetchOperation.source(from: f.scratch.absolute("nope"), root: f.root, fileSystem: fs)
     }
     #expect(throws: FetchError.sourceIsDataFolder(f.root + "/.")) {
-      try Fetch.source(from: f.root + "/.", root: f.root, fileSystem: fs)
+      try FetchOperation.source(from: f.root + "/.", root: f.root, fileSystem: fs)
     }
   }
 
@@ -265,7 +269,7 @@ import Testing
     var requested: [String] = []
     var context = context(clock)
     context.requestDownload = { requested.append($0) }
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .sync, options: FetchOptions(timeout: 10), context: context)
     #expect(report.fetched.map(\.action) == [.downloaded])
     #expect(report.fetched.first?.sizeMatches == true)
@@ -281,7 +285,7 @@ import Testing
     let clock = FakeClock()
     var context = context(clock)
     context.requestDownload = { _ in throw Errno.notPermitted }
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .sync, options: FetchOptions(timeout: 1.2), context: context)
     #expect(report.missing.map(\.logicalName) == ["records/2026/01.automerge", "tags.automerge"])
     #expect(report.missing.allSatisfy { $0.reason == .notDownloaded })
@@ -294,7 +298,7 @@ import Testing
     let f = try Folders()
     try f.write("tags.automerge.nextcloud", [])
     let clock = FakeClock()
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .sync, options: FetchOptions(timeout: 0), context: context(clock))
     #expect(report.missing.count == 1 && clock.sleeps == [])
   }
@@ -306,7 +310,7 @@ import Testing
     clock.onSleep = { _ in
       try? FileManager.default.removeItem(atPath: f.root + "/tags.automerge.nextcloud")
     }
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .sync, options: FetchOptions(timeout: 1), context: context(clock))
     #expect(report.missing.map(\.reason) == [.vanished])
   }
@@ -322,7 +326,7 @@ import Testing
       try? f.write("tags.automerge", time >= 1_001.5 ? tags : Array(tags.prefix(40)))
       try? f.write("records/2026/01.automerge", Array(tags.prefix(40)))
     }
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .sync, options: FetchOptions(timeout: 3), context: context(clock))
     #expect(report.fetched.map(\.logicalName) == ["tags.automerge"])
     #expect(!f.exists("tags.automerge.nextcloud"), "the stub goes once the file is verified")
@@ -337,7 +341,7 @@ import Testing
     try f.write("records/2026/01.automerge", [9, 9])
     try f.write("records/2026/01.automerge.nextcloud", [])
     let clock = FakeClock()
-    let report = try Fetch.run(try f.plan(fs), source: .sync, context: context(clock))
+    let report = try FetchOperation.run(try f.plan(fs), source: .sync, context: context(clock))
     #expect(report.fetched.map(\.action) == [.verified])
     #expect(report.failed.map(\.logicalName) == ["records/2026/01.automerge"])
     #expect(
@@ -362,7 +366,7 @@ import Testing
       }
       return .exited(0)
     }
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .command("get {rel} {} # {x}"),
       context: context(FakeClock(), runner: runner))
     #expect(
@@ -394,7 +398,7 @@ import Testing
     let runner = FakeProcessRunner()
     runner.behaviour = { _ in .exited(3) }
     let clock = FakeClock()
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .command("false"), options: FetchOptions(timeout: 1),
       context: context(clock, runner: runner))
     #expect(report.missing.map(\.reason) == [.commandFailed(.exited(3))])
@@ -408,7 +412,7 @@ import Testing
     let runner = FakeProcessRunner()
     runner.behaviour = { _ in nil }
     let clock = FakeClock()
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       try f.plan(fs), source: .command("sleep 1000"), options: FetchOptions(timeout: 0.2),
       context: context(clock, runner: runner))
     #expect(runner.commands.count == 1, "no command starts after the deadline")

@@ -62,12 +62,12 @@ import Testing
     }
     let root = folder.absolute("data")
     try check(step, target: folder.absolute("data/" + Self.month), expected: expected) { fs in
-      let plan = Fetch.plan(
+      let plan = FetchOperation.plan(
         root: root,
         documents: try FolderScan.scan(root: root, fileSystem: fs, readingStaleStubs: true)
           .documents)
       let clock = FakeClock()
-      let report = try Fetch.run(
+      let report = try FetchOperation.run(
         plan, source: .directory(folder.absolute("other")),
         context: FetchContext(
           fileSystem: fs, now: clock.now, sleep: clock.sleep, processRunner: FakeProcessRunner(),
@@ -110,7 +110,7 @@ import Testing
     tar.add("Minuta/" + Self.month, archived.chunk, mode: 0o644)
     let archive = try ArchiveReader.read(bytes: tar.archive)
     try check(step, target: folder.absolute("data/" + Self.month), expected: expected) { fs in
-      _ = try Restore.execute(
+      _ = try ArchiveRestore.execute(
         archive: archive, destination: folder.absolute("data"), fileSystem: fs,
         merger: DocumentReplace.merger)
     }

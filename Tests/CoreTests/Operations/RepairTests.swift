@@ -43,7 +43,7 @@ import Testing
   func plan(_ folder: (data: ScratchFolder, other: ScratchFolder, backups: String)) throws
     -> RepairReport
   {
-    Repair.plan(
+    RepairOperation.plan(
       listing: try FolderScan.scan(root: folder.data.path, fileSystem: fs),
       origins: [.directory(folder.other.path)], backupDirectory: folder.backups, fileSystem: fs)
   }
@@ -70,7 +70,7 @@ import Testing
         == damaged)
 
     var backedUp: [ExportFile] = []
-    let done = try Repair.execute(report, fileSystem: fs) { files in
+    let done = try RepairOperation.execute(report, fileSystem: fs) { files in
       backedUp = files
       return "/backup.tar.gz"
     }
@@ -101,7 +101,7 @@ import Testing
       ])
     #expect(report.documents.first?.recovered == (try merged()).count)
     #expect(
-      Repair.fromFiles(in: folder.other.path, logicalName: "tags.automerge", fs).isEmpty)
+      RepairOperation.fromFiles(in: folder.other.path, logicalName: "tags.automerge", fs).isEmpty)
   }
 
   @Test func aFailingBackupWritesNothing() throws {
@@ -109,7 +109,7 @@ import Testing
     let before = try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month)))
     struct Refused: Error {}
     #expect(throws: Refused.self) {
-      try Repair.execute(try plan(folder), fileSystem: fs) { _ in throw Refused() }
+      try RepairOperation.execute(try plan(folder), fileSystem: fs) { _ in throw Refused() }
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month))) == before)
   }
@@ -118,7 +118,7 @@ import Testing
     let folder = try damagedFolder()
     let report = try plan(folder)
     try folder.data.write(Self.month, Array("another version, longer".utf8))
-    let done = try Repair.execute(report, fileSystem: fs) { _ in "/b" }
+    let done = try RepairOperation.execute(report, fileSystem: fs) { _ in "/b" }
     #expect(done.documents.first?.refusal == .changedDuringRun)
     #expect(done.documents.first?.written == false)
     #expect(
@@ -142,10 +142,10 @@ import Testing
     let folder = try damagedFolder()
     let listing = try FolderScan.scan(root: folder.data.path, fileSystem: fs)
     let (selected, _) = listing.select(["tags.automerge"])
-    let report = Repair.plan(
+    let report = RepairOperation.plan(
       listing: listing, documents: selected, backupDirectory: nil, fileSystem: fs)
     #expect(report.documents.map(\.refusal) == [.loads])
-    let done = try Repair.execute(report, fileSystem: fs) { _ in
+    let done = try RepairOperation.execute(report, fileSystem: fs) { _ in
       Issue.record("no backup for a document that loads")
       return ""
     }
@@ -157,7 +157,7 @@ import Testing
     var bytes = try Fixture.bytes("salvage/seed-04-09.incremental.automerge")
     bytes[1162 + 100] ^= 4  // change chunk 2, a dependency of later changes
     try data.write(Self.month, bytes)
-    let report = Repair.plan(
+    let report = RepairOperation.plan(
       listing: try FolderScan.scan(root: data.path, fileSystem: fs), backupDirectory: nil,
       fileSystem: fs)
     let document = try #require(report.documents.first)
@@ -177,7 +177,7 @@ import Testing
       message: "twin", deps: first.deps, ops: [])
     try data.write(Self.month, first.chunk + Array("damage".utf8))
     try data.write(Self.copy, twin.chunk)
-    let report = Repair.plan(
+    let report = RepairOperation.plan(
       listing: try FolderScan.scan(root: data.path, fileSystem: fs), backupDirectory: nil,
       fileSystem: fs)
     let document = try #require(report.documents.first { $0.logicalName == Self.month })
@@ -193,6 +193,6 @@ import Testing
     ("xrecords/2026/09.automerge", false),
   ])
   func anArchiveEntryHoldsTheDocumentOrItsCopies(_ path: String, _ holds: Bool) {
-    #expect(Repair.holds(path, logicalName: Self.month) == holds)
+    #expect(RepairOperation.holds(path, logicalName: Self.month) == holds)
   }
 }

@@ -8,7 +8,7 @@ import Testing
   /// `fetch` with no source, as the verb sets it up, in the simulated folder.
   func fetch(_ sim: SimulatedFolder, timeout: Double = 10) throws -> (FetchReport, FakeClock, Int) {
     let listing = try sim.scan()
-    var plan = Fetch.plan(root: sim.root, documents: listing.documents)
+    var plan = FetchOperation.plan(root: sim.root, documents: listing.documents)
     plan.items += SyncReadiness.staleItems(
       listing.documents, root: sim.root, provider: sim.provider)
     let clock = FakeClock()
@@ -18,7 +18,7 @@ import Testing
       fileSystem: sim.fileSystem, now: clock.now, sleep: clock.sleep,
       requestDownload: { try SyncDownload.request($0, provider: provider) },
       progress: { _, _, _ in progressed += 1 }, syncProvider: provider)
-    let report = try Fetch.run(
+    let report = try FetchOperation.run(
       plan, source: .sync, options: FetchOptions(timeout: timeout, pollInterval: 1),
       context: context)
     return (report, clock, progressed)

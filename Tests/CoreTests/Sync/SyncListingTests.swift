@@ -65,7 +65,7 @@ struct SimulatedFolder {
 
     let listing = try sim.scan()
     let report = try sim.provider.withoutMaterializing {
-      try Doctor.examine(
+      try DoctorOperation.examine(
         root: sim.root, source: .flag, fileSystem: sim.fileSystem, syncProvider: sim.provider)
     }
 
@@ -92,7 +92,7 @@ struct SimulatedFolder {
     try sim.provider.makeDataless(path)
     var report = DoctorReport(root: sim.root, source: .flag)
     sim.provider.withoutMaterializing {
-      Doctor.check(
+      DoctorOperation.check(
         path, name: SimulatedFolder.month, isCopy: false, into: &report,
         fileSystem: sim.fileSystem)
     }
@@ -112,14 +112,14 @@ struct SimulatedFolder {
     try sim.write(SimulatedFolder.october, device: 0)
     try sim.provider.addVersion(
       of: sim.path(SimulatedFolder.month), bytes: try SimulatedFolder.device(1))
-    let report = try Doctor.examine(
+    let report = try DoctorOperation.examine(
       root: sim.root, source: .flag, fileSystem: sim.fileSystem, syncProvider: sim.provider)
     #expect(report.findings.map(\.kind) == [.unresolvedVersions])
     #expect(report.findings.first?.subject == SimulatedFolder.month)
     #expect(report.notes.isEmpty)
 
     sim.provider.hideVersions()
-    let hidden = try Doctor.examine(
+    let hidden = try DoctorOperation.examine(
       root: sim.root, source: .flag, fileSystem: sim.fileSystem, syncProvider: sim.provider)
     #expect(hidden.notes.count == 1)
     #expect(hidden.findings.isEmpty)

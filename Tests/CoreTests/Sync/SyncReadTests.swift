@@ -55,7 +55,7 @@ import Testing
   @Test func repairCallsAnEvictedDocumentNotDownloaded() throws {
     let (sim, listing) = try evicted([SimulatedFolder.month])
     let report = sim.provider.withoutMaterializing {
-      Repair.plan(
+      RepairOperation.plan(
         listing: listing, documents: listing.documents, backupDirectory: nil,
         fileSystem: sim.fileSystem)
     }
@@ -71,7 +71,7 @@ import Testing
     sim.provider.makeStale(october, newer: try SimulatedFolder.device(2))
     sim.provider.makeStale(copy, newer: try SimulatedFolder.device(1))
     let report = try sim.provider.withoutMaterializing {
-      try Doctor.examine(
+      try DoctorOperation.examine(
         root: sim.root, source: .flag, fileSystem: sim.fileSystem, syncProvider: sim.provider)
     }
     let log = sim.provider.snapshot.log

@@ -26,7 +26,7 @@
 /// A size that differs from the size the placeholder declared is reported with the item
 /// (`FetchedFile.sizeMatches`), not refused: the source then holds another version of the
 /// document, which for an Automerge document is no loss (a later sync merges them).
-public enum Fetch {
+public enum FetchOperation {
   /// The largest document read, from the source or the disk.
   public static let maxDocumentSize = 1 << 31
 
@@ -150,7 +150,7 @@ public struct FetchOptions: Sendable, Equatable {
   }
 }
 
-/// The side effects `Fetch.run` may use, passed in (style.md (d)).
+/// The side effects `FetchOperation.run` may use, passed in (style.md (d)).
 public struct FetchContext {
   public var fileSystem: any FileSystem
   /// Seconds on a monotonic or wall clock; only differences are used.
@@ -346,7 +346,7 @@ public struct FetchMissing: Sendable, Equatable {
   public var reason: Reason
 }
 
-/// What `Fetch.run` did.
+/// What `FetchOperation.run` did.
 public struct FetchReport: Sendable, Equatable {
   /// Files now real and verified, sorted by logical name (as are the other lists).
   public var fetched: [FetchedFile] = []
@@ -378,7 +378,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
   }
 }
 
-/// The state of one `Fetch.run`.
+/// The state of one `FetchOperation.run`.
 struct FetchRun {
   let plan: FetchPlan
   let options: FetchOptions
@@ -403,7 +403,8 @@ struct FetchRun {
       for item in plan.items {
         let origin = Paths.join(directory, item.logicalName)
         do {
-          deliver(item, try fileSystem.readFile(origin, limit: Fetch.maxDocumentSize), origin)
+          deliver(
+            item, try fileSystem.readFile(origin, limit: FetchOperation.maxDocumentSize), origin)
         } catch let error as FileSystemError
           where error.errno == .noSuchFileOrDirectory || error.errno == .notDirectory
         {
@@ -605,7 +606,7 @@ struct FetchRun {
       guard let info = try fileSystem.info(item.path), info.kind == .regular,
         SyncDownload.isCurrent(item.path, info: info, provider: context.syncProvider)
       else { return .absent }
-      let bytes = try fileSystem.readFile(item.path, limit: Fetch.maxDocumentSize)
+      let bytes = try fileSystem.readFile(item.path, limit: FetchOperation.maxDocumentSize)
       do {
         _ = try AutomergeFile.decode(bytes)
       } catch {
@@ -626,7 +627,7 @@ struct FetchRun {
   ) {
     let bytes: [UInt8]
     do {
-      bytes = try fileSystem.readFile(item.path, limit: Fetch.maxDocumentSize)
+      bytes = try fileSystem.readFile(item.path, limit: FetchOperation.maxDocumentSize)
       let file = try AutomergeFile.decode(bytes)
       guard expected.allSatisfy({ file.index[$0] != nil }) else {
         return settle(failed: item, .verificationFailed)

@@ -20,7 +20,7 @@
 /// checks that it holds every recovered change. A `kill -9` at any moment loses nothing:
 /// the damaged file stays until the repaired one is renamed over it, and it is in the
 /// backup. A document that loads is never rewritten. Callers hold the write lock.
-public enum Repair {
+public enum RepairOperation {
   /// The largest file or archive entry read, in bytes.
   public static let maxFileSize = 1 << 31
 

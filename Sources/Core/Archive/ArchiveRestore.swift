@@ -56,7 +56,7 @@ public struct RestoreReport: Sendable, Equatable {
 /// (never overwritten); other files are written when absent and otherwise left alone. Every
 /// path stays inside the destination: the entry paths were checked by `ArchiveReader`, and
 /// a link, directory or special file where a file or directory goes is refused.
-public enum Restore {
+public enum ArchiveRestore {
   /// Whether `path` names a document: `tags.automerge` or `records/YYYY/MM.automerge`.
   /// Used for archives without a manifest.
   public static func isDocumentPath(_ path: String) -> Bool {
@@ -86,7 +86,7 @@ public enum Restore {
   /// - Throws: `ArchiveError.destinationConflict` when something is in the way, `.io`.
   public static func plan(
     archive: ReadArchive, destination: String, fileSystem: FileSystem,
-    isDocument: (String) -> Bool = Restore.isDocumentPath, limits: ArchiveLimits = .standard
+    isDocument: (String) -> Bool = ArchiveRestore.isDocumentPath, limits: ArchiveLimits = .standard
   ) throws(ArchiveError) -> RestorePlan {
     let exists = try destinationExists(destination, fileSystem: fileSystem)
     var items: [RestorePlan.Item] = []
@@ -117,7 +117,7 @@ public enum Restore {
   ///   `.io`. Entries before the failing one stay restored (each was written atomically).
   public static func execute(
     archive: ReadArchive, destination: String, fileSystem: FileSystem, merger: ReplaceMerger,
-    isDocument: (String) -> Bool = Restore.isDocumentPath, limits: ArchiveLimits = .standard,
+    isDocument: (String) -> Bool = ArchiveRestore.isDocumentPath, limits: ArchiveLimits = .standard,
     random: () -> String = AtomicFile.randomSuffix
   ) throws(ArchiveError) -> RestoreReport {
     // Refuse before writing anything when something is in the way.

@@ -10,7 +10,7 @@
 /// `CoordinatedFileSystem`, mn.md §15): a file that is stale or not downloaded is reported
 /// and never read, because a coordinated read of it would wait for its download. It also
 /// asks which documents have unresolved conflict versions.
-public enum Doctor {
+public enum DoctorOperation {
   /// The largest file decoded.
   public static let maxDocumentSize = 1 << 31
 

@@ -83,8 +83,7 @@ public enum ChangeNotifiers {
     var stack: [(String, Int)] = [(root, 0)]
     while let (directory, depth) = stack.popLast() {
       guard depth < FolderScan.maxDepth,
-        let entries = try? fileSystem.contentsOfDirectory(
-          directory, detail: { _ in .kind }, limit: 0)
+        let entries = try? fileSystem.directoryItemsWithKinds(directory)
       else { continue }
       for entry in entries where entry.kind == .directory {
         let path = Paths.join(directory, entry.name)

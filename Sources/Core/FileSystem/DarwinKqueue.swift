@@ -108,8 +108,7 @@
     /// Watches the entries of `directory` that are not watched yet.
     private func addEntries(of directory: String) {
       guard
-        let entries = try? fileSystem.contentsOfDirectory(
-          directory, detail: { _ in .kind }, limit: 0)
+        let entries = try? fileSystem.directoryItemsWithKinds(directory)
       else { return }
       for entry in entries {
         let path = Paths.join(directory, entry.name)

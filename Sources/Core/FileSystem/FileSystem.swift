@@ -42,12 +42,12 @@ public struct DirectoryEntry: Sendable, Equatable {
   public var name: String
   /// What kind of object it is; nil when `error` is set.
   public var kind: FileKind?
-  /// The information; nil when `error` is set, and when the listing was asked for the kind
-  /// only (`ListingDetail.kind`) and the directory entry said it.
+  /// The information; nil when `error` is set, and when only the kind was looked up (the
+  /// kind the directory entry said).
   public var info: FileInfo?
   /// Why `lstat` failed, when it did.
   public var error: Errno?
-  /// The content of a regular file the listing was asked to read (`ListingDetail.content`).
+  /// The content of a regular file that was read (`readFile(_:in:limit:)`).
   public var content: [UInt8]?
   /// Why reading it failed, when it did (`EFBIG` past the limit).
   public var readError: Errno?
@@ -72,15 +72,36 @@ public struct DirectoryEntry: Sendable, Equatable {
   }
 }
 
-/// How much a listing learns about a regular file (`contentsOfDirectory(_:detail:limit:)`).
-/// Entries of any other kind (directories, links, FIFOs) are given their kind only.
-public enum ListingDetail: Sendable, Equatable {
-  /// Its kind, from the directory entry when it says it: no `lstat`.
-  case kind
-  /// Its `lstat` information.
-  case info
-  /// Its information and its content.
-  case content
+/// One name of a directory listing with the kind its directory entry gives (`d_type`).
+public struct DirectoryItem: Sendable, Equatable {
+  /// The name, a single path component.
+  public var name: String
+  /// The kind the directory entry says; nil where the file system leaves it to `lstat`
+  /// (`DT_UNKNOWN`), and in the portable form.
+  public var kind: FileKind?
+
+  public init(name: String, kind: FileKind?) {
+    self.name = name
+    self.kind = kind
+  }
+}
+
+/// A directory opened for calls relative to it (`info(_:in:)`, `readFile(_:in:limit:)`).
+public struct OpenDirectory: Sendable {
+  /// The directory's path, as it was opened.
+  public var path: String
+  /// The open descriptor; nil in the portable form, whose relative calls join the path.
+  public var descriptor: FileDescriptor?
+
+  public init(path: String, descriptor: FileDescriptor?) {
+    self.path = path
+    self.descriptor = descriptor
+  }
+
+  /// The path of `name` in this directory.
+  public func path(of name: String) -> String {
+    path.hasSuffix("/") ? path + name : path + "/" + name
+  }
 }
 
 extension FileSystem {
@@ -93,27 +114,52 @@ extension FileSystem {
     return try contentsOfDirectory(path).compactMap { examine($0, prefix: prefix) }
   }
 
-  /// The portable form: `contentsOfDirectoryWithInfo`, then `readFile` for each regular
-  /// file whose `detail` is `.content`. Every entry gets its information.
-  public func contentsOfDirectory(
-    _ path: String, detail: (String) -> ListingDetail, limit: Int
-  ) throws -> [DirectoryEntry] {
-    let prefix = path.hasSuffix("/") ? path : path + "/"
-    var entries = try contentsOfDirectoryWithInfo(path)
-    for i in entries.indices where detail(entries[i].name) == .content {
-      read(&entries[i], prefix: prefix, limit: limit)
-    }
-    return entries
+  /// The portable form: `contentsOfDirectory`, with no kinds (the caller then asks `info`).
+  public func directoryItems(_ path: String) throws -> [DirectoryItem] {
+    try contentsOfDirectory(path).map { DirectoryItem(name: $0, kind: nil) }
   }
 
-  /// The portable form: `info`, then `readFile` for each name.
-  public func entries(_ names: [String], in path: String, limit: Int) throws -> [DirectoryEntry] {
-    let prefix = path.hasSuffix("/") ? path : path + "/"
-    return names.compactMap { name in
-      guard var entry = examine(name, prefix: prefix) else { return nil }
-      read(&entry, prefix: prefix, limit: limit)
-      return entry
+  /// The names in a directory with their kinds: the directory entry's, else `lstat`'s. An
+  /// entry that vanished in between, or whose `lstat` fails, is left out.
+  public func directoryItemsWithKinds(_ path: String) throws -> [DirectoryItem] {
+    let items = try directoryItems(path)
+    guard items.contains(where: { $0.kind == nil }) else { return items }
+    let directory = try openDirectory(path)
+    defer { closeDirectory(directory) }
+    return items.compactMap { item in
+      if item.kind != nil { return item }
+      guard let info = try? info(item.name, in: directory) else { return nil }
+      return DirectoryItem(name: item.name, kind: info.kind)
     }
+  }
+
+  /// The portable form: nothing is opened; the relative calls join the path.
+  public func openDirectory(_ path: String) throws -> OpenDirectory {
+    OpenDirectory(path: path, descriptor: nil)
+  }
+
+  /// The portable form: nothing to close.
+  public func closeDirectory(_ directory: OpenDirectory) {}
+
+  /// The portable form: `info` of the joined path.
+  public func info(_ name: String, in directory: OpenDirectory) throws -> FileInfo? {
+    try info(directory.path(of: name))
+  }
+
+  /// The portable form: `info` of the joined path, then `readFile` when it is a regular file.
+  public func readFile(_ name: String, in directory: OpenDirectory, limit: Int) throws
+    -> DirectoryEntry?
+  {
+    let path = directory.path(of: name)
+    guard let info = try info(path) else { return nil }
+    var entry = DirectoryEntry(name: name, info: info)
+    guard info.kind == .regular else { return entry }
+    do {
+      entry.content = try readFile(path, limit: limit)
+    } catch {
+      entry.readError = (error as? FileSystemError)?.errno ?? .ioError
+    }
+    return entry
   }
 
   /// The entry `name` of the directory `prefix` (ending in `/`) with its `lstat`
@@ -125,16 +171,6 @@ extension FileSystem {
     } catch {
       return DirectoryEntry(
         name: name, info: nil, error: (error as? FileSystemError)?.errno ?? .ioError)
-    }
-  }
-
-  /// Reads the content of an entry that is a regular file.
-  private func read(_ entry: inout DirectoryEntry, prefix: String, limit: Int) {
-    guard entry.kind == .regular else { return }
-    do {
-      entry.content = try readFile(prefix + entry.name, limit: limit)
-    } catch {
-      entry.readError = (error as? FileSystemError)?.errno ?? .ioError
     }
   }
 }
@@ -167,24 +203,27 @@ public protocol FileSystem: Sendable {
   /// out. The corresponding C functions are `opendir`, `readdir` and `fstatat`
   /// (`AT_SYMLINK_NOFOLLOW`, relative to the directory, which saves a path lookup per entry).
   func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry]
-  /// The names in a directory with what `detail` asks for each regular file, in no
-  /// particular order: the scan's form, which makes only the system calls it needs.
-  /// - `.kind`: the kind the directory entry gives (`d_type`); `lstat` only when it gives
-  ///   none. On Darwin regular files are always `lstat`ed: their flags tell a dataless file.
-  /// - `.info`: the `lstat` information, as `contentsOfDirectoryWithInfo(_:)` gives it.
-  /// - `.content`: also the content (at most `limit` bytes, else `EFBIG`): the scan reads
-  ///   iCloud stubs this way. The live form opens the file relative to the directory and
-  ///   takes its information from the open file (`openat`, `fstat`, `read`, `close`: no
-  ///   `lstat`, and no final `read` once the size `fstat` gave has arrived).
-  ///
-  /// Directories, links and other kinds get their kind only. The portable form, which test
-  /// doubles use, gives every entry its information.
-  func contentsOfDirectory(_ path: String, detail: (String) -> ListingDetail, limit: Int) throws
-    -> [DirectoryEntry]
-  /// Some entries of a directory, each as `contentsOfDirectory(_:detail:limit:)` gives one
-  /// whose detail is `.content`; a name that does not exist is left out. The scan reads the
-  /// iCloud stubs it put off this way.
-  func entries(_ names: [String], in path: String, limit: Int) throws -> [DirectoryEntry]
+  /// The names in a directory, without `.` and `..`, each with the kind its directory entry
+  /// gives (`d_type`), in no particular order: no `lstat`. The corresponding C functions are
+  /// `opendir` and `readdir`.
+  func directoryItems(_ path: String) throws -> [DirectoryItem]
+  /// Opens a directory for the calls relative to it; close it with `closeDirectory`. The
+  /// corresponding C function is `open(O_RDONLY | O_DIRECTORY | O_CLOEXEC)`.
+  func openDirectory(_ path: String) throws -> OpenDirectory
+  /// Closes a directory `openDirectory` opened. The corresponding C function is `close`.
+  func closeDirectory(_ directory: OpenDirectory)
+  /// Information about `name` in `directory`, not following a final symbolic link; nil when
+  /// it does not exist. The corresponding C function is `fstatat(AT_SYMLINK_NOFOLLOW)`,
+  /// relative to the directory, which saves a path lookup per entry.
+  func info(_ name: String, in directory: OpenDirectory) throws -> FileInfo?
+  /// Opens `name` in `directory` and reads it: its information, from the open file, and for a
+  /// regular file its content (at most `limit` bytes, else `readError` is `EFBIG`); nil when
+  /// it does not exist. It is opened without following a link and without blocking, so that a
+  /// name replaced by a link or a FIFO is never followed or waited on (a link then throws
+  /// `ELOOP`). The corresponding C functions are `openat`, `fstat`, `read` and `close`; no
+  /// final `read` once the size `fstat` gave has arrived.
+  func readFile(_ name: String, in directory: OpenDirectory, limit: Int) throws
+    -> DirectoryEntry?
   /// The whole content of a regular file; throws `EFBIG` past `limit` bytes. The
   /// corresponding C functions are `open` and `read`.
   func readFile(_ path: String, limit: Int) throws -> [UInt8]

@@ -89,51 +89,16 @@ public struct LiveFileSystem: FileSystem {
   }
 
   public func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry] {
-    try list(path, examiningAll: true, detail: { _ in .info }, limit: 0)
-  }
-
-  public func contentsOfDirectory(
-    _ path: String, detail: (String) -> ListingDetail, limit: Int
-  ) throws -> [DirectoryEntry] {
-    try list(path, examiningAll: false, detail: detail, limit: limit)
-  }
-
-  /// Lists a directory; `examiningAll` gives every entry its `lstat` information, otherwise
-  /// regular files get what `detail` asks and other kinds the kind their entry gives.
-  private func list(
-    _ path: String, examiningAll: Bool, detail: (String) -> ListingDetail, limit: Int
-  ) throws -> [DirectoryEntry] {
     guard let dir = opendir(path) else { throw FileSystemError("open directory", path, .current) }
     defer { closedir(dir) }
     let fd = dirfd(dir)
     var entries: [DirectoryEntry] = []
     errno = 0
     while let entry = readdir(dir) {
-      let type = entry.pointee.d_type
       let listed: DirectoryEntry? = withUnsafePointer(to: entry.pointee.d_name) {
         $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { cName in
-          // `.` and `..`, told by their bytes before a string is made.
-          if cName[0] == 0x2E && (cName[1] == 0 || (cName[1] == 0x2E && cName[2] == 0)) {
-            return nil
-          }
-          let name = String(cString: cName)
-          if examiningAll { return statEntry(fd, cName, name) }
-          if type == UInt8(DT_REG) {
-            switch detail(name) {
-            case .content:
-              if let read = readEntry(fd, cName, name, limit: limit) { return read }
-            case .kind where !DatalessFiles.areDetected:
-              return DirectoryEntry(name: name, kind: .regular)
-            default: break
-            }
-          } else if let kind = Self.kind(ofEntryType: type),
-            kind != .directory || !DatalessFiles.areDetected
-          {
-            // Not a directory on Darwin: that one falls through to `lstat`, whose flags tell
-            // a dataless directory (mn.md §15).
-            return DirectoryEntry(name: name, kind: kind)
-          }
-          return statEntry(fd, cName, name)
+          if Self.isDotOrDotDot(cName) { return nil }
+          return statEntry(fd, cName, String(cString: cName))
         }
       }
       if let listed { entries.append(listed) }
@@ -143,18 +108,85 @@ public struct LiveFileSystem: FileSystem {
     return entries
   }
 
-  public func entries(_ names: [String], in path: String, limit: Int) throws -> [DirectoryEntry] {
+  public func directoryItems(_ path: String) throws -> [DirectoryItem] {
+    guard let dir = opendir(path) else { throw FileSystemError("open directory", path, .current) }
+    defer { closedir(dir) }
+    var items: [DirectoryItem] = []
+    errno = 0
+    while let entry = readdir(dir) {
+      let type = entry.pointee.d_type
+      let item: DirectoryItem? = withUnsafePointer(to: entry.pointee.d_name) {
+        $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { cName in
+          if Self.isDotOrDotDot(cName) { return nil }
+          return DirectoryItem(name: String(cString: cName), kind: Self.kind(ofEntryType: type))
+        }
+      }
+      if let item { items.append(item) }
+      errno = 0
+    }
+    if errno != 0 { throw FileSystemError("read directory", path, .current) }
+    return items
+  }
+
+  /// `.` and `..`, told by their bytes before a string is made.
+  private static func isDotOrDotDot(_ cName: UnsafePointer<CChar>) -> Bool {
+    cName[0] == 0x2E && (cName[1] == 0 || (cName[1] == 0x2E && cName[2] == 0))
+  }
+
+  public func openDirectory(_ path: String) throws -> OpenDirectory {
     var directory: Int32
     repeat {
       directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     } while directory < 0 && Errno.current == .interrupted
     guard directory >= 0 else { throw FileSystemError("open directory", path, .current) }
-    defer { cClose(directory) }
-    return names.compactMap { name in
-      name.withCString { cName in
-        readEntry(directory, cName, name, limit: limit) ?? statEntry(directory, cName, name)
-      }
+    return OpenDirectory(path: path, descriptor: FileDescriptor(rawValue: directory))
+  }
+
+  public func closeDirectory(_ directory: OpenDirectory) {
+    if let descriptor = directory.descriptor { cClose(descriptor.rawValue) }
+  }
+
+  public func info(_ name: String, in directory: OpenDirectory) throws -> FileInfo? {
+    guard let descriptor = directory.descriptor else { return try info(directory.path(of: name)) }
+    var st = stat()
+    while fstatat(descriptor.rawValue, name, &st, AT_SYMLINK_NOFOLLOW) != 0 {
+      let error = Errno.current
+      if error == .interrupted { continue }
+      if error == .noSuchFileOrDirectory { return nil }
+      throw FileSystemError("stat", directory.path(of: name), error)
     }
+    return makeInfo(st)
+  }
+
+  public func readFile(_ name: String, in directory: OpenDirectory, limit: Int) throws
+    -> DirectoryEntry?
+  {
+    guard let descriptor = directory.descriptor else {
+      let opened = try openDirectory(directory.path)
+      defer { closeDirectory(opened) }
+      return try readFile(name, in: opened, limit: limit)
+    }
+    var file: Int32
+    repeat {
+      file = openat(
+        descriptor.rawValue, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+    } while file < 0 && Errno.current == .interrupted
+    guard file >= 0 else {
+      if Errno.current == .noSuchFileOrDirectory { return nil }
+      throw FileSystemError("open", directory.path(of: name), .current)
+    }
+    defer { cClose(file) }
+    var st = stat()
+    guard fstat(file, &st) == 0 else {
+      throw FileSystemError("stat", directory.path(of: name), .current)
+    }
+    var entry = DirectoryEntry(name: name, info: makeInfo(st))
+    guard entry.info?.kind == .regular else { return entry }
+    switch readAll(file, expected: Int(st.st_size), limit: limit) {
+    case .success(let bytes): entry.content = bytes
+    case .failure(let error): entry.readError = error
+    }
+    return entry
   }
 
   /// The kind a directory entry's type (`d_type`) says; nil when it says none (`DT_UNKNOWN`:
@@ -181,30 +213,6 @@ public struct LiveFileSystem: FileSystem {
       return DirectoryEntry(name: name, info: nil, error: error)
     }
     return DirectoryEntry(name: name, info: makeInfo(st))
-  }
-
-  /// A regular file (by its directory entry) opened and read, its information taken from
-  /// the open file. Opened without following a link and without blocking, so that a name
-  /// replaced meanwhile by a link or a FIFO is never followed or waited on. Nil when it
-  /// cannot be opened: the caller then falls back to `lstat`, which says why.
-  private func readEntry(
-    _ directory: Int32, _ cName: UnsafePointer<CChar>, _ name: String, limit: Int
-  ) -> DirectoryEntry? {
-    var file: Int32
-    repeat {
-      file = openat(directory, cName, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
-    } while file < 0 && Errno.current == .interrupted
-    guard file >= 0 else { return nil }
-    defer { cClose(file) }
-    var st = stat()
-    guard fstat(file, &st) == 0 else { return nil }
-    var entry = DirectoryEntry(name: name, info: makeInfo(st))
-    guard entry.info?.kind == .regular else { return entry }
-    switch readAll(file, expected: Int(st.st_size), limit: limit) {
-    case .success(let bytes): entry.content = bytes
-    case .failure(let error): entry.readError = error
-    }
-    return entry
   }
 
   /// Reads an open regular file to its end, at most `limit` bytes. Once every byte of the

@@ -77,13 +77,20 @@ public final class CoordinatedFileSystem: FileSystem, @unchecked Sendable {
   public func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry] {
     try base.contentsOfDirectoryWithInfo(path)
   }
-  public func contentsOfDirectory(
-    _ path: String, detail: (String) -> ListingDetail, limit: Int
-  ) throws -> [DirectoryEntry] {
-    try base.contentsOfDirectory(path, detail: detail, limit: limit)
+  public func directoryItems(_ path: String) throws -> [DirectoryItem] {
+    try base.directoryItems(path)
   }
-  public func entries(_ names: [String], in path: String, limit: Int) throws -> [DirectoryEntry] {
-    try base.entries(names, in: path, limit: limit)
+  public func openDirectory(_ path: String) throws -> OpenDirectory {
+    try base.openDirectory(path)
+  }
+  public func closeDirectory(_ directory: OpenDirectory) { base.closeDirectory(directory) }
+  public func info(_ name: String, in directory: OpenDirectory) throws -> FileInfo? {
+    try base.info(name, in: directory)
+  }
+  public func readFile(_ name: String, in directory: OpenDirectory, limit: Int) throws
+    -> DirectoryEntry?
+  {
+    try base.readFile(name, in: directory, limit: limit)
   }
   public func readFile(_ path: String, limit: Int) throws -> [UInt8] {
     try coordinate(.reading, path) { try base.readFile(path, limit: limit) }

@@ -109,22 +109,7 @@ private struct Walker {
       let folder = DocumentFolder(logicalPath: directory)
       let directoryPath = path(directory)
       do {
-        // Only what the scan uses is asked for. A document's plain iCloud stub waits for
-        // `readStubs` (read only if the document's file is missing); other iCloud stubs are
-        // read while listing (their information then comes from the open file). A name that
-        // may be a conflict copy gets its kind only: a copy's size and time are not used.
-        // The rest gets `lstat`.
-        entries = try fileSystem.contentsOfDirectory(
-          directoryPath,
-          detail: { name in
-            if putsOffStubs && folder.documentIndex(ofStub: name) != nil { return .kind }
-            if let stub = Placeholder.parseFileName(name) {
-              return stub.kind == .icloud ? .content : .info
-            }
-            let mayBeCopy =
-              folder.mayHoldCopy(named: name) && folder.documentIndex(named: name) == nil
-            return mayBeCopy ? .kind : .info
-          }, limit: ICloudStub.maxSize)
+        entries = try list(directoryPath, folder)
       } catch {
         let errno = (error as? FileSystemError)?.errno ?? .ioError
         if directory.isEmpty { throw .cannotReadDirectory(root, errno) }
@@ -155,6 +140,73 @@ private struct Walker {
     }
   }
 
+  /// What the scan needs to know of a regular file of a listing.
+  enum Detail {
+    /// Its kind (what the directory entry says): no `lstat`.
+    case kind
+    /// Its `lstat` information.
+    case info
+    /// Its information and its content, read from the open file.
+    case content
+  }
+
+  /// What the scan uses of the entry `name` of `folder`, so that only the system calls it
+  /// needs are made. A document's plain iCloud stub waits for `readStubs` (read only if the
+  /// document's file is missing); other iCloud stubs are read while listing (their
+  /// information then comes from the open file). A name that may be a conflict copy gets its
+  /// kind only: a copy's size and time are not used. The rest gets `lstat`.
+  func detail(of name: String, in folder: DocumentFolder) -> Detail {
+    if putsOffStubs && folder.documentIndex(ofStub: name) != nil { return .kind }
+    if let stub = Placeholder.parseFileName(name) {
+      return stub.kind == .icloud ? .content : .info
+    }
+    let mayBeCopy = folder.mayHoldCopy(named: name) && folder.documentIndex(named: name) == nil
+    return mayBeCopy ? .kind : .info
+  }
+
+  /// The entries of a directory with what `detail(of:in:)` asks of each regular file;
+  /// directories, links and other kinds get the kind their directory entry gives. Where the
+  /// entry gives no kind, or on Darwin for regular files and directories (whose flags tell a
+  /// dataless one, mn.md §15), the entry is `lstat`ed. An entry whose `lstat` fails carries
+  /// the error; one that vanished in between is left out.
+  func list(_ directoryPath: String, _ folder: DocumentFolder) throws -> [DirectoryEntry] {
+    let items = try fileSystem.directoryItems(directoryPath)
+    let directory = try fileSystem.openDirectory(directoryPath)
+    defer { fileSystem.closeDirectory(directory) }
+    return items.compactMap { item in
+      let wanted =
+        item.kind == .regular || item.kind == nil ? detail(of: item.name, in: folder) : .info
+      switch (item.kind, wanted) {
+      case (.regular?, .content), (nil, .content):
+        // A file that cannot be opened (replaced by a link meanwhile) is `lstat`ed instead,
+        // which says what it is.
+        if let read = try? fileSystem.readFile(item.name, in: directory, limit: ICloudStub.maxSize)
+        {
+          return read
+        }
+      case (.regular?, .kind) where !DatalessFiles.areDetected:
+        return DirectoryEntry(name: item.name, kind: .regular)
+      case (let kind?, _)
+      where kind != .regular && (kind != .directory || !DatalessFiles.areDetected):
+        return DirectoryEntry(name: item.name, kind: kind)
+      default: break
+      }
+      return examine(item.name, in: directory)
+    }
+  }
+
+  /// The entry `name` of `directory` with its `lstat` information, or the error; nil when it
+  /// does not exist.
+  func examine(_ name: String, in directory: OpenDirectory) -> DirectoryEntry? {
+    do {
+      guard let info = try fileSystem.info(name, in: directory) else { return nil }
+      return DirectoryEntry(name: name, info: info)
+    } catch {
+      return DirectoryEntry(
+        name: name, info: nil, error: (error as? FileSystemError)?.errno ?? .ioError)
+    }
+  }
+
   /// The stubs of the directory's documents that were put off: a document's file beside them
   /// makes them stale, and they are kept unread; otherwise they are read now. Returns what
   /// `visit` returns for them (a stub replaced by a directory meanwhile is walked).
@@ -182,8 +234,12 @@ private struct Walker {
     guard !unread.isEmpty else { return [] }
     var entries = unread
     do {
-      entries = try fileSystem.entries(
-        unread.map(\.name), in: directoryPath, limit: ICloudStub.maxSize)
+      let opened = try fileSystem.openDirectory(directoryPath)
+      defer { fileSystem.closeDirectory(opened) }
+      entries = unread.compactMap { entry in
+        let read = try? fileSystem.readFile(entry.name, in: opened, limit: ICloudStub.maxSize)
+        return read ?? examine(entry.name, in: opened)
+      }
     } catch {
       // The listed entries then go on unread: each is still a placeholder, with the reason.
       problems.append(

@@ -3,15 +3,11 @@ import Testing
 
 @testable import Core
 
-/// `contentsOfDirectory(_:detail:limit:)`: the live form (directory entry types, openat,
-/// fstat, read) gives what the portable form (lstat, then readFile) gives, less the
-/// information it was not asked for.
+/// The directory calls: the live forms (directory entry types, `fstatat` and `openat`
+/// relative to an open directory, `fstat`, `read`) give what the portable forms (`lstat` and
+/// `readFile` of the joined path), which test doubles use, give.
 @Suite struct ListingReadsTests {
-  private func sorted(_ entries: [DirectoryEntry]) -> [DirectoryEntry] {
-    entries.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-  }
-
-  @Test func liveAndPortableFormsAgree() throws {
+  private func folder() throws -> ScratchFolder {
     let folder = try ScratchFolder()
     for size in [0, 1, 4095, 4096, 4097, 70_000] {
       _ = try folder.write(".s\(size).icloud", (0..<size).map { UInt8(truncatingIfNeeded: $0) })
@@ -21,65 +17,69 @@ import Testing
     try FileManager.default.createDirectory(
       atPath: folder.absolute(".dir.icloud"), withIntermediateDirectories: false)
     #expect(mkfifo(folder.absolute(".fifo.icloud"), 0o644) == 0)
-    _ = try folder.write("09 2.automerge", Array("copy".utf8))
-    let wanted = { (name: String) -> ListingDetail in
-      name.hasSuffix(".icloud") ? .content : name.hasPrefix("09 ") ? .kind : .info
+    return folder
+  }
+
+  /// A listing gives each name with the kind `lstat` gives, without `.` and `..`.
+  @Test func itemsHaveTheirKinds() throws {
+    let folder = try folder()
+    let fs = LiveFileSystem()
+    let items = try fs.directoryItems(folder.path).sorted {
+      $0.name.utf8.lexicographicallyPrecedes($1.name.utf8)
     }
-    let live = sorted(
-      try LiveFileSystem().contentsOfDirectory(folder.path, detail: wanted, limit: 65_536))
-    // A wrapper without faults uses the protocol's portable form, which examines everything.
-    let portable = sorted(
-      try FaultyFileSystem(faults: []).contentsOfDirectory(
-        folder.path, detail: wanted, limit: 65_536))
-    #expect(live.map(\.name) == portable.map(\.name))
-    #expect(live.map(\.kind) == portable.map(\.kind))
-    #expect(live.map(\.content) == portable.map(\.content))
-    #expect(live.map(\.readError) == portable.map(\.readError))
-    // What the live form was not asked for, it did not look up.
-    let examined = live.filter { $0.info != nil }.map(\.name)
-    #expect(
-      examined == [
-        ".s0.icloud", ".s1.icloud", ".s4095.icloud", ".s4096.icloud",
-        ".s4097.icloud", ".s70000.icloud", "09.automerge",
-      ])
-    for (a, b) in zip(live, portable) where a.info != nil { #expect(a.info == b.info) }
-    let byName = Dictionary(uniqueKeysWithValues: live.map { ($0.name, $0) })
+    #expect(items.map(\.name) == (try fs.contentsOfDirectory(folder.path)).sorted())
+    for item in items {
+      #expect(item.kind == (try fs.info(folder.absolute(item.name)))?.kind, "\(item.name)")
+    }
+    let portable = try FaultyFileSystem(faults: []).directoryItems(folder.path)
+    #expect(Set(portable.map(\.name)) == Set(items.map(\.name)))
+  }
+
+  /// `info(_:in:)` and `readFile(_:in:limit:)` relative to an open directory agree with the
+  /// portable forms for every kind of entry, and for a name that does not exist.
+  @Test func relativeCallsAgreeWithThePortableForms() throws {
+    let folder = try folder()
+    let live = LiveFileSystem()
+    let portable = FaultyFileSystem(faults: [])
+    let opened = try live.openDirectory(folder.path)
+    defer { live.closeDirectory(opened) }
+    #expect(opened.descriptor != nil)
+    let joined = try portable.openDirectory(folder.path)
+    #expect(joined.descriptor == nil)
+    let names = try live.contentsOfDirectory(folder.path) + [".gone.icloud"]
+    for name in names {
+      #expect(try live.info(name, in: opened) == portable.info(name, in: joined), "\(name)")
+      let read = try? live.readFile(name, in: opened, limit: 65_536)
+      let expected = try portable.readFile(name, in: joined, limit: 65_536)
+      if name == ".link.icloud" {
+        // Never followed: the live form refuses to open it (the scan then `lstat`s it).
+        #expect(read == nil)
+        #expect(expected?.kind == .symlink && expected?.content == nil)
+        continue
+      }
+      #expect(read == expected, "\(name)")
+    }
+    let read = names.compactMap { try? live.readFile($0, in: opened, limit: 65_536) }
+    let byName = Dictionary(uniqueKeysWithValues: read.map { ($0.name, $0) })
     #expect(byName[".s4097.icloud"]?.content?.count == 4097)
     #expect(byName[".s0.icloud"]?.content == [])
     #expect(byName[".s70000.icloud"]?.content == nil)
     #expect(byName[".s70000.icloud"]?.readError == Errno(rawValue: EFBIG))
     #expect(byName[".s70000.icloud"]?.info?.size == 70_000)
-    #expect(byName["09.automerge"]?.content == nil)
-    #expect(byName["09 2.automerge"]?.kind == .regular)
-    #expect(byName[".link.icloud"]?.kind == .symlink)
-    #expect(byName[".link.icloud"]?.content == nil)
-    #expect(byName[".dir.icloud"]?.kind == .directory)
-    #expect(byName[".fifo.icloud"]?.kind == .other)
-    #expect(byName[".fifo.icloud"]?.content == nil)
-    // The information of a file read while listing is its lstat information, and the plain
-    // listing examines every entry.
-    let plain = sorted(try LiveFileSystem().contentsOfDirectoryWithInfo(folder.path))
-    #expect(plain.allSatisfy { $0.info != nil })
-    #expect(plain == portable.map { DirectoryEntry(name: $0.name, info: $0.info) })
+    #expect(byName[".dir.icloud"]?.kind == .directory && byName[".dir.icloud"]?.content == nil)
+    #expect(byName[".fifo.icloud"]?.kind == .other && byName[".fifo.icloud"]?.content == nil)
+    #expect(byName[".gone.icloud"] == nil)
   }
 
-  /// `entries(_:in:limit:)` gives each name as the listing gives an entry to read; a name that
-  /// does not exist is left out.
-  @Test func entriesOfNamesAgree() throws {
-    let folder = try ScratchFolder()
-    _ = try folder.write(".s.icloud", [1, 2, 3])
-    _ = try folder.write(".big.icloud", [UInt8](repeating: 7, count: 20))
-    try folder.symlink(".link.icloud", to: folder.absolute(".s.icloud"))
-    try FileManager.default.createDirectory(
-      atPath: folder.absolute(".dir.icloud"), withIntermediateDirectories: false)
-    let names = [".s.icloud", ".gone.icloud", ".link.icloud", ".dir.icloud", ".big.icloud"]
-    let live = try LiveFileSystem().entries(names, in: folder.path, limit: 10)
-    let portable = try FaultyFileSystem(faults: []).entries(names, in: folder.path, limit: 10)
+  /// The plain listing examines every entry, as the portable form does.
+  @Test func listingWithInfoExaminesEveryEntry() throws {
+    let folder = try folder()
+    let sorted = { (entries: [DirectoryEntry]) in
+      entries.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+    }
+    let live = sorted(try LiveFileSystem().contentsOfDirectoryWithInfo(folder.path))
+    let portable = sorted(try FaultyFileSystem(faults: []).contentsOfDirectoryWithInfo(folder.path))
+    #expect(live.allSatisfy { $0.info != nil })
     #expect(live == portable)
-    #expect(live.map(\.name) == [".s.icloud", ".link.icloud", ".dir.icloud", ".big.icloud"])
-    #expect(live.map(\.kind) == [.regular, .symlink, .directory, .regular])
-    #expect(live[0].content == [1, 2, 3])
-    #expect(live[1].content == nil && live[2].content == nil)
-    #expect(live[3].content == nil && live[3].readError == Errno(rawValue: EFBIG))
   }
 }

@@ -13,8 +13,7 @@ extension Reconstruction {
     predFlat.reserveCapacity(succKeys.count)
     var delId: [UInt64] = []
     var delObj: [UInt64] = []
-    var delKeyKind: [UInt8] = []
-    var delKey: [UInt64] = []
+    var delKey: [StoredKey] = []
     var delPredStart: [Int32] = []
     var delPredFlat: [UInt64] = []
     var pairs: [(succ: UInt64, pred: UInt64)] = []
@@ -27,14 +26,14 @@ extension Reconstruction {
       let obj = try objectKey(i)
       guard obj >= previousObject else { throw fail("ops out of order") }
       previousObject = obj
-      let k0 = try keyOf(i)
-      let group: (UInt8, UInt64) = isInsert(i) ? (2, Reconstruction.pack(idCtr[i], idActor[i])) : k0
+      let k0 = try key(i)
+      let group: StoredKey = isInsert(i) ? .element(Reconstruction.pack(idCtr[i], idActor[i])) : k0
       var j = i
       pairs.removeAll(keepingCapacity: true)
       while j < n {
         if j > i {
           guard try objectKey(j) == obj else { break }
-          let kj = try keyOf(j)
+          let kj = try key(j)
           if isInsert(j) || !sameKey(kj, group) { break }
         }
         let count = j < succNum.count ? Int(succNum[j]) : 0
@@ -81,8 +80,7 @@ extension Reconstruction {
           let s = pairs[p].succ
           delId.append(s)
           delObj.append(obj)
-          delKeyKind.append(group.0)
-          delKey.append(group.1)
+          delKey.append(group)
           delPredStart.append(Int32(delPredFlat.count))
           while p < pairs.count && pairs[p].succ == s {
             delPredFlat.append(pairs[p].pred)
@@ -226,24 +224,22 @@ extension Reconstruction {
           for c in counters {
             let k = Int(c)
             let objKey: UInt64
-            let kind: UInt8
-            let keyValue: UInt64
+            let opKey: StoredKey
             let ps: Int
             let pe: Int
             if k < n {
               objKey = try objectKey(k)
-              (kind, keyValue) = try keyOf(k)
+              opKey = try key(k)
               ps = Int(predStart[k])
               pe = Int(predStart[k + 1])
             } else {
               objKey = delObj[k - n]
-              kind = delKeyKind[k - n]
-              keyValue = delKey[k - n]
+              opKey = delKey[k - n]
               ps = Int(delPredStart[k - n])
               pe = Int(delPredStart[k - n + 1])
             }
             if objKey != 0 { note(Int(UInt32(truncatingIfNeeded: objKey))) }
-            if kind == 2 { note(Int(UInt32(truncatingIfNeeded: keyValue))) }
+            if case .element(let e) = opKey { note(Int(UInt32(truncatingIfNeeded: e))) }
             if k < n {
               for p in ps..<pe { note(Int(UInt32(truncatingIfNeeded: predFlat[p]))) }
             } else {
@@ -299,7 +295,7 @@ extension Reconstruction {
               let ps = Int(delPredStart[d])
               let pe = Int(delPredStart[d + 1])
               encodeObject(delObj[d], local, into: &encoder)
-              encodeKey(delKeyKind[d], delKey[d], local, into: &encoder, text: text)
+              encodeKey(delKey[d], local, into: &encoder, text: text)
               encoder.appendFlags(insert: false, action: Action.delete.rawValue)
               encoder.appendNullValue()
               encoder.appendPredCount(pe - ps)
@@ -313,7 +309,7 @@ extension Reconstruction {
                 ops.append(
                   Op(
                     object: delObj[d] == 0 ? .root : .object(localId(delObj[d], local)),
-                    key: keyValue(delKeyKind[d], delKey[d], local), insert: false, action: .delete,
+                    key: modelKey(delKey[d], local), insert: false, action: .delete,
                     value: .null, pred: pred))
               }
             }
@@ -373,7 +369,7 @@ extension Reconstruction {
     text: StringTable, values: UnsafeBufferPointer<UInt8>
   ) throws {
     let objKey = try objectKey(k)
-    let (kind, kv) = try keyOf(k)
+    let opKey = try key(k)
     let a = actionValue(k)
     guard a <= 7 else {
       throw ColumnDecoder.fail(
@@ -390,7 +386,7 @@ extension Reconstruction {
       }
     }
     encodeObject(objKey, local, into: &e)
-    encodeKey(kind, kv, local, into: &e, text: text)
+    encodeKey(opKey, local, into: &e, text: text)
     e.appendFlags(insert: isInsert(k), action: UInt8(truncatingIfNeeded: a))
     e.appendValue(
       meta: m, payload: UnsafeBufferPointer(rebasing: values[start..<(start + Int(m >> 4))]))
@@ -418,12 +414,12 @@ extension Reconstruction {
   }
 
   @inline(__always) private func encodeKey(
-    _ kind: UInt8, _ v: UInt64, _ local: [Int32], into e: inout ChangeEncoder, text: StringTable
+    _ key: StoredKey, _ local: [Int32], into e: inout ChangeEncoder, text: StringTable
   ) {
-    switch kind {
-    case 0: e.appendMapKey(text[Int(v)])
-    case 1: e.appendHeadKey()
-    default:
+    switch key {
+    case .map(let s): e.appendMapKey(text[s])
+    case .head: e.appendHeadKey()
+    case .element(let v):
       let id = localId(v, local)
       e.appendElementKey(actor: id.actor, counter: id.counter)
     }
@@ -449,11 +445,12 @@ extension Reconstruction {
     return OpId(counter: UInt32(truncatingIfNeeded: packed >> 32), actor: UInt32(local[a]))
   }
 
-  @inline(__always) private func keyValue(_ kind: UInt8, _ v: UInt64, _ local: [Int32]) -> Key {
-    switch kind {
-    case 0: return .map(strings[Int(v)])
-    case 1: return .head
-    default: return .element(localId(v, local))
+  /// The model's key for a stored key, with change-local actor indices.
+  @inline(__always) private func modelKey(_ key: StoredKey, _ local: [Int32]) -> Key {
+    switch key {
+    case .map(let s): return .map(strings[s])
+    case .head: return .head
+    case .element(let v): return .element(localId(v, local))
     }
   }
 
@@ -461,7 +458,7 @@ extension Reconstruction {
     -> Op
   {
     let objKey = try objectKey(k)
-    let (kind, kv) = try keyOf(k)
+    let opKey = try key(k)
     let a = actionValue(k)
     guard a <= 7, let act = Action(rawValue: UInt8(a)) else {
       throw ColumnDecoder.fail(
@@ -487,7 +484,7 @@ extension Reconstruction {
     }
     let name: String? = k < markName.count && markName[k] >= 0 ? strings[Int(markName[k])] : nil
     return Op(
-      object: objKey == 0 ? .root : .object(localId(objKey, local)), key: keyValue(kind, kv, local),
+      object: objKey == 0 ? .root : .object(localId(objKey, local)), key: modelKey(opKey, local),
       insert: isInsert(k), action: act, value: value, pred: pred,
       expand: k < expand.count ? expand[k] : false, markName: name)
   }

@@ -424,15 +424,14 @@ struct Reconstruction {
     return v
   }
 
-  /// The key of stored op `i`: (kind, packed) with kind 0 = map string index, 1 = head,
-  /// 2 = element id.
-  @inline(__always) func keyOf(_ i: Int) throws -> (kind: UInt8, value: UInt64) {
+  /// The key of stored op `i`.
+  @inline(__always) func key(_ i: Int) throws -> StoredKey {
     let v = keys[i]
     let tag = UInt32(truncatingIfNeeded: v)
-    if tag < Tag.first { return (2, v) }
+    if tag < Tag.first { return .element(v) }
     switch tag {
-    case Tag.map: return (0, v >> 32)
-    case Tag.head: return (1, 0)
+    case Tag.map: return .map(Int(truncatingIfNeeded: v >> 32))
+    case Tag.head: return .head
     case Tag.stringAndElement:
       throw ColumnDecoder.fail(S.keyStr, chunk, "key with both a string and an element id")
     case Tag.badKey: throw ColumnDecoder.fail(S.keyCtr, chunk, "invalid key")
@@ -442,10 +441,13 @@ struct Reconstruction {
 
   /// Whether two keys are equal; map keys compare by UTF-8 bytes (each string run has its
   /// own table entry, so equal keys may have different indices).
-  @inline(__always) func sameKey(_ a: (kind: UInt8, value: UInt64), _ b: (UInt8, UInt64)) -> Bool {
-    guard a.kind == b.0 else { return false }
-    if a.value == b.1 { return true }
-    guard a.kind == 0 else { return false }
-    return strings[Int(a.value)].utf8.elementsEqual(strings[Int(b.1)].utf8)
+  @inline(__always) func sameKey(_ a: StoredKey, _ b: StoredKey) -> Bool {
+    switch (a, b) {
+    case (.map(let x), .map(let y)):
+      return x == y || strings[x].utf8.elementsEqual(strings[y].utf8)
+    case (.head, .head): return true
+    case (.element(let x), .element(let y)): return x == y
+    default: return false
+    }
   }
 }

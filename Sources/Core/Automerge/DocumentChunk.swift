@@ -90,15 +90,11 @@ enum DocumentChunk {
     try builder.decodeChangeColumns(changeData)
     try builder.decodeOpColumns(opData)
     inspect?(builder)
+    // §7.5 steps 1 to 6 (`Reconstruction+Changes.swift`), then step 7 here.
     let (changes, opCounts) = try builder.reconstruct(
       keepOps: keepOps, keepChunks: keepChunks, spareCapacity: spareCapacity)
 
-    // §7.5 step 7: the regenerated heads must equal the stored heads, as sets.
-    var isDep = [Bool](repeating: false, count: changes.count)
-    for j in builder.depsIndex where j >= 0 { isDep[Int(j)] = true }
-    var regenerated: [ChangeHash] = []
-    for i in changes.indices where !isDep[i] { regenerated.append(changes[i].hash) }
-    regenerated.sort()
+    let (isDep, regenerated) = regeneratedHeads(changes, depsIndex: builder.depsIndex)
     let stored = Array(Set(heads)).sorted()
     guard regenerated == stored || !verifyHeads else {
       throw AutomergeDecodeError.headsMismatch(offset: chunkOffset)
@@ -106,5 +102,23 @@ enum DocumentChunk {
     return Decoded(
       changes: changes, heads: stored, opCounts: opCounts, isDependency: isDep,
       refusedByNewerAutomerge: builder.refusedByNewerAutomerge)
+  }
+
+  /// §7.5 step 7: the changes no change depends on, and their hashes sorted (the heads the
+  /// changes regenerate, to compare with the stored heads as sets).
+  ///
+  /// - Parameters:
+  ///   - changes: the regenerated changes, in row order.
+  ///   - depsIndex: every row's dependency rows (`Reconstruction.depsIndex`).
+  /// - Returns: per change, whether another depends on it; the regenerated heads, sorted.
+  static func regeneratedHeads(_ changes: [Change], depsIndex: [Int64]) -> (
+    isDependency: [Bool], heads: [ChangeHash]
+  ) {
+    var isDep = [Bool](repeating: false, count: changes.count)
+    for j in depsIndex where j >= 0 { isDep[Int(j)] = true }
+    var heads: [ChangeHash] = []
+    for i in changes.indices where !isDep[i] { heads.append(changes[i].hash) }
+    heads.sort()
+    return (isDep, heads)
   }
 }

@@ -1,4 +1,9 @@
 /// The state of §7.5: flat columns of change rows and ops, then the regenerated changes.
+///
+/// The steps, in order: `decodeChangeColumns` and `decodeOpColumns` (here: the input of
+/// §7.5, the change rows and the stored ops with their succs), then `reconstruct`
+/// (`Reconstruction+Changes.swift`: preds from succs, ops assigned to changes, each change
+/// rebuilt, re-encoded and hashed), then the heads check (`DocumentChunk.decode`).
 struct Reconstruction {
   typealias S = ColumnSpecs
   let actors: [ActorId]
@@ -63,6 +68,11 @@ struct Reconstruction {
     .invalidDocument(reason: reason, offset: chunk)
   }
 
+  /// Decodes the change metadata columns (§7.2; §7.5's `changeRows`), checking each row's
+  /// actor, seq, max op, time, extra bytes, and that every dep is an earlier row.
+  ///
+  /// - Parameter data: the change columns' (inflated) bytes by spec.
+  /// - Throws: a column error naming the column and the chunk's offset.
   mutating func decodeChangeColumns(_ data: [UInt32: [UInt8]]) throws {
     let ck = chunk
     func with<T>(_ s: UInt32, _ empty: T, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows
@@ -174,6 +184,11 @@ struct Reconstruction {
     return lo
   }
 
+  /// Decodes the op columns (§7.3; §7.5's `ops[]`, each with its id and succs), checking the
+  /// ids, the succ ids and the value lengths; objects and keys are checked when used.
+  ///
+  /// - Parameter data: the op columns' (inflated) bytes by spec.
+  /// - Throws: a column error naming the column and the chunk's offset.
   mutating func decodeOpColumns(_ data: [UInt32: [UInt8]]) throws {
     let ck = chunk
     let lim = limit

@@ -415,7 +415,10 @@ extension Reconstruction {
   /// Checks stored op `k` (§7.3, §8.1): the one validator of a stored op, for both its
   /// re-encoding and its `Op`.
   ///
-  /// - Parameter values: `valRaw`'s bytes.
+  /// - Parameters:
+  ///   - k: the stored op's index.
+  ///   - values: `valRaw`'s bytes.
+  /// - Returns: its object, key, action and value, checked.
   /// - Throws: a column error, in this order: an invalid object id, an invalid key, an
   ///   unrecognized action, an invalid value, an increment without an integer value.
   @inline(__always) func checkedOp(_ k: Int, values: UnsafeBufferPointer<UInt8>) throws

@@ -147,15 +147,8 @@ struct DocumentMaterializer {
     i < ops.succNum.count ? Int(ops.succNum[i]) : 0
   }
 
-  /// The key of stored op `i`, typed; nil when it is invalid.
-  private func key(_ i: Int) -> StoredKey? {
-    guard let (kind, v) = try? ops.keyOf(i) else { return nil }
-    switch kind {
-    case 0: return .map(Int(v))
-    case 1: return .head
-    default: return .element(v)
-    }
-  }
+  /// The key of stored op `i`; nil when it is invalid.
+  private func key(_ i: Int) -> StoredKey? { try? ops.key(i) }
 
   /// The JSON of an object that has no ops.
   private func empty(_ kind: OpSet.ObjectKind) -> JSONValue {
@@ -283,14 +276,5 @@ struct DocumentMaterializer {
       }
     }
     return Materializer.json(of: v, increments: increment, typed: typed)
-  }
-
-  /// The key of a stored op.
-  private enum StoredKey: Equatable {
-    /// A map key: its index in the string table.
-    case map(Int)
-    case head
-    /// A list element: the packed id of its insert op.
-    case element(UInt64)
   }
 }

@@ -1,0 +1,577 @@
+/// §7.5 steps 1 to 6 on the decoded columns: the changes of a document chunk, each
+/// re-encoded canonically and hashed. Step 7 (the heads) is `DocumentChunk.decode`'s.
+extension Reconstruction {
+  /// The preds of every op (§7.5 steps 1 to 4): the stored ops' from the succ lists, and
+  /// the del ops synthesized from the succ ids that name no stored op.
+  ///
+  /// Op `k` below `opCount` is stored op `k`; op `opCount + d` is synthesized del `d`.
+  /// Preds are packed ids (`Reconstruction.pack`), each list in Lamport order.
+  struct Preds {
+    /// Stored op `k`'s preds are `flat[start[k]..<start[k + 1]]`.
+    var start: [Int32]
+    var flat: [UInt64] = []
+    /// Del `d`'s id, object and key (its group's, §7.5 step 2).
+    var delId: [UInt64] = []
+    var delObject: [UInt64] = []
+    var delKey: [StoredKey] = []
+    /// Del `d`'s preds are `delFlat[delStart[d]..<delStart[d + 1]]`.
+    var delStart: [Int32] = []
+    var delFlat: [UInt64] = []
+
+    init(storedOps: Int, succs: Int) {
+      start = [Int32](repeating: 0, count: storedOps + 1)
+      flat.reserveCapacity(succs)
+    }
+  }
+
+  /// Where every op goes (§7.5 step 5, and the counter order of step 6): the change rows
+  /// are numbered in file order, and row `r`'s ops are `opsByRow[perRow[r]..<perRow[r + 1]]`
+  /// in counter order (op numbers as in `Preds`).
+  struct Assignment {
+    var perRow: [Int32]
+    var opsByRow: [Int32]
+    /// Rows whose ops are not the consecutive counters up to their max op (invalid).
+    var misplaced: [Bool]
+  }
+
+  /// Each actor's change rows, in file order (§7.5 step 5), with their max ops.
+  struct RowsByActor {
+    let rows: [[Int32]]
+    let maxOp: [UInt32]
+
+    /// The first row of `actor` whose max op is ≥ `counter`; nil when there is none.
+    @inline(__always) func first(actor: Int, atLeast counter: UInt32) -> Int32? {
+      let list = rows[actor]
+      var lo = 0
+      var hi = list.count
+      while lo < hi {
+        let mid = (lo + hi) / 2
+        if maxOp[Int(list[mid])] < counter { lo = mid + 1 } else { hi = mid }
+      }
+      return lo < list.count ? list[lo] : nil
+    }
+  }
+
+  /// Stored op `k`'s fields, checked (§7.3, §8.1): what re-encoding and `storedOp` read.
+  struct CheckedOp {
+    let index: Int
+    let object: UInt64
+    let key: StoredKey
+    let action: Action
+    let meta: UInt64
+    /// Where its value payload starts in `valRaw`.
+    let valueStart: Int
+  }
+
+  /// Runs §7.5 steps 1 to 6 and returns the regenerated changes in row order.
+  /// `spareCapacity`: room to reserve in the returned array beyond its changes.
+  mutating func reconstruct(keepOps: Bool, keepChunks: Bool = true, spareCapacity: Int = 0)
+    throws -> (changes: [Change], opCounts: [Int32])
+  {
+    let preds = try predsFromSuccs()
+    // The successor columns are consumed: free them before the changes are built.
+    succNum = PackedUInts()
+    succKeys = []
+    let owners = try rowsByActor()
+    let assignment = try assignOps(preds, owners)
+    return try buildChanges(
+      preds, assignment, keepOps: keepOps, keepChunks: keepChunks, spareCapacity: spareCapacity)
+  }
+
+  /// §7.5 steps 1 to 4: rebuilds every op's preds from the succ lists, group by group
+  /// (one object and element group, contiguous by §7.4); the succ ids left over in a group
+  /// become del ops of that group.
+  ///
+  /// - Throws: `invalidDocument` when the objects are out of order, a column error for an
+  ///   invalid object id, key, or a succ list out of order.
+  func predsFromSuccs() throws -> Preds {
+    let n = opCount
+    var preds = Preds(storedOps: n, succs: succKeys.count)
+    var pairs: [(succ: UInt64, pred: UInt64)] = []
+    var matched: [Bool] = []
+    var succPos = 0
+    var i = 0
+    var previousObject: UInt64 = 0
+    while i < n {
+      let obj = try objectKey(i)
+      guard obj >= previousObject else { throw fail("ops out of order") }
+      previousObject = obj
+      let k0 = try key(i)
+      let group: StoredKey = isInsert(i) ? .element(Reconstruction.pack(idCtr[i], idActor[i])) : k0
+      var j = i
+      pairs.removeAll(keepingCapacity: true)
+      while j < n {
+        if j > i {
+          guard try objectKey(j) == obj else { break }
+          let kj = try key(j)
+          if isInsert(j) || !sameKey(kj, group) { break }
+        }
+        let count = j < succNum.count ? Int(succNum[j]) : 0
+        let id = Reconstruction.pack(idCtr[j], idActor[j])
+        var previous: UInt64 = 0
+        for s in succKeys[succPos..<(succPos + count)] {
+          guard s > previous else {
+            throw ColumnDecoder.fail(S.succCtr, chunk, "succ out of order")
+          }
+          previous = s
+          pairs.append((s, id))
+        }
+        succPos += count
+        j += 1
+      }
+      // Group [i, j). Every op must have a valid action and value (checked when built).
+      if pairs.isEmpty {
+        for o in i..<j { preds.start[o + 1] = Int32(preds.flat.count) }
+      } else {
+        pairs.sort { $0.succ != $1.succ ? $0.succ < $1.succ : $0.pred < $1.pred }
+        matched.removeAll(keepingCapacity: true)
+        matched.append(contentsOf: repeatElement(false, count: pairs.count))
+        for o in i..<j {
+          let id = Reconstruction.pack(idCtr[o], idActor[o])
+          var lo = 0
+          var hi = pairs.count
+          while lo < hi {
+            let mid = (lo + hi) / 2
+            if pairs[mid].succ < id { lo = mid + 1 } else { hi = mid }
+          }
+          while lo < pairs.count && pairs[lo].succ == id {
+            preds.flat.append(pairs[lo].pred)
+            matched[lo] = true
+            lo += 1
+          }
+          preds.start[o + 1] = Int32(preds.flat.count)
+        }
+        var p = 0
+        while p < pairs.count {
+          if matched[p] {
+            p += 1
+            continue
+          }
+          let s = pairs[p].succ
+          preds.delId.append(s)
+          preds.delObject.append(obj)
+          preds.delKey.append(group)
+          preds.delStart.append(Int32(preds.delFlat.count))
+          while p < pairs.count && pairs[p].succ == s {
+            preds.delFlat.append(pairs[p].pred)
+            p += 1
+          }
+        }
+      }
+      i = j
+    }
+    preds.delStart.append(Int32(preds.delFlat.count))
+    return preds
+  }
+
+  /// §7.5 step 5, the rows: each actor's change rows in file order, checking that its seqs
+  /// are 1, 2, 3, … and its max ops never decrease.
+  ///
+  /// - Throws: a column error on the seq or max op column.
+  func rowsByActor() throws -> RowsByActor {
+    var rowsByActor = [[Int32]](repeating: [], count: actors.count)
+    var nextSeq = [UInt64](repeating: 1, count: actors.count)
+    for r in 0..<rowActor.count {
+      let a = Int(rowActor[r])
+      guard rowSeq[r] == nextSeq[a] else {
+        throw ColumnDecoder.fail(
+          S.changeSeq, chunk, "seq \(rowSeq[r]) of actor \(actors[a]) should be \(nextSeq[a])")
+      }
+      nextSeq[a] += 1
+      if let last = rowsByActor[a].last, rowMaxOp[Int(last)] > rowMaxOp[r] {
+        throw ColumnDecoder.fail(S.changeMaxOp, chunk, "max op decreases for actor \(actors[a])")
+      }
+      rowsByActor[a].append(Int32(r))
+    }
+    return RowsByActor(rows: rowsByActor, maxOp: rowMaxOp)
+  }
+
+  /// The counter of op `k` (numbered as in `Preds`).
+  @inline(__always) func counter(_ k: Int, _ preds: Preds) -> UInt32 {
+    k < opCount ? idCtr[k] : UInt32(truncatingIfNeeded: preds.delId[k - opCount] >> 32)
+  }
+
+  /// The change row of op `k`: its actor's first row whose max op is ≥ its counter.
+  ///
+  /// - Throws: `invalidDocument` when there is none (Rust: "missing change").
+  @inline(__always) func row(of k: Int, _ preds: Preds, _ owners: RowsByActor) throws -> Int32 {
+    let ctr = counter(k, preds)
+    let actor =
+      k < opCount ? Int(idActor[k]) : Int(UInt32(truncatingIfNeeded: preds.delId[k - opCount]))
+    guard let row = owners.first(actor: actor, atLeast: ctr) else {
+      throw AutomergeDecodeError.invalidDocument(
+        reason: "op \(ctr)@\(actors[actor]) belongs to no change (missing change)", offset: chunk)
+    }
+    return row
+  }
+
+  /// §7.5 step 5, the ops: assigns every op (stored and synthesized) to its change row, and
+  /// puts each row's ops in counter order (step 6).
+  ///
+  /// Each op goes straight to its place: a valid change's ops are numbered
+  /// `startOp...maxOp` with `startOp = maxOp + 1 - count`. A row whose ops do not fit (a
+  /// counter below startOp, or two on one slot) is marked `misplaced`: it is invalid, and
+  /// `buildChanges` throws its error in row order.
+  ///
+  /// - Throws: `invalidDocument` for an op that belongs to no change.
+  func assignOps(_ preds: Preds, _ owners: RowsByActor) throws -> Assignment {
+    let rows = rowActor.count
+    let total = opCount + preds.delId.count
+    var rowOfOp = [Int32](repeating: 0, count: total)
+    var perRow = [Int32](repeating: 0, count: rows + 1)
+    for k in 0..<total {
+      let owner = try row(of: k, preds, owners)
+      rowOfOp[k] = owner
+      perRow[Int(owner) + 1] += 1
+    }
+    for r in 0..<rows { perRow[r + 1] += perRow[r] }
+    var opsByRow = [Int32](repeating: -1, count: total)
+    var misplaced = [Bool](repeating: false, count: rows)
+    for k in 0..<total {
+      let r = Int(rowOfOp[k])
+      let start = Int(perRow[r])
+      let slot =
+        Int64(counter(k, preds)) + Int64(Int(perRow[r + 1]) - start) - 1 - Int64(rowMaxOp[r])
+      if slot >= 0, opsByRow[start + Int(slot)] < 0 {
+        opsByRow[start + Int(slot)] = Int32(k)
+      } else {
+        misplaced[r] = true
+      }
+    }
+    return Assignment(perRow: perRow, opsByRow: opsByRow, misplaced: misplaced)
+  }
+
+  /// The start op of change row `r` with `count` ops (§7.5 step 6).
+  ///
+  /// - Throws: `invalidDocument` when it has more ops than its max op, or would start at 0.
+  @inline(__always) func startOp(ofRow r: Int, count: Int) throws -> UInt64 {
+    let maxOp = UInt64(rowMaxOp[r])
+    guard UInt64(count) <= maxOp || (count == 0) else {
+      throw fail("change \(r) has more ops than its max op")
+    }
+    let startOp = maxOp + 1 - UInt64(count)
+    guard startOp >= 1 else { throw fail("change \(r) has start op 0") }
+    return startOp
+  }
+
+  /// §7.5 step 6: builds each change row's change, in file order: its actors (the author,
+  /// then the others recomputed, §6.4), its ops re-encoded with their preds into the
+  /// canonical change chunk (§6.6), its deps' hashes, and its hash.
+  ///
+  /// - Throws: `invalidDocument` for a row whose ops are not the counters up to its max op,
+  ///   and the checks of `checkedOp` on the stored ops, in row order.
+  func buildChanges(
+    _ preds: Preds, _ assignment: Assignment, keepOps: Bool, keepChunks: Bool, spareCapacity: Int
+  ) throws -> (changes: [Change], opCounts: [Int32]) {
+    let n = opCount
+    let rows = rowActor.count
+    var encoder = ChangeEncoder()
+    var changes: [Change] = []
+    changes.reserveCapacity(rows + spareCapacity)
+    var opCounts: [Int32] = []
+    opCounts.reserveCapacity(rows)
+    var local = [Int32](repeating: -1, count: actors.count)
+    var others: [Int32] = []
+    var tables = ActorTables(actors: actors)
+    var ops: [Op] = []
+    let arena = stringArena()
+    try arena.bytes.withUnsafeBufferPointer { arenaBytes in
+      try valRaw.withUnsafeBufferPointer { values in
+        let text = StringTable(bytes: arenaBytes, start: arena.start)
+        for r in 0..<rows {
+          let author = Int(rowActor[r])
+          let start = Int(assignment.perRow[r])
+          let end = Int(assignment.perRow[r + 1])
+          let count = end - start
+          let startOp = try self.startOp(ofRow: r, count: count)
+          // A misplaced row fails the first check a valid row passes, and its counters can
+          // only fail by not being consecutive.
+          guard !assignment.misplaced[r] else {
+            throw fail("ops of change \(r) are not consecutive from \(startOp)")
+          }
+          let counters = assignment.opsByRow[start..<end]
+
+          try noteOtherActors(counters, author: author, preds, local: &local, others: &others)
+          let table = tables.table(author: author, others: others)
+          local[author] = 0
+          for (q, a) in others.enumerated() { local[Int(a)] = Int32(q + 1) }
+
+          // The chunk is encoded straight from the columns; `Op` values are built only when
+          // they are kept.
+          if keepOps {
+            ops = []
+            ops.reserveCapacity(count)
+          }
+          for c in counters {
+            let k = Int(c)
+            if k < n {
+              let op = try checkedOp(k, values: values)
+              encodeStoredOp(op, local: local, preds, into: &encoder, text: text, values: values)
+              if keepOps { ops.append(try storedOp(op, local: local, preds, values: values)) }
+            } else {
+              encodeDeletion(k - n, local: local, preds, into: &encoder, text: text)
+              if keepOps { ops.append(deletionOp(k - n, local: local, preds)) }
+            }
+          }
+          local[author] = -1
+          for a in others { local[Int(a)] = -1 }
+
+          let deps = self.deps(ofRow: r, changes)
+          let message = self.message(ofRow: r)
+          let extra = extraBytes(r)
+          let (chunkBytes, hash) = encoder.finish(
+            actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message,
+            deps: deps,
+            extra: extra, keepChunk: keepChunks)
+          changes.append(
+            Change(
+              hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r],
+              message: message,
+              deps: deps, ops: keepOps ? ops : [], extra: extra, chunk: chunkBytes))
+          opCounts.append(Int32(truncatingIfNeeded: count))
+        }
+      }
+    }
+    return (changes, opCounts)
+  }
+
+  /// Appends to `others` every actor other than `author` that the ops `counters` name
+  /// (objects, keys, preds), once, sorted by bytes (= index order; §6.4). `local` marks the
+  /// actors noted (≥ 0) and is all -1 on entry.
+  private func noteOtherActors(
+    _ counters: ArraySlice<Int32>, author: Int, _ preds: Preds, local: inout [Int32],
+    others: inout [Int32]
+  ) throws {
+    let n = opCount
+    others.removeAll(keepingCapacity: true)
+    @inline(__always) func note(_ a: Int) {
+      if a != author && local[a] < 0 {
+        local[a] = 0
+        others.append(Int32(a))
+      }
+    }
+    for c in counters {
+      let k = Int(c)
+      let objKey: UInt64
+      let opKey: StoredKey
+      let ps: Int
+      let pe: Int
+      if k < n {
+        objKey = try objectKey(k)
+        opKey = try key(k)
+        ps = Int(preds.start[k])
+        pe = Int(preds.start[k + 1])
+      } else {
+        objKey = preds.delObject[k - n]
+        opKey = preds.delKey[k - n]
+        ps = Int(preds.delStart[k - n])
+        pe = Int(preds.delStart[k - n + 1])
+      }
+      if objKey != 0 { note(Int(UInt32(truncatingIfNeeded: objKey))) }
+      if case .element(let e) = opKey { note(Int(UInt32(truncatingIfNeeded: e))) }
+      if k < n {
+        for p in ps..<pe { note(Int(UInt32(truncatingIfNeeded: preds.flat[p]))) }
+      } else {
+        for p in ps..<pe { note(Int(UInt32(truncatingIfNeeded: preds.delFlat[p]))) }
+      }
+    }
+    others.sort()
+  }
+
+  /// The deps of change row `r`: the hashes of the rows it lists, sorted (§7.5 step 6;
+  /// every one is an earlier row, checked by `decodeChangeColumns`).
+  private func deps(ofRow r: Int, _ changes: [Change]) -> [ChangeHash] {
+    var deps: [ChangeHash] = []
+    let ds = rowDepsStart[r]
+    let de = rowDepsStart[r + 1]
+    if de > ds {
+      deps.reserveCapacity(de - ds)
+      for q in ds..<de { deps.append(changes[Int(depsIndex[q])].hash) }
+      deps.sort()
+    }
+    return deps
+  }
+
+  /// The message of change row `r`; nil when null or empty.
+  private func message(ofRow r: Int) -> String? {
+    guard r < rowMessage.count, rowMessage[r] >= 0 else { return nil }
+    let m = messages[Int(rowMessage[r])]
+    return m.isEmpty ? nil : m
+  }
+
+  /// The UTF-8 bytes of every entry of `strings`, back to back, and where each starts.
+  private func stringArena() -> (bytes: [UInt8], start: [Int]) {
+    var bytes: [UInt8] = []
+    var start: [Int] = []
+    start.reserveCapacity(strings.count + 1)
+    for var s in strings {
+      start.append(bytes.count)
+      s.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+    start.append(bytes.count)
+    return (bytes, start)
+  }
+
+  /// Checks stored op `k` (§7.3, §8.1): the one validator of a stored op, for both its
+  /// re-encoding and its `Op`.
+  ///
+  /// - Parameters:
+  ///   - k: the stored op's index.
+  ///   - values: `valRaw`'s bytes.
+  /// - Returns: its object, key, action and value, checked.
+  /// - Throws: a column error, in this order: an invalid object id, an invalid key, an
+  ///   unrecognized action, an invalid value, an increment without an integer value.
+  @inline(__always) func checkedOp(_ k: Int, values: UnsafeBufferPointer<UInt8>) throws
+    -> CheckedOp
+  {
+    let objKey = try objectKey(k)
+    let opKey = try key(k)
+    let a = actionValue(k)
+    guard a <= 7, let action = Action(rawValue: UInt8(a)) else {
+      throw ColumnDecoder.fail(
+        S.action, chunk,
+        "unrecognized action index \(a == ColumnDecoder.nullUInt ? "null" : String(a))")
+    }
+    let m = meta(k)
+    let start = valueStart(k)
+    try ValueDecoder.validate(meta: m, raw: values, start: start, spec: S.valRaw, chunk: chunk)
+    if action == .increment {
+      let code = m & 0x0f
+      guard code == 3 || code == 4 else {
+        throw ColumnDecoder.fail(S.valMeta, chunk, "increment without an integer value")
+      }
+    }
+    return CheckedOp(
+      index: k, object: objKey, key: opKey, action: action, meta: m, valueStart: start)
+  }
+
+  /// Appends checked stored op `op` to the change being encoded (§6.6).
+  @inline(__always) private func encodeStoredOp(
+    _ op: CheckedOp, local: [Int32], _ preds: Preds, into e: inout ChangeEncoder,
+    text: StringTable, values: UnsafeBufferPointer<UInt8>
+  ) {
+    let k = op.index
+    encodeObject(op.object, local, into: &e)
+    encodeKey(op.key, local, into: &e, text: text)
+    e.appendFlags(insert: isInsert(k), action: op.action.rawValue)
+    e.appendValue(
+      meta: op.meta,
+      payload: UnsafeBufferPointer(
+        rebasing: values[op.valueStart..<(op.valueStart + Int(op.meta >> 4))]))
+    let ps = Int(preds.start[k])
+    let pe = Int(preds.start[k + 1])
+    e.appendPredCount(pe - ps)
+    for p in ps..<pe { encodePred(preds.flat[p], local, into: &e) }
+    e.appendExpand(k < expand.count ? expand[k] : false)
+    if k < markName.count && markName[k] >= 0 {
+      e.appendMarkName(text[Int(markName[k])])
+    } else {
+      e.appendMarkName(nil)
+    }
+  }
+
+  /// Appends synthesized del `d` to the change being encoded (§6.6).
+  @inline(__always) private func encodeDeletion(
+    _ d: Int, local: [Int32], _ preds: Preds, into e: inout ChangeEncoder, text: StringTable
+  ) {
+    let ps = Int(preds.delStart[d])
+    let pe = Int(preds.delStart[d + 1])
+    encodeObject(preds.delObject[d], local, into: &e)
+    encodeKey(preds.delKey[d], local, into: &e, text: text)
+    e.appendFlags(insert: false, action: Action.delete.rawValue)
+    e.appendNullValue()
+    e.appendPredCount(pe - ps)
+    for p in ps..<pe { encodePred(preds.delFlat[p], local, into: &e) }
+    e.appendExpand(false)
+    e.appendMarkName(nil)
+  }
+
+  @inline(__always) private func encodeObject(
+    _ packed: UInt64, _ local: [Int32], into e: inout ChangeEncoder
+  ) {
+    if packed == 0 {
+      e.appendRootObject()
+    } else {
+      let id = localId(packed, local)
+      e.appendObject(actor: id.actor, counter: id.counter)
+    }
+  }
+
+  @inline(__always) private func encodeKey(
+    _ key: StoredKey, _ local: [Int32], into e: inout ChangeEncoder, text: StringTable
+  ) {
+    switch key {
+    case .map(let s): e.appendMapKey(text[s])
+    case .head: e.appendHeadKey()
+    case .element(let v):
+      let id = localId(v, local)
+      e.appendElementKey(actor: id.actor, counter: id.counter)
+    }
+  }
+
+  @inline(__always) private func encodePred(
+    _ packed: UInt64, _ local: [Int32], into e: inout ChangeEncoder
+  ) {
+    let id = localId(packed, local)
+    e.appendPred(actor: id.actor, counter: id.counter)
+  }
+
+  /// The extra bytes of change row `r` (a bytes value, code 7).
+  private func extraBytes(_ r: Int) -> [UInt8] {
+    guard r + 1 < extraStart.count else { return [] }
+    let s = extraStart[r]
+    let e = extraStart[r + 1]
+    return e > s ? Array(extraRaw[s..<e]) : []
+  }
+
+  @inline(__always) private func localId(_ packed: UInt64, _ local: [Int32]) -> OpId {
+    let a = Int(UInt32(truncatingIfNeeded: packed))
+    return OpId(counter: UInt32(truncatingIfNeeded: packed >> 32), actor: UInt32(local[a]))
+  }
+
+  /// The model's key for a stored key, with change-local actor indices.
+  @inline(__always) private func modelKey(_ key: StoredKey, _ local: [Int32]) -> Key {
+    switch key {
+    case .map(let s): return .map(strings[s])
+    case .head: return .head
+    case .element(let v): return .element(localId(v, local))
+    }
+  }
+
+  /// The `Op` of checked stored op `op`, with change-local actor indices.
+  ///
+  /// - Throws: nothing `checkedOp` has not already thrown (its value decodes).
+  private func storedOp(
+    _ op: CheckedOp, local: [Int32], _ preds: Preds, values: UnsafeBufferPointer<UInt8>
+  ) throws -> Op {
+    let k = op.index
+    let value = try ValueDecoder.decode(
+      meta: op.meta, raw: values, start: op.valueStart, spec: S.valRaw, chunk: chunk)
+    let ps = Int(preds.start[k])
+    let pe = Int(preds.start[k + 1])
+    var pred: [OpId] = []
+    if pe > ps {
+      pred.reserveCapacity(pe - ps)
+      for p in ps..<pe { pred.append(localId(preds.flat[p], local)) }
+    }
+    let name: String? = k < markName.count && markName[k] >= 0 ? strings[Int(markName[k])] : nil
+    return Op(
+      object: op.object == 0 ? .root : .object(localId(op.object, local)),
+      key: modelKey(op.key, local), insert: isInsert(k), action: op.action, value: value,
+      pred: pred, expand: k < expand.count ? expand[k] : false, markName: name)
+  }
+
+  /// The `Op` of synthesized del `d`, with change-local actor indices.
+  private func deletionOp(_ d: Int, local: [Int32], _ preds: Preds) -> Op {
+    let ps = Int(preds.delStart[d])
+    let pe = Int(preds.delStart[d + 1])
+    var pred: [OpId] = []
+    pred.reserveCapacity(pe - ps)
+    for p in ps..<pe { pred.append(localId(preds.delFlat[p], local)) }
+    let object = preds.delObject[d]
+    return Op(
+      object: object == 0 ? .root : .object(localId(object, local)),
+      key: modelKey(preds.delKey[d], local), insert: false, action: .delete, value: .null,
+      pred: pred)
+  }
+}

@@ -1,0 +1,468 @@
+/// The state of §7.5: flat columns of change rows and ops, then the regenerated changes.
+///
+/// The steps, in order: `decodeChangeColumns` and `decodeOpColumns` (here: the input of
+/// §7.5, the change rows and the stored ops with their succs), then `reconstruct`
+/// (`Reconstruction+Changes.swift`: preds from succs, ops assigned to changes, each change
+/// rebuilt, re-encoded and hashed), then the heads check (`DocumentChunk.decode`).
+struct Reconstruction {
+  typealias S = ColumnSpecs
+  let actors: [ActorId]
+  let chunk: Int
+  let limit: Int
+
+  // Change rows (§7.2).
+  var rowActor: [UInt32] = []
+  var rowSeq: [UInt64] = []
+  var rowMaxOp: [UInt32] = []
+  var rowTime: [Int64] = []
+  var rowMessage: [Int32] = []
+  var rowDepsStart: [Int] = []
+  var depsIndex: [Int64] = []
+  var rowExtraMeta: [UInt64] = []
+  var extraStart: [Int] = []
+  var extraRaw: [UInt8] = []
+  var messages: [String] = []
+
+  // Stored ops (§7.3).
+  var opCount = 0
+  var idActor: [UInt32] = []
+  var idCtr: [UInt32] = []
+  /// Per op, the object as a packed id (root = 0, `badObject` when invalid).
+  var objects: [UInt32] = []
+  /// The distinct packed objects of `objects` (a run of equal ones shares an entry).
+  var objectTable: [UInt64] = []
+  /// Per op, the key: an element id packed, or a tag in the actor half (`Tag`).
+  var keys: [UInt64] = []
+  var strings: [String] = []
+  var insert: [Bool] = []
+  /// Action codes; `actionNull` for a null, `actionOther` for a value above 7, whose
+  /// value is in `otherActions`.
+  var action: [UInt8] = []
+  var otherActions: [Int: UInt64] = [:]
+  /// Value metadata words.
+  var valMeta = PackedUInts()
+  /// Where the value payload of every 16th op starts in `valRaw` (checked to fit 32 bits);
+  /// `valueStart` adds the lengths of the ops in between.
+  var valBlock: [UInt32] = []
+  var valRaw: [UInt8] = []
+  var succNum = PackedUInts()
+  var succKeys: [UInt64] = []
+  var expand: [Bool] = []
+  var markName: [Int32] = []
+  /// Set by `checkMarkOrder`: a mark order that only Automerge 0.11 and later refuse.
+  var refusedByNewerAutomerge: String?
+
+  init(actors: [ActorId], chunkOffset: Int, limit: Int) {
+    self.actors = actors
+    self.chunk = chunkOffset
+    self.limit = limit
+  }
+
+  /// A packed op id whose integer order is Lamport order: actors are sorted, so the index
+  /// order is the byte order.
+  @inline(__always) static func pack(_ ctr: UInt32, _ actor: UInt32) -> UInt64 {
+    UInt64(ctr) << 32 | UInt64(actor)
+  }
+
+  func fail(_ reason: String) -> AutomergeDecodeError {
+    .invalidDocument(reason: reason, offset: chunk)
+  }
+
+  /// Decodes the change metadata columns (§7.2; §7.5's `changeRows`), checking each row's
+  /// actor, seq, max op, time, extra bytes, and that every dep is an earlier row.
+  ///
+  /// - Parameter data: the change columns' (inflated) bytes by spec.
+  /// - Throws: a column error naming the column and the chunk's offset.
+  mutating func decodeChangeColumns(_ data: [UInt32: [UInt8]]) throws {
+    let ck = chunk
+    func with<T>(_ s: UInt32, _ empty: T, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows
+      -> T
+    {
+      guard let d = data[s] else { return empty }
+      return try d.withUnsafeBufferPointer(body)
+    }
+    let lim = limit
+    let actorCol = try with(S.changeActor, []) {
+      try ColumnDecoder.uint($0, limit: lim, spec: S.changeActor, chunk: ck)
+    }
+    let n = actorCol.count
+    let seq = try with(S.changeSeq, []) {
+      try ColumnDecoder.delta($0, limit: n, spec: S.changeSeq, chunk: ck)
+    }
+    let maxOp = try with(S.changeMaxOp, []) {
+      try ColumnDecoder.delta($0, limit: n, spec: S.changeMaxOp, chunk: ck)
+    }
+    let time = try with(S.changeTime, []) {
+      try ColumnDecoder.delta($0, limit: n, spec: S.changeTime, chunk: ck)
+    }
+    rowMessage = try with(S.changeMessage, []) {
+      try ColumnDecoder.string($0, limit: n, spec: S.changeMessage, chunk: ck, table: &messages)
+    }
+    let depsNum = try with(S.depsNum, []) {
+      try ColumnDecoder.uint($0, limit: n, spec: S.depsNum, chunk: ck)
+    }
+    let depsTotal = try ChangeChunk.groupTotal(depsNum, spec: S.depsNum, limit: lim, chunk: ck)
+    depsIndex = try with(S.depsIndex, []) {
+      try ColumnDecoder.delta($0, limit: depsTotal, spec: S.depsIndex, chunk: ck)
+    }
+    guard depsIndex.count == depsTotal else {
+      throw ColumnDecoder.fail(
+        S.depsIndex, ck, "\(depsIndex.count) dependency indexes for \(depsTotal) dependencies")
+    }
+    rowExtraMeta = try with(S.extraMeta, []) {
+      try ColumnDecoder.uint($0, limit: n, spec: S.extraMeta, chunk: ck)
+    }
+    extraRaw = data[S.extraRaw] ?? []
+
+    rowActor.reserveCapacity(n)
+    rowSeq.reserveCapacity(n)
+    rowMaxOp.reserveCapacity(n)
+    rowTime.reserveCapacity(n)
+    rowDepsStart.reserveCapacity(n + 1)
+    var depPos = 0
+    for i in 0..<n {
+      let a = actorCol[i]
+      guard a < UInt64(actors.count) else {
+        throw ColumnDecoder.fail(S.changeActor, ck, "missing actor \(a)")
+      }
+      rowActor.append(UInt32(a))
+      guard i < seq.count, seq[i] >= 1 else {
+        throw ColumnDecoder.fail(S.changeSeq, ck, "missing or invalid seq")
+      }
+      rowSeq.append(UInt64(seq[i]))
+      guard i < maxOp.count, maxOp[i] >= 0, maxOp[i] <= Int64(UInt32.max) else {
+        throw ColumnDecoder.fail(S.changeMaxOp, ck, "missing or invalid max op")
+      }
+      rowMaxOp.append(UInt32(maxOp[i]))
+      guard i < time.count, time[i] != ColumnDecoder.nullInt else {
+        throw ColumnDecoder.fail(S.changeTime, ck, "missing time")
+      }
+      rowTime.append(time[i])
+      rowDepsStart.append(depPos)
+      depPos += i < depsNum.count ? Int(depsNum[i]) : 0
+    }
+    rowDepsStart.append(depPos)
+    if !rowExtraMeta.isEmpty {
+      var pos = 0
+      extraStart.reserveCapacity(n + 1)
+      for i in 0..<n {
+        extraStart.append(pos)
+        let m = i < rowExtraMeta.count ? rowExtraMeta[i] : 7
+        guard m != ColumnDecoder.nullUInt, m & 0x0f == 7 else {
+          throw ColumnDecoder.fail(S.extraMeta, ck, "extra data is not bytes")
+        }
+        let len = m >> 4
+        guard len <= UInt64(extraRaw.count - pos) else {
+          throw ColumnDecoder.fail(S.extraRaw, ck, "extra data past the end of the column")
+        }
+        pos += Int(len)
+      }
+      extraStart.append(pos)
+      guard pos == extraRaw.count else {
+        throw ColumnDecoder.fail(S.extraRaw, ck, "extra bytes in extra column")
+      }
+    } else if !extraRaw.isEmpty {
+      throw ColumnDecoder.fail(S.extraRaw, ck, "extra data without metadata")
+    }
+    for (k, j) in depsIndex.enumerated() {
+      let row = rowOfDep(k)
+      guard j >= 0, j < Int64(row) else {
+        throw ColumnDecoder.fail(
+          S.depsIndex, ck, "dependency of change \(row) is not an earlier change (missing change)")
+      }
+    }
+  }
+
+  /// The row that owns dependency entry `k` (only used for error checks, rows are few).
+  private func rowOfDep(_ k: Int) -> Int {
+    var lo = 0
+    var hi = rowDepsStart.count - 1
+    while lo < hi {
+      let mid = (lo + hi + 1) / 2
+      if rowDepsStart[mid] <= k { lo = mid } else { hi = mid - 1 }
+    }
+    return lo
+  }
+
+  /// Decodes the op columns (§7.3; §7.5's `ops[]`, each with its id and succs), checking the
+  /// ids, the succ ids and the value lengths; objects and keys are checked when used.
+  ///
+  /// - Parameter data: the op columns' (inflated) bytes by spec.
+  /// - Throws: a column error naming the column and the chunk's offset.
+  mutating func decodeOpColumns(_ data: [UInt32: [UInt8]]) throws {
+    let ck = chunk
+    let lim = limit
+    func with<T>(_ s: UInt32, _ empty: T, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows
+      -> T
+    {
+      guard let d = data[s] else { return empty }
+      return try d.withUnsafeBufferPointer(body)
+    }
+    let ctr = try with(S.idCtr, []) {
+      try ColumnDecoder.delta($0, limit: lim, spec: S.idCtr, chunk: ck)
+    }
+    let n = ctr.count
+    guard n < Int(UInt32.max) else { throw fail("too many ops") }
+    opCount = n
+    let act = try with(S.idActor, []) {
+      try ColumnDecoder.uint($0, limit: n, spec: S.idActor, chunk: ck, expected: n)
+    }
+    guard act.count == n else {
+      throw ColumnDecoder.fail(S.idActor, ck, "invalid load length len=\(act.count), expected=\(n)")
+    }
+    idActor.reserveCapacity(n)
+    idCtr.reserveCapacity(n)
+    for i in 0..<n {
+      guard act[i] < UInt64(actors.count) else {
+        throw ColumnDecoder.fail(S.idActor, ck, "missing actor")
+      }
+      guard ctr[i] >= 1, ctr[i] <= Int64(UInt32.max) else {
+        throw ColumnDecoder.fail(S.idCtr, ck, "op counter out of range")
+      }
+      idActor.append(UInt32(act[i]))
+      idCtr.append(UInt32(ctr[i]))
+    }
+    guard actors.count < Int(Tag.first) else { throw fail("too many actors") }
+    do {
+      let objActor = try with(S.objActor, PackedUInts()) {
+        try ColumnDecoder.packedUInt($0, limit: n, spec: S.objActor, chunk: ck, expected: n)
+      }
+      let objCtr = try with(S.objCtr, PackedUInts()) {
+        try ColumnDecoder.packedUInt($0, limit: n, spec: S.objCtr, chunk: ck, expected: n)
+      }
+      objects.reserveCapacity(n)
+      for i in 0..<n {
+        let a = i < objActor.count ? objActor[i] : ColumnDecoder.nullUInt
+        let c = i < objCtr.count ? objCtr[i] : ColumnDecoder.nullUInt
+        let packed = packObject(a, c)
+        if objectTable.last != packed { objectTable.append(packed) }
+        objects.append(UInt32(truncatingIfNeeded: objectTable.count - 1))
+      }
+    }
+    do {
+      let keyActor = try with(S.keyActor, []) {
+        try ColumnDecoder.uint($0, limit: n, spec: S.keyActor, chunk: ck, expected: n)
+      }
+      let keyCtr = try with(S.keyCtr, []) {
+        try ColumnDecoder.delta($0, limit: n, spec: S.keyCtr, chunk: ck, expected: n)
+      }
+      let keyStr = try with(S.keyStr, []) {
+        try ColumnDecoder.string(
+          $0, limit: n, spec: S.keyStr, chunk: ck, table: &strings, expected: n)
+      }
+      keys.reserveCapacity(n)
+      for i in 0..<n {
+        let s = i < keyStr.count ? keyStr[i] : -1
+        let a = i < keyActor.count ? keyActor[i] : ColumnDecoder.nullUInt
+        let c = i < keyCtr.count ? keyCtr[i] : ColumnDecoder.nullInt
+        keys.append(packKey(s, a, c))
+      }
+    }
+    insert = try with(S.insert, []) {
+      try ColumnDecoder.boolean($0, limit: n, spec: S.insert, chunk: ck, expected: n)
+    }
+    do {
+      let wide = try with(S.action, []) {
+        try ColumnDecoder.uint($0, limit: n, spec: S.action, chunk: ck, expected: n)
+      }
+      action.reserveCapacity(wide.count)
+      for (i, a) in wide.enumerated() {
+        if a <= 7 {
+          action.append(UInt8(a))
+        } else if a == ColumnDecoder.nullUInt {
+          action.append(Reconstruction.actionNull)
+        } else {
+          action.append(Reconstruction.actionOther)
+          otherActions[i] = a
+        }
+      }
+    }
+    valMeta = try with(S.valMeta, PackedUInts()) {
+      try ColumnDecoder.packedUInt($0, limit: n, spec: S.valMeta, chunk: ck, expected: n)
+    }
+    valRaw = data[S.valRaw] ?? []
+    succNum = try with(S.succNum, PackedUInts()) {
+      try ColumnDecoder.packedUInt($0, limit: n, spec: S.succNum, chunk: ck, expected: n)
+    }
+    let succTotal = try ChangeChunk.groupTotal(succNum, spec: S.succNum, limit: lim, chunk: ck)
+    let sa = try with(S.succActor, []) {
+      try ColumnDecoder.uint($0, limit: succTotal, spec: S.succActor, chunk: ck)
+    }
+    let sc = try with(S.succCtr, []) {
+      try ColumnDecoder.delta($0, limit: succTotal, spec: S.succCtr, chunk: ck)
+    }
+    guard sa.count == succTotal, sc.count == succTotal else {
+      throw ColumnDecoder.fail(S.succActor, ck, "successor columns do not match their counts")
+    }
+    expand = try with(S.expand, []) {
+      try ColumnDecoder.boolean($0, limit: n, spec: S.expand, chunk: ck, expected: n)
+    }
+    markName = try with(S.markName, []) {
+      try ColumnDecoder.string(
+        $0, limit: n, spec: S.markName, chunk: ck, table: &strings, expected: n)
+    }
+
+    succKeys.reserveCapacity(succTotal)
+    for k in 0..<succTotal {
+      guard sa[k] < UInt64(actors.count) else {
+        throw ColumnDecoder.fail(S.succActor, ck, "missing actor")
+      }
+      guard sc[k] >= 1, sc[k] <= Int64(UInt32.max) else {
+        throw ColumnDecoder.fail(S.succCtr, ck, "counter out of range")
+      }
+      succKeys.append(Reconstruction.pack(UInt32(sc[k]), UInt32(sa[k])))
+    }
+    // Value payload offsets; the payloads must fill the raw column exactly.
+    guard valRaw.count <= Int(UInt32.max) else {
+      throw ColumnDecoder.fail(S.valRaw, ck, "value column longer than 4 GiB")
+    }
+    valBlock.reserveCapacity(n / 16 + 1)
+    var pos = 0
+    for i in 0..<n {
+      if i & 15 == 0 { valBlock.append(UInt32(truncatingIfNeeded: pos)) }
+      let m = i < valMeta.count ? valMeta[i] : (data[S.valMeta] == nil ? 0 : ColumnDecoder.nullUInt)
+      guard m != ColumnDecoder.nullUInt else {
+        throw ColumnDecoder.fail(S.valMeta, ck, "null value metadata")
+      }
+      let len = m >> 4
+      guard len <= UInt64(valRaw.count - pos) else {
+        throw ColumnDecoder.fail(S.valRaw, ck, "value payload past the end of the column")
+      }
+      pos += Int(len)
+    }
+    guard pos == valRaw.count else {
+      throw ColumnDecoder.fail(S.valRaw, ck, "extra bytes in value column")
+    }
+    refusedByNewerAutomerge = checkMarkOrder()
+    guard insert.count == n || data[S.insert] == nil else {
+      throw ColumnDecoder.fail(
+        S.insert, ck, "invalid load length len=\(insert.count), expected=\(n)")
+    }
+  }
+
+  /// Automerge 0.11 (Rust 3.x) refuses a document in which a mark's end op comes before its
+  /// begin op (§8.6): the end of the mark begun by op `c@a` is op `(c+1)@a`, and the document
+  /// stores a sequence's ops in sequence order. Automerge 0.6.1, which the Minuta app ships,
+  /// opens such a document, and a mark changes no JSON, so nothing is lost by opening it:
+  /// the reason is returned for `doc check` to report, not thrown.
+  func checkMarkOrder() -> String? {
+    var begins: [UInt64: Int] = [:]
+    var ends: [(id: UInt64, index: Int)] = []
+    for i in 0..<action.count where action[i] == 7 {
+      let id = Reconstruction.pack(idCtr[i], idActor[i])
+      if i < markName.count && markName[i] >= 0 { begins[id] = i } else { ends.append((id, i)) }
+    }
+    for e in ends where e.id >> 32 > 1 {
+      if let b = begins[e.id - (1 << 32)], b > e.index {
+        return
+          "mark end \(e.id >> 32)@\(actors[Int(e.id & 0xffff_ffff)]) occurs before its mark begin"
+      }
+    }
+    return nil
+  }
+
+  @inline(__always) func meta(_ i: Int) -> UInt64 {
+    i < valMeta.count ? valMeta[i] : 0
+  }
+  /// Where stored op `k`'s value payload starts in `valRaw`.
+  @inline(__always) func valueStart(_ k: Int) -> Int {
+    let block = k >> 4
+    var pos = Int(valBlock[block])
+    var j = block << 4
+    while j < k {
+      pos += Int(truncatingIfNeeded: meta(j) >> 4)
+      j += 1
+    }
+    return pos
+  }
+
+  @inline(__always) func isInsert(_ i: Int) -> Bool { i < insert.count ? insert[i] : false }
+
+  static let actionNull: UInt8 = 0xff
+  static let actionOther: UInt8 = 0xfe
+
+  /// The action column's value for stored op `k` as decoded (`nullUInt` for null).
+  @inline(__always) func actionValue(_ k: Int) -> UInt64 {
+    guard k < action.count else { return ColumnDecoder.nullUInt }
+    let a = action[k]
+    if a <= 7 { return UInt64(a) }
+    if a == Reconstruction.actionNull { return ColumnDecoder.nullUInt }
+    return otherActions[k] ?? ColumnDecoder.nullUInt
+  }
+
+  /// The tags of `keys` and `objects`, in the actor half of a packed id (real actor indexes
+  /// are below `Tag.first`).
+  enum Tag {
+    static let first: UInt32 = 0xffff_fff0
+    /// A map key; the string index is in the counter half.
+    static let map: UInt32 = 0xffff_ffff
+    static let head: UInt32 = 0xffff_fffe
+    static let stringAndElement: UInt32 = 0xffff_fffd
+    static let badKey: UInt32 = 0xffff_fffc
+    static let badElement: UInt32 = 0xffff_fffb
+    static let badObject: UInt32 = 0xffff_fffa
+  }
+
+  /// Packs an object column pair (root = 0); an invalid id is tagged, and fails when used.
+  private func packObject(_ a: UInt64, _ c: UInt64) -> UInt64 {
+    if a == ColumnDecoder.nullUInt && c == ColumnDecoder.nullUInt { return 0 }
+    guard a < UInt64(actors.count), c >= 1, c <= UInt64(UInt32.max) else {
+      return UInt64(Tag.badObject)
+    }
+    return Reconstruction.pack(UInt32(c), UInt32(a))
+  }
+
+  /// Packs a key column triple; an invalid key is tagged with its error, thrown when used.
+  private func packKey(_ s: Int32, _ a: UInt64, _ c: Int64) -> UInt64 {
+    if s >= 0 {
+      guard a == ColumnDecoder.nullUInt, c == ColumnDecoder.nullInt else {
+        return UInt64(Tag.stringAndElement)
+      }
+      return UInt64(UInt32(s)) << 32 | UInt64(Tag.map)
+    }
+    if a == ColumnDecoder.nullUInt {
+      guard c == 0 else { return UInt64(Tag.badKey) }
+      return UInt64(Tag.head)
+    }
+    guard a < UInt64(actors.count), c >= 0, c <= Int64(UInt32.max) else {
+      return UInt64(Tag.badElement)
+    }
+    return Reconstruction.pack(UInt32(c), UInt32(a))
+  }
+
+  /// The object of stored op `i` as a packed key (root = 0; real ids have counter ≥ 1).
+  @inline(__always) func objectKey(_ i: Int) throws -> UInt64 {
+    let v = objectTable[Int(objects[i])]
+    guard v != UInt64(Tag.badObject) else {
+      throw ColumnDecoder.fail(S.objActor, chunk, "invalid object id")
+    }
+    return v
+  }
+
+  /// The key of stored op `i`.
+  @inline(__always) func key(_ i: Int) throws -> StoredKey {
+    let v = keys[i]
+    let tag = UInt32(truncatingIfNeeded: v)
+    if tag < Tag.first { return .element(v) }
+    switch tag {
+    case Tag.map: return .map(Int(truncatingIfNeeded: v >> 32))
+    case Tag.head: return .head
+    case Tag.stringAndElement:
+      throw ColumnDecoder.fail(S.keyStr, chunk, "key with both a string and an element id")
+    case Tag.badKey: throw ColumnDecoder.fail(S.keyCtr, chunk, "invalid key")
+    default: throw ColumnDecoder.fail(S.keyActor, chunk, "invalid element id")
+    }
+  }
+
+  /// Whether two keys are equal; map keys compare by UTF-8 bytes (each string run has its
+  /// own table entry, so equal keys may have different indices).
+  @inline(__always) func sameKey(_ a: StoredKey, _ b: StoredKey) -> Bool {
+    switch (a, b) {
+    case (.map(let x), .map(let y)):
+      return x == y || strings[x].utf8.elementsEqual(strings[y].utf8)
+    case (.head, .head): return true
+    case (.element(let x), .element(let y)): return x == y
+    default: return false
+    }
+  }
+}

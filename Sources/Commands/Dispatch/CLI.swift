@@ -87,7 +87,7 @@ public enum CLI {
   static func cleanTemporaries(_ root: String, _ call: Invocation, _ env: Environment) throws
     -> Int
   {
-    guard let listing = try? FolderScan.scan(root: root, fileSystem: env.fileSystem) else {
+    guard let listing = try? env.scanFolder(root) else {
       return 0
     }
     let removed = TemporaryCleanup.removeStale(listing, fileSystem: env.fileSystem)

@@ -97,3 +97,13 @@ extension Environment {
       fileSystem: fileSystem)
   }
 }
+
+extension Environment {
+  /// Scans the data folder at `root` with the system's materialization of dataless files
+  /// off (mn.md §15): listing never starts a download. Every verb's scan goes through here.
+  func scanFolder(_ root: String, readingStaleStubs: Bool = false) throws -> FolderListing {
+    try syncProvider.withoutMaterializing {
+      try FolderScan.scan(root: root, fileSystem: fileSystem, readingStaleStubs: readingStaleStubs)
+    }
+  }
+}

@@ -56,9 +56,7 @@ enum Complete {
   {
     let found = env.discover(root: call.global.root)
     guard let root = found.root else { return [] }
-    let scan = env.syncProvider.withoutMaterializing {
-      try? FolderScan.scan(root: root, fileSystem: env.fileSystem)
-    }
+    let scan = try? env.scanFolder(root)
     guard let listing = scan else {
       return []
     }

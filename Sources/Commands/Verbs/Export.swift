@@ -60,9 +60,7 @@ enum Export {
     if case .file(let path) = target.output {
       try ExportTarget.refuseInside(root: root, output: path, env.fileSystem)
     }
-    let listing = try env.syncProvider.withoutMaterializing {
-      try FolderScan.scan(root: root, fileSystem: env.fileSystem)
-    }
+    let listing = try env.scanFolder(root)
     if !call.global.quiet {
       for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
     }

@@ -49,9 +49,7 @@ enum Fetch {
     let names = FetchOptionNames.fetch
     try names.check(call)
     let fs = env.fileSystem
-    let listing = try env.syncProvider.withoutMaterializing {
-      try FolderScan.scan(root: root, fileSystem: fs, readingStaleStubs: true)
-    }
+    let listing = try env.scanFolder(root, readingStaleStubs: true)
     if call.global.verbose {
       for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
     }

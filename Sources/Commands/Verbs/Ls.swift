@@ -67,9 +67,7 @@ enum Ls {
     guard forms.count <= 1 else {
       throw UsageError(message: "choose one of --long, --json and -0", path: ["ls"])
     }
-    let listing = try env.syncProvider.withoutMaterializing {
-      try FolderScan.scan(root: root, fileSystem: env.fileSystem)
-    }
+    let listing = try env.scanFolder(root)
     if !call.global.quiet {
       for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
     }

@@ -77,9 +77,7 @@ enum MergeConflicts {
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     guard let root = call.root else { return .software }
-    let listing = try env.syncProvider.withoutMaterializing {
-      try FolderScan.scan(root: root, fileSystem: env.fileSystem)
-    }
+    let listing = try env.scanFolder(root)
     var selected = listing.documents
     if !call.arguments.isEmpty {
       let logical = try call.arguments.map {

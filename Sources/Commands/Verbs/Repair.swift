@@ -52,9 +52,7 @@ enum Repair {
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     guard let root = call.root else { return .software }
     let fs = env.fileSystem
-    let listing = try env.syncProvider.withoutMaterializing {
-      try FolderScan.scan(root: root, fileSystem: fs)
-    }
+    let listing = try env.scanFolder(root)
     let documents = call.arguments.isEmpty ? nil : try Ls.select(call.arguments, in: listing, env)
     var origins: [RepairOrigin] = []
     for value in call.allValues("from") {

@@ -81,8 +81,9 @@ enum MergeConflicts {
     var selected = listing.documents
     if !call.arguments.isEmpty {
       let logical = try call.arguments.map {
-        try FolderPaths.logicalPath(
-          for: $0, root: root, currentDirectory: env.currentDirectory, fileSystem: env.fileSystem)
+        try DataFolder.logicalName(
+          for: $0, root: AbsolutePath(root), currentDirectory: AbsolutePath(env.currentDirectory),
+          fileSystem: env.fileSystem)
       }
       let (documents, unmatched) = listing.select(logical)
       if let first = unmatched.first { throw CommandError(.noInput, "no such document '\(first)'") }

@@ -45,7 +45,8 @@ extension Migrate {
     var source = FetchSource.sync
     if let from = call.value(names.from) {
       source = try Migration.fetchSource(
-        from: Paths.normalize(from, relativeTo: env.currentDirectory), plan: plan, fileSystem: fs)
+        from: AbsolutePath(normalizing: from, relativeTo: AbsolutePath(env.currentDirectory))
+          .string, plan: plan, fileSystem: fs)
     } else if let command = call.value(names.exec) {
       source = .command(command)
     }

@@ -75,10 +75,12 @@ enum Migrate {
     try checkFetchOptions(call)
     let fs = env.fileSystem
     let home = env.variables["HOME"].flatMap { $0.isEmpty ? nil : $0 }
-    let from = call.value("from").map { Paths.normalize($0, relativeTo: env.currentDirectory) }
+    let from = call.value("from").map {
+      AbsolutePath(normalizing: $0, relativeTo: AbsolutePath(env.currentDirectory)).string
+    }
     guard
       let destination = call.value("to").map({
-        Paths.normalize($0, relativeTo: env.currentDirectory)
+        AbsolutePath(normalizing: $0, relativeTo: AbsolutePath(env.currentDirectory)).string
       }) ?? home.map(WellKnownPaths.icloud)
     else {
       throw CommandError(.usage, "HOME is not set", details: ["hint: give --from and --to"])
@@ -214,7 +216,7 @@ enum Migrate {
       for name in TemporaryCleanup.removeStale(listing, fileSystem: env.fileSystem)
       where call.global.verbose {
         try? env.stderr.write(
-          "mn: removed leftover temporary '\(Paths.join(listing.root, name))'\n")
+          "mn: removed leftover temporary '\(AbsolutePath(listing.root).appending(name).string)'\n")
       }
     }
   }

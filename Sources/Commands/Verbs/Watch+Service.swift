@@ -75,7 +75,7 @@ extension Watch {
       let home = env.variables["HOME"] ?? "/tmp"
       return launchAgent(
         executable: executable, arguments: arguments,
-        logPath: Paths.join(home, "Library/Logs/mn-watch.log"))
+        logPath: AbsolutePath(home).appending("Library/Logs/mn-watch.log").string)
     }
     return systemdUnit(executable: executable, arguments: arguments)
   }
@@ -85,14 +85,18 @@ extension Watch {
   static func serviceArguments(_ call: Invocation, _ env: Environment) -> [String] {
     var arguments: [String] = []
     if let root = call.global.root {
-      arguments += ["--root", Paths.normalize(root, relativeTo: env.currentDirectory)]
+      arguments += [
+        "--root",
+        AbsolutePath(normalizing: root, relativeTo: AbsolutePath(env.currentDirectory)).string,
+      ]
     }
     for option in spec.options where option.name != "service" && option.name != "once" {
       if option.value == nil {
         if call.flag(option.name) { arguments.append("--" + option.name) }
       } else if var value = call.value(option.name) {
         if option.value == .path {
-          value = Paths.normalize(value, relativeTo: env.currentDirectory)
+          value =
+            AbsolutePath(normalizing: value, relativeTo: AbsolutePath(env.currentDirectory)).string
         }
         arguments += ["--" + option.name, value]
       }

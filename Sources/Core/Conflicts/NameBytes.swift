@@ -68,24 +68,13 @@ enum NameBytes {
     String(decoding: bytes, as: UTF8.self)
   }
 
-  /// `a`, `separator` and `b` in one string, built in one allocation (`+` costs several times
-  /// as much).
-  static func joined(_ a: String, _ separator: UInt8, _ b: String) -> String {
-    withBytes(a) { first in
-      withBytes(b) { second in
-        String(unsafeUninitializedCapacity: first.count + 1 + second.count) { out in
-          var at = out.initialize(fromContentsOf: first)
-          out[at] = separator
-          at += 1
-          let rest = UnsafeMutableBufferPointer(rebasing: out[at...])
-          return at + rest.initialize(fromContentsOf: second)
-        }
-      }
-    }
-  }
-
   /// An ISO date and time, `YYYY-MM-DDTHH:MM:SS`, from its two parts.
-  static func dateTime(_ date: String, _ time: String) -> String { joined(date, 0x54, time) }
+  static func dateTime(_ date: String, _ time: String) -> String {
+    var out = date
+    out.append("T")
+    out.append(time)
+    return out
+  }
 
   /// The decimal value of `bytes[range]` when every byte is a digit (at most 9 of them).
   static func number(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {

@@ -140,13 +140,9 @@ public struct Placeholder: Sendable, Hashable {
     return placeholder
   }
 
-  /// Whether `name` can be a file name: not empty, not `.` or `..`, no `/` and no NUL.
+  /// Whether `name` can be a file name: one component (`LogicalName.isComponent`), at most
+  /// 1,024 bytes.
   public static func isValidComponent(_ name: String) -> Bool {
-    NameBytes.withBytes(name) { bytes in
-      guard !bytes.isEmpty, bytes.count <= 1024, !NameBytes.equals(bytes, "."),
-        !NameBytes.equals(bytes, "..")
-      else { return false }
-      return !bytes.contains { $0 == 0x2F || $0 == 0 }
-    }
+    name.utf8.count <= 1024 && LogicalName.isComponent(name)
   }
 }

@@ -52,13 +52,17 @@ public struct AbsolutePath: Hashable, Sendable, CustomStringConvertible {
   /// name's text), one `/` between them, in one allocation. An absolute `relativePath`
   /// replaces this path; an empty one adds nothing.
   public func appending(_ relativePath: String) -> AbsolutePath {
-    if relativePath.utf8.first == LogicalName.slash || string.isEmpty {
-      return AbsolutePath(relativePath)
+    // On the bytes in place: the scan builds a path this way for every file it keeps.
+    var base = string
+    var tail = relativePath
+    return base.withUTF8 { first in
+      tail.withUTF8 { second in
+        if second.first == LogicalName.slash || first.isEmpty { return AbsolutePath(relativePath) }
+        if second.isEmpty { return self }
+        return AbsolutePath(
+          LogicalName.concatenate(first, slash: first.last != LogicalName.slash, second))
+      }
     }
-    if relativePath.isEmpty { return self }
-    return AbsolutePath(
-      string.utf8.last == LogicalName.slash
-        ? string + relativePath : LogicalName.concatenate(string, relativePath))
   }
 
   /// The name of this path inside `root` when it lies there (`""`, the root name, when they

@@ -136,16 +136,21 @@ public struct LogicalName: Hashable, Sendable, CustomStringConvertible {
   static func concatenate(_ a: String, _ b: String) -> String {
     var a = a
     var b = b
-    return a.withUTF8 { first in
-      b.withUTF8 { second in
-        String(unsafeUninitializedCapacity: first.count + 1 + second.count) { out in
-          var at = out.initialize(fromContentsOf: first)
-          out[at] = slash
-          at += 1
-          let rest = UnsafeMutableBufferPointer(rebasing: out[at...])
-          return at + rest.initialize(fromContentsOf: second)
-        }
+    return a.withUTF8 { first in b.withUTF8 { concatenate(first, slash: true, $0) } }
+  }
+
+  /// The bytes of `first`, a `/` when `slash`, and the bytes of `second`, as one String.
+  static func concatenate(
+    _ first: UnsafeBufferPointer<UInt8>, slash: Bool, _ second: UnsafeBufferPointer<UInt8>
+  ) -> String {
+    String(unsafeUninitializedCapacity: first.count + (slash ? 1 : 0) + second.count) { out in
+      var at = out.initialize(fromContentsOf: first)
+      if slash {
+        out[at] = Self.slash
+        at += 1
       }
+      let rest = UnsafeMutableBufferPointer(rebasing: out[at...])
+      return at + rest.initialize(fromContentsOf: second)
     }
   }
 }

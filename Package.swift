@@ -56,7 +56,7 @@ let package = Package(
     // change notifications, running processes). No Automerge, no data-folder knowledge.
     .target(
       name: "Platform", dependencies: [.target(name: "CSystem", condition: linuxOnly)],
-      swiftSettings: [directMetadata]),
+      exclude: ["README.md"], swiftSettings: [directMetadata]),
     // AutomergeCodec: bytes in, values out (with the JSON and SHA-256 it needs); no file system.
     .target(
       name: "AutomergeCodec",
@@ -69,7 +69,7 @@ let package = Package(
     // the sync provider).
     .target(
       name: "Storage", dependencies: ["Platform", "AutomergeCodec"],
-      swiftSettings: [directMetadata]),
+      exclude: ["README.md"], swiftSettings: [directMetadata]),
     // Archive: export, restore reading, backups; the only importer of libarchive.
     .target(
       name: "Archive", dependencies: ["CArchive", "Platform", "AutomergeCodec"],
@@ -77,7 +77,7 @@ let package = Package(
     // Operations: the workflows behind the writing verbs.
     .target(
       name: "Operations", dependencies: ["Platform", "AutomergeCodec", "Storage", "Archive"],
-      swiftSettings: [directMetadata]),
+      exclude: ["README.md"], swiftSettings: [directMetadata]),
     .target(
       name: "Commands",
       dependencies: ["Platform", "AutomergeCodec", "Storage", "Archive", "Operations"],
@@ -121,8 +121,10 @@ let package = Package(
       exclude: ["Fixtures"],
       linkerSettings: [.linkedLibrary("archive")]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands"], exclude: ["Snapshots"]),
+    // sync-client.py is the live-sync tests' concurrent writer, run as its own process.
     .testTarget(
-      name: "EndToEndTests", dependencies: ["mn", "Platform", "AutomergeCodec", "Storage"]),
+      name: "EndToEndTests", dependencies: ["mn", "Platform", "AutomergeCodec", "Storage"],
+      exclude: ["Support/sync-client.py"]),
     .testTarget(name: "ConformanceTests", dependencies: ["AutomergeCodec"]),
   ],
   swiftLanguageModes: [.v6]

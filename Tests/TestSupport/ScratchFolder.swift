@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import Platform
+import Platform
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,5 @@
-import Foundation
-
 import AutomergeCodec
+import Foundation
 import Platform
 
 /// The steps of the replace protocol (mn.md §6) at which a sync client's version can

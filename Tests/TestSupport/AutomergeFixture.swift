@@ -1,6 +1,5 @@
-import Foundation
-
 import AutomergeCodec
+import Foundation
 
 /// Fixtures of `Tests/Fixtures`, found from this file's path.
 enum Fixture {

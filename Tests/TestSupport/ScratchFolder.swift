@@ -1,5 +1,4 @@
 import Foundation
-
 import Platform
 
 #if canImport(Glibc)

@@ -1,6 +1,5 @@
-import Foundation
-
 import AutomergeCodec
+import Foundation
 import Platform
 import Storage
 

@@ -15,7 +15,7 @@ import Testing
   static func run(_ arguments: [String], directory: String = "/") throws -> Run {
     let outcome = try Parser.parse(
       arguments, commands: CommandTable.commands, globals: CommandTable.globalOptions)
-    guard case .run(let call) = outcome, let run = call.spec.run else {
+    guard case .run(let call) = outcome, case .plain(let run)? = call.spec.run else {
       throw UsageError(message: "not a run: \(outcome)", path: [])
     }
     let out = BufferSink()

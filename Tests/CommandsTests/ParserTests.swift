@@ -312,7 +312,10 @@ import Testing
   static let realGroups: [(arguments: [String], message: String)] = [
     (["ls", "--all", "--conflicts"], "--conflicts and --all cannot be used together"),
     (["ls", "--placeholders", "--all"], "--placeholders and --all cannot be used together"),
-    (["ls", "--placeholders", "--conflicts"], "--placeholders and --conflicts cannot be used together"),
+    (
+      ["ls", "--placeholders", "--conflicts"],
+      "--placeholders and --conflicts cannot be used together"
+    ),
     (["ls", "--json", "-l"], "--long and --json cannot be used together"),
     (["ls", "-0", "--json"], "--json and --null cannot be used together"),
     (["ls", "-l0"], "--long and --null cannot be used together"),

@@ -269,7 +269,8 @@ private struct ParseState {
       if given.isEmpty, group.exclusivity == .exactlyOne {
         let words = group.names.map { "--" + $0 }
         throw UsageError(
-          message: "one of \(words.dropLast().joined(separator: ", ")) and \(words.last ?? "") is needed",
+          message:
+            "one of \(words.dropLast().joined(separator: ", ")) and \(words.last ?? "") is needed",
           path: path)
       }
     }

@@ -71,7 +71,8 @@ extension CompletionRenderer {
     for node in model.nodes {
       for (word, excludes) in model.exclusions(at: node) {
         s.append(
-          "    \(M.quote(node.key + "|" + word))) echo \(M.quote(excludes.joined(separator: " "))) ;;")
+          "    \(M.quote(node.key + "|" + word))) echo \(M.quote(excludes.joined(separator: " "))) ;;"
+        )
       }
     }
     s += ["  esac", "}", ""]

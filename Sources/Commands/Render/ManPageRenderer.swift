@@ -199,7 +199,9 @@ private struct Mdoc {
     var shown: Set<String> = []
     for option in spec.options where !shown.contains(option.name) {
       let group = spec.groups.first { $0.names.contains(option.name) }
-      let members = spec.options.filter { group?.names.contains($0.name) ?? ($0.name == option.name) }
+      let members = spec.options.filter {
+        group?.names.contains($0.name) ?? ($0.name == option.name)
+      }
       shown.formUnion(members.map(\.name))
       line(".Op " + members.map(Self.optionHead).joined(separator: " | "))
     }

@@ -59,8 +59,8 @@ public struct CommandSpec: Sendable {
 
   /// Creates a command spec.
   ///
-  /// - Parameter options: The verb's declarations (`Flag`, `Option`, `FlagChoice`,
-  ///   `OptionGroup`), in the order help lists them; they give `options` and `groups`.
+  /// `options` takes the verb's declarations (`Flag`, `Option`, `FlagChoice`,
+  /// `OptionGroup`), in the order help lists them; they give `options` and `groups`.
   public init(
     name: String, abstract: String, discussion: String = "", aliases: [String] = [],
     arguments: [ArgumentSpec] = [],

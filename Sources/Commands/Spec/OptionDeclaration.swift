@@ -147,7 +147,8 @@ public struct OptionGroup: OptionDeclaration, Equatable {
   public var sentence: String {
     let words = names.map { "--" + $0 }
     let list =
-      words.count > 1 ? words.dropLast().joined(separator: ", ") + " and " + words[words.count - 1]
+      words.count > 1
+      ? words.dropLast().joined(separator: ", ") + " and " + words[words.count - 1]
       : words.joined()
     return (exclusivity == .atMostOne ? "At most one of " : "Exactly one of ") + list + "."
   }

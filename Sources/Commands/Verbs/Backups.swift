@@ -18,7 +18,8 @@ enum Backups {
     static let dryRun = Flag(
       "dry-run", short: "n", help: "Print what would be kept and removed; remove nothing.")
     static let wait = Option.seconds(
-      "wait", help: "Wait this long for another prune's lock before giving up with 75 (default 10).")
+      "wait", help: "Wait this long for another prune's lock before giving up with 75 (default 10)."
+    )
   }
 
   static let spec = CommandSpec(

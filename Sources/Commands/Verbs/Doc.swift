@@ -8,7 +8,8 @@ enum Doc {
 
   enum Options {
     /// `doc show --typed`.
-    static let typed = Flag("typed", help: "Wrap values whose JSON form loses their Automerge type.")
+    static let typed = Flag(
+      "typed", help: "Wrap values whose JSON form loses their Automerge type.")
     /// `doc merge -o OUT`.
     static let output = Option<String>(
       "output", short: "o", .path, valueName: "OUT",

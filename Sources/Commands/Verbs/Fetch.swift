@@ -192,7 +192,8 @@ struct FetchOptionNames: Sendable {
       help: lead + run
         + " this shell command per placeholder ({} the path, {rel} the logical name).")
     timeoutOption = Option.seconds(
-      prefix + "timeout", help: lead + wait + " this long for the files and commands (default 300).")
+      prefix + "timeout", help: lead + wait + " this long for the files and commands (default 300)."
+    )
   }
 
   /// The declarations for the verb's spec: the three options, and the source given at most

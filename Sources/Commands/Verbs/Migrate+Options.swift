@@ -18,6 +18,7 @@ extension Migrate {
     )
     /// In the order help lists them.
     static let all: [any OptionDeclaration] =
-      [from, to, dryRun, yes, keepSource, fetch] + FetchOptionNames.migrate.options + [CommonOptions.wait]
+      [from, to, dryRun, yes, keepSource, fetch] + FetchOptionNames.migrate.options
+      + [CommonOptions.wait]
   }
 }

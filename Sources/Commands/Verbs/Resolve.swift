@@ -9,8 +9,14 @@ enum Resolve {
     static let explain = Flag(
       "explain", help: "Show every discovery step and why it was or was not chosen.")
     static let place = FlagChoice<Place>([
-      (.icloud, Flag("icloud", help: "Print the iCloud Drive container path, whether or not it exists.")),
-      (.local, Flag("local", help: "Print the local default folder path, whether or not it exists.")),
+      (
+        .icloud,
+        Flag("icloud", help: "Print the iCloud Drive container path, whether or not it exists.")
+      ),
+      (
+        .local,
+        Flag("local", help: "Print the local default folder path, whether or not it exists.")
+      ),
     ])
   }
 

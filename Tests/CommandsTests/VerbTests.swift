@@ -54,6 +54,31 @@ import Testing
     #expect(result.stderr.isEmpty)
   }
 
+  /// The verbs handed a data folder: the dispatcher, not the verb, says there is none.
+  static let folderVerbs = CommandTable.commands.filter {
+    if case .inFolder? = $0.run { return true }
+    return false
+  }.map(\.name)
+
+  @Test func everyFolderVerbIsListed() {
+    #expect(Set(Self.folderVerbs) == ["ls", "fetch", "merge-conflicts", "export", "repair"])
+  }
+
+  @Test(arguments: folderVerbs)
+  func aMissingDataFolderIsReportedByTheDispatcher(_ verb: String) throws {
+    let directory = try TestSupport.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let missing = directory.appendingPathComponent("nowhere").path
+    let out = BufferSink()
+    let err = BufferSink()
+    let env = Environment(
+      variables: ["HOME": directory.path], currentDirectory: directory.path, now: { (0, 0) },
+      fileSystem: LiveFileSystem(), stdout: out, stderr: err)
+    #expect(CLI.run(["--root", missing, verb], env) == Commands.ExitStatus.noInput.rawValue)
+    #expect(err.text == "mn: error: data folder '\(missing)' does not exist\n", "\(verb)")
+    #expect(out.text.isEmpty)
+  }
+
   @Test func completeAnswersVerbsAndOptions() throws {
     #expect(try Self.run(["__complete", "verb", "comp"]).stdout == "completion\n")
     #expect(try Self.run(["__complete", "verb", "__"]).stdout == "")

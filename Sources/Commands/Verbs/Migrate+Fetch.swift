@@ -5,21 +5,10 @@ import Storage
 /// `mn migrate --fetch`: the options of `mn fetch` under a `fetch-` prefix, and the glue
 /// to `Migration.fetch` (mn.md §7, step 2).
 extension Migrate {
-  static let fetchOptions: [OptionSpec] =
-    [
-      .flag(
-        "fetch",
-        help:
-          "First fetch every placeholder and stale file of both folders, as 'mn fetch' does (not with --dry-run)."
-      )
-    ] + FetchOptionNames.migrate.options
-
-  /// Refuses `--fetch-*` without `--fetch`, `--fetch-from` with `--fetch-exec`, and an empty
-  /// command.
+  /// Refuses `--fetch-*` without `--fetch`, and an empty command.
   static func checkFetchOptions(_ call: Invocation) throws {
     let names = FetchOptionNames.migrate
-    let given = [names.from, names.exec, names.timeoutName].filter { call.value($0) != nil }
-    if !call.flag("fetch"), let first = given.first {
+    if !call[Options.fetch], let first = names.given(call).first {
       throw UsageError(message: "--\(first) needs --fetch", path: ["migrate"])
     }
     try names.check(call)
@@ -30,7 +19,7 @@ extension Migrate {
   /// placeholders only).
   static func staleProvider(_ call: Invocation, _ env: Environment) -> any SyncProvider {
     let names = FetchOptionNames.migrate
-    guard call.value(names.from) == nil, call.value(names.exec) == nil else {
+    guard call[names.from] == nil, call[names.exec] == nil else {
       return NoSyncProvider()
     }
     return env.syncProvider
@@ -45,11 +34,11 @@ extension Migrate {
     let fs = env.fileSystem
     let names = FetchOptionNames.migrate
     var source = FetchSource.sync
-    if let from = call.value(names.from) {
+    if let from = call[names.from] {
       source = try Migration.fetchSource(
         from: AbsolutePath(normalizing: from, relativeTo: AbsolutePath(env.currentDirectory))
           .string, plan: plan, fileSystem: fs)
-    } else if let command = call.value(names.exec) {
+    } else if let command = call[names.exec] {
       source = .command(command)
     }
     let total = Migration.fetchPlans(plan, staleFrom: staleProvider(call, env)).reduce(0) {

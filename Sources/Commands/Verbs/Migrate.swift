@@ -45,17 +45,7 @@ enum Migrate {
 
       Without --yes, mn asks for confirmation on a terminal and refuses (64) otherwise.
       """,
-    options: [
-      .option(
-        "from", .directory, valueName: "DIR",
-        help: "The folder to migrate from (default: the local folder)."),
-      .option(
-        "to", .directory, valueName: "DIR",
-        help: "The folder to migrate into (default: the iCloud Drive container)."),
-      .flag("dry-run", help: "Print the plan and check it; change nothing."),
-      .flag("yes", short: "y", help: "Do not ask for confirmation."),
-      .flag("keep-source", help: "Copy instead of move: remove nothing from the source."),
-    ] + fetchOptions + [CommonOptions.wait],
+    options: Options.all,
     exits: [
       .ok, .negative, .usage, .dataErr, .noInput, .unavailable, .cantCreate, .ioErr, .tempFail,
     ],
@@ -70,7 +60,7 @@ enum Migrate {
         "mn migrate --from ~/Dropbox/Minuta --to ~/Documents/Minuta --keep-source",
         "Copy one folder into another."),
     ],
-    run: run)
+    run: .plain(run))
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     guard call.global.root == nil else {
@@ -79,11 +69,11 @@ enum Migrate {
     try checkFetchOptions(call)
     let fs = env.fileSystem
     let home = env.variables["HOME"].flatMap { $0.isEmpty ? nil : $0 }
-    let from = call.value("from").map {
+    let from = call[Options.from].map {
       AbsolutePath(normalizing: $0, relativeTo: AbsolutePath(env.currentDirectory)).string
     }
     guard
-      let destination = call.value("to").map({
+      let destination = call[Options.to].map({
         AbsolutePath(normalizing: $0, relativeTo: AbsolutePath(env.currentDirectory)).string
       }) ?? home.map(WellKnownPaths.icloud)
     else {
@@ -111,7 +101,7 @@ enum Migrate {
       return try nothing(call, env, source, destination, "'\(source)' does not exist")
     }
     var destinationExists = isDirectory(destination, fs)
-    let wait = Double(call.value("wait") ?? "") ?? 10
+    let wait = call[CommonOptions.wait] ?? 10
     var locks = try Migration.lock(
       [source, destination].filter { isDirectory($0, fs) }, destination: destination, timeout: wait,
       fileSystem: fs, sleep: env.sleep)
@@ -121,14 +111,14 @@ enum Migrate {
     if plan.sourceListing.documents.isEmpty && previous == nil {
       return try nothing(call, env, source, destination, "'\(source)' holds no documents")
     }
-    if !destinationExists && call.value("to") == nil {
+    if !destinationExists && call[Options.to] == nil {
       throw MigrationError.noSuchDestination(destination)
     }
     cleanTemporaries(plan, call, env)
     let stale = staleProvider(call, env)
-    let toFetch = call.flag("fetch") && !Migration.fetchPlans(plan, staleFrom: stale).isEmpty
-    let wouldFetch = toFetch && call.flag("dry-run")
-    if toFetch && !call.flag("dry-run") { plan = try fetch(plan, call, env) }
+    let toFetch = call[Options.fetch] && !Migration.fetchPlans(plan, staleFrom: stale).isEmpty
+    let wouldFetch = toFetch && call[Options.dryRun]
+    if toFetch && !call[Options.dryRun] { plan = try fetch(plan, call, env) }
     var checked = plan
     if wouldFetch { checked.placeholders = Migration.unfetchable(plan, staleFrom: stale) }
     if let blocker = checked.blocker {
@@ -144,13 +134,13 @@ enum Migrate {
         "resuming the unfinished migration recorded in '\(MigrationJournal.path(destination: previous.destination))'"
       )
     }
-    if call.flag("dry-run") {
+    if call[Options.dryRun] {
       if call.global.json {
         try env.stdout.write(JSONWriter.string(json(plan, call, nil, nil), indent: 2) + "\n")
       }
       return .ok
     }
-    if !call.flag("yes") {
+    if !call[Options.yes] {
       guard env.stdinIsTerminal else {
         throw CommandError(
           .usage, "refusing to migrate without confirmation (standard input is not a terminal)",
@@ -174,7 +164,7 @@ enum Migrate {
       if let blocker = plan.blocker { throw blocker }
     }
     var backup: String?
-    let keepSource = call.flag("keep-source")
+    let keepSource = call[Options.keepSource]
     if plan.hasWork(keepSource: keepSource) {
       let result = try Backup.make(
         files: Migration.backupFiles(plan), source: "\(source) -> \(destination)",

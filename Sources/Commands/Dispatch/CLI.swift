@@ -58,7 +58,7 @@ public enum CLI {
 
   private static func execute(_ call: inout Invocation, _ env: Environment) throws -> ExitStatus {
     guard let run = call.spec.run else {
-      throw CommandError(.software, "'\(call.path.joined(separator: " "))' has nothing to run")
+      throw CommandError.nothingToRun(verb: call.path.joined(separator: " "))
     }
     if call.spec.flags.contains(.needsStore) || call.spec.flags.contains(.writesStore) {
       let found = env.discover(root: call.global.root)
@@ -72,8 +72,8 @@ public enum CLI {
       return try run(call, env)
     }
     let wait = Double(call.value("wait") ?? "") ?? 10
-    let lock = try FileLock.acquire(
-      root: root, timeout: wait, fileSystem: env.fileSystem, sleep: env.sleep)
+    let lock = try WriteLocks.acquire(
+      [root], timeout: wait, fileSystem: env.fileSystem, sleep: env.sleep)
     defer { lock.release() }
     let left = try cleanTemporaries(root, call, env)
     let status = try run(call, env)

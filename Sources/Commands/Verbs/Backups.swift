@@ -130,7 +130,7 @@ enum Backups {
       for argument in call.arguments {
         let path = Paths.normalize(argument, relativeTo: env.currentDirectory)
         guard try env.fileSystem.infoFollowingLinks(path) != nil else {
-          throw CommandError(.noInput, "no such archive '\(argument)'")
+          throw CommandError.noSuchArchive(argument)
         }
         checked.append(
           (argument, path, BackupCatalog.inspect(path: path, fileSystem: env.fileSystem)))

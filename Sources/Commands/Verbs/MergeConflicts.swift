@@ -85,7 +85,7 @@ enum MergeConflicts {
           for: $0, root: root, currentDirectory: env.currentDirectory, fileSystem: env.fileSystem)
       }
       let (documents, unmatched) = listing.select(logical)
-      if let first = unmatched.first { throw CommandError(.noInput, "no such document '\(first)'") }
+      if let first = unmatched.first { throw CommandError.noSuchDocument(first) }
       selected = documents
     }
     // Only current inputs are merged (mn.md §15): the others are refused before being read.

@@ -28,10 +28,10 @@ enum Resolve {
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     if call.flag("icloud") || call.flag("local") {
       guard !(call.flag("icloud") && call.flag("local")) else {
-        throw CommandError(.usage, "--icloud and --local cannot be used together")
+        throw CommandError.exclusiveOptions("--icloud", "--local")
       }
       guard let home = env.variables["HOME"], !home.isEmpty else {
-        throw CommandError(.noInput, "HOME is not set")
+        throw CommandError.homeNotSet
       }
       let path =
         call.flag("icloud") ? WellKnownPaths.icloud(home: home) : WellKnownPaths.local(home: home)
@@ -55,11 +55,9 @@ enum Resolve {
 
   static func notFound(_ found: Discovery) -> CommandError {
     if let missing = found.explicitMissing {
-      return CommandError(.noInput, "data folder '\(missing)' does not exist")
+      return .dataFolderMissing(missing)
     }
-    return CommandError(
-      .noInput, "no data folder found",
-      details: ["hint: use --root PATH or MINUTA_STORAGE, or see 'mn resolve --explain'"])
+    return .noDataFolder
   }
 
   /// How each discovery step is named for people.

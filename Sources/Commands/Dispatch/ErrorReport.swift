@@ -35,7 +35,9 @@ enum ErrorReport {
       switch e {
       case .outsideRoot, .invalidPath: return (.usage, e.description, [])
       case .noSuchFolder: return (.noInput, e.description, [])
-      default: return (.dataErr, e.description, [])
+      case .notADirectory, .cannotReadDirectory, .cannotReadEntry, .documentIsDirectory,
+        .symbolicLink, .unsupportedFileType, .tooDeep, .notDownloadedDirectory, .equivalentNames:
+        return (.dataErr, e.description, [])
       }
     case let e as MigrationError:
       return migration(e)
@@ -115,23 +117,6 @@ enum ErrorReport {
       .symbolicLink, .hardLink, .specialFile, .duplicateEntry, .entryTooLarge, .archiveTooLarge,
       .notUnderTopFolder, .emptyArchive, .invalidManifest, .missingManifest, .manifestMismatch,
       .mergeFailed:
-      return .dataErr
-    }
-  }
-
-  /// The exit status of a fetch that returned: the worst of its failed and missing files
-  /// (an I/O error, then content that is not Automerge, then files still not downloaded).
-  static func status(of report: FetchReport) -> ExitStatus {
-    let found = report.failed.map { status(of: $0.reason) } + report.missing.map { _ in .unavailable }
-    let order: [ExitStatus] = [.ioErr, .dataErr, .unavailable]
-    return order.first { found.contains($0) } ?? .ok
-  }
-
-  /// The exit status of one file that `mn fetch` could not bring down.
-  static func status(of reason: FetchFailure.Reason) -> ExitStatus {
-    switch reason {
-    case .ioFailed: return .ioErr
-    case .invalidContent, .invalidFile, .inTheWay, .verificationFailed, .changedDuringRun:
       return .dataErr
     }
   }

@@ -105,7 +105,8 @@ struct ReportCase: Sendable, CustomTestStringConvertible {
 
   static let archiveErrors: [ReportCase] = [
     .init(ArchiveError.placeholdersPresent(["x"]), .unavailable),
-    .init(ArchiveError.libraryUnavailable(library: "libarchive.so.13", detail: "gone"), .unavailable),
+    .init(
+      ArchiveError.libraryUnavailable(library: "libarchive.so.13", detail: "gone"), .unavailable),
     .init(ArchiveError.cannotCreateOutput(path: "/o", denied), .cantCreate),
     .init(ArchiveError.backupInsideDataFolder(backupDirectory: "/r/b", root: "/r"), .cantCreate),
     .init(ArchiveError.destinationConflict(path: "x", reason: "a directory"), .cantCreate),
@@ -192,7 +193,8 @@ struct ReportCase: Sendable, CustomTestStringConvertible {
     #expect(ErrorReport.status(of: report) == .unavailable)
     report.failed = [FetchFailure(logicalName: "b", path: "/r/b", reason: .verificationFailed)]
     #expect(ErrorReport.status(of: report) == .dataErr)
-    report.failed.append(FetchFailure(logicalName: "c", path: "/r/c", reason: .ioFailed(Self.failed)))
+    report.failed.append(
+      FetchFailure(logicalName: "c", path: "/r/c", reason: .ioFailed(Self.failed)))
     #expect(ErrorReport.status(of: report) == .ioErr)
   }
 }

@@ -7,7 +7,8 @@ extension ErrorReport {
   /// The exit status of a fetch that returned: the worst of its failed and missing files
   /// (an I/O error, then content that is not Automerge, then files still not downloaded).
   static func status(of report: FetchReport) -> ExitStatus {
-    let found = report.failed.map { status(of: $0.reason) } + report.missing.map { _ in .unavailable }
+    let found =
+      report.failed.map { status(of: $0.reason) } + report.missing.map { _ in .unavailable }
     let order: [ExitStatus] = [.ioErr, .dataErr, .unavailable]
     return order.first { found.contains($0) } ?? .ok
   }

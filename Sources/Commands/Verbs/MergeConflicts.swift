@@ -159,6 +159,6 @@ enum MergeConflicts {
     try out.finish(versionReport, dryRun: false)
     try out.finishJSON(report, versions: versionReport, dryRun: false)
     return ErrorReport.worse(
-        ErrorReport.status(of: report), ErrorReport.status(of: versionReport))
+      ErrorReport.status(of: report), ErrorReport.status(of: versionReport))
   }
 }

@@ -11,12 +11,12 @@ cp Tests/CoreTests/Fixtures/malformed/* "$out/corpus/" 2>/dev/null || true
 if [ -d ../shared/fixtures ]; then
   find ../shared/fixtures/corpus/seed-0[1-3] -name '*.automerge' -size -8k -exec cp {} "$out/corpus/" \;
 fi
-sources=$(find Sources/Core -name '*.swift' | sort)
+sources=$(find Sources/AutomergeCodec -name '*.swift' | sort)
 modules=""
-for m in CZlib CCrypto CArchive; do modules="$modules -Xcc -fmodule-map-file=Sources/$m/module.modulemap"; done
+for m in CZlib CCrypto; do modules="$modules -Xcc -fmodule-map-file=Sources/$m/module.modulemap"; done
 echo "fuzz: building the decoder with -sanitize=fuzzer,address" >&2
 # shellcheck disable=SC2086
-swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name Core $modules \
+swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name AutomergeCodec $modules \
   $sources Fuzz/DecodeFuzzer.swift -o "$out/decode-fuzzer"
 echo "fuzz: running for ${seconds}s" >&2
 "$out/decode-fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \

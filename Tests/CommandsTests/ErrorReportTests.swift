@@ -1,7 +1,11 @@
+import Archive
+import AutomergeCodec
+import Platform
+import Storage
 import Testing
 
 @testable import Commands
-@testable import Core
+@testable import Operations
 
 /// One error of each kind, the exit status it must get (mn.md §11), and what its message
 /// starts with.

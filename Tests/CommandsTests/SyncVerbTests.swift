@@ -1,5 +1,6 @@
-import Core
 import Foundation
+import Platform
+import Storage
 import Testing
 
 @testable import Commands

@@ -1,5 +1,6 @@
-import Core
+import AutomergeCodec
 import Foundation
+import Platform
 import Testing
 
 @testable import Commands

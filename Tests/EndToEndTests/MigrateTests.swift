@@ -1,5 +1,5 @@
-import Core
 import Foundation
+import Platform
 import Testing
 
 /// A sandbox HOME with the local default folder and the iCloud container filled from

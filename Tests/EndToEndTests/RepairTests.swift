@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Archive
+@testable import AutomergeCodec
+@testable import Platform
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,5 @@
-import Core
+import Operations
+import Platform
 
 /// The exit statuses of the reports that list what failed item by item (fetch,
 /// merge-conflicts, repair, watch): each item's typed problem is mapped here, and the worst

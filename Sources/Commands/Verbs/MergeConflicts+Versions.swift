@@ -1,4 +1,6 @@
-import Core
+import AutomergeCodec
+import Operations
+import Storage
 
 extension MergeConflicts.Output {
   /// Renders what became of the conflict versions (iCloud `NSFileVersion`s): a line a

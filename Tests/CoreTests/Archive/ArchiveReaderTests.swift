@@ -1,5 +1,8 @@
-import Core
+import Archive
+import AutomergeCodec
 import Foundation
+import Operations
+import Platform
 import Testing
 
 @Suite struct ArchiveReaderTests {

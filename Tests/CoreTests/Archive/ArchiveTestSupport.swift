@@ -1,5 +1,9 @@
-import Core
+import Archive
+import AutomergeCodec
 import Foundation
+import Operations
+import Platform
+import Storage
 import Testing
 
 /// A fresh temporary directory, removed by `remove()`.

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Archive
+@testable import AutomergeCodec
+@testable import Operations
+@testable import Platform
 
 @Suite struct BackupCatalogTests {
   /// 2026-09-06T15:45:12Z.

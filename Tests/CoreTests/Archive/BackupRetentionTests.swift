@@ -1,4 +1,5 @@
-import Core
+import Archive
+import Platform
 import Testing
 
 /// `BackupRetention.apply` against tables of backup times and the survivors each policy

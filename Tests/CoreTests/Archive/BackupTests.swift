@@ -1,5 +1,6 @@
-import Core
+import Archive
 import Foundation
+import Platform
 import Testing
 
 @Suite struct BackupTests {

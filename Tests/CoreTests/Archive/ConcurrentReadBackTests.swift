@@ -1,6 +1,7 @@
 import Testing
 
-@testable import Core
+@testable import Archive
+@testable import Platform
 
 #if canImport(Glibc)
   import Glibc

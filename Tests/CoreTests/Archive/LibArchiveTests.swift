@@ -1,7 +1,7 @@
 import CArchive
 import Testing
 
-@testable import Core
+@testable import Archive
 
 @Suite struct LibArchiveTests {
   /// Each entry of the table has the exact type of the C function (the assignment to the

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import Core
+@testable import Archive
+@testable import AutomergeCodec
+@testable import Platform
 
 /// The read-back check of `mn export`, which streams the archive instead of loading it.
 @Suite struct StreamingVerifyTests {

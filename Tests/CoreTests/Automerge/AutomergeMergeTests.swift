@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
 
 @Suite struct AutomergeMergeTests {
   static let d0 = "valid/seed-01/device-0/tags.automerge"

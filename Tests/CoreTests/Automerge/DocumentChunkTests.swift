@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
 
 @Suite struct DocumentChunkTests {
   /// §12.4: the exemplar's one change regenerates to exactly this 343-byte chunk.

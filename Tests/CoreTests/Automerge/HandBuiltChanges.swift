@@ -1,4 +1,5 @@
-@testable import Core
+@testable import AutomergeCodec
+@testable import Operations
 
 /// An op id with its actor spelled out, for writing test changes by hand.
 struct TID: Hashable {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
 
 @Suite struct LEB128Tests {
   static let unsigned: [(UInt64, String)] = [

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
 
 /// Hostile or broken input: every case is a typed error, never a crash.
 @Suite struct MaterializeErrorTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
 
 /// The small real documents in `Fixtures/valid` materialize to the JSON the real Automerge
 /// gives (`.json` and `.typed.json` beside each file, copied from the shared fixtures).

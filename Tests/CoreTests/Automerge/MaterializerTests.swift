@@ -1,6 +1,7 @@
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
+@testable import Storage
 
 @Suite struct MaterializerTests {
   typealias A = Actors

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
 
 /// Hostile input never crashes or hangs: every truncation of small files and seeded random
 /// bit flips of larger ones end in a typed error or a successful decode.

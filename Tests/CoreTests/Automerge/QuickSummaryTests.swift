@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
 
 @Suite struct QuickSummaryTests {
   static let shapes = [

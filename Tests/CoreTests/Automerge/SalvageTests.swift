@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
 
 /// One chunk of an oracle listing (`Fixtures/salvage/*.chunks`): its bytes and its changes.
 struct ListedChunk {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
 
 /// Cross-checks the tree-walk RGA order against Automerge's incremental insertion rule.
 @Suite struct SequenceOrderTests {

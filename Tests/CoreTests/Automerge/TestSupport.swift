@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import Core
+@testable import AutomergeCodec
 
 /// Fixtures of `Tests/CoreTests/Fixtures`, found from this file's path.
 enum Fixture {

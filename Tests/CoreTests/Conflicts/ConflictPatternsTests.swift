@@ -1,6 +1,7 @@
 import Testing
 
-@testable import Core
+@testable import Platform
+@testable import Storage
 
 /// Every example of every row, as a flat list of (row index, example) for `arguments:`.
 private let allExamples: [(Int, ConflictPattern.Example)] = ConflictPatterns.all.enumerated()

@@ -2,7 +2,7 @@
   import Foundation
   import Testing
 
-  @testable import Core
+  @testable import Platform
 
   /// Linux inotify through `ChangeNotifier` (mn.md §12), on real directories.
   @Suite struct LinuxInotifyTests {

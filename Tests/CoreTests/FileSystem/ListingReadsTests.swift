@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Platform
 
 /// The directory calls: the live forms (directory entry types, `fstatat` and `openat`
 /// relative to an open directory, `fstat`, `read`) give what the portable forms (`lstat` and

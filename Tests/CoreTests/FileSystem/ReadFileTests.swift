@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Core
+@testable import Platform
 
 @Suite struct ReadFileTests {
   /// `readFile` returns every byte at sizes around its buffer's edges (it stops without the

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Platform
 
 /// The replace primitive (mn.md §6) on text "documents" whose changes are lines: a version
 /// that arrives at any step of the protocol ends up in the target, and nothing is left.

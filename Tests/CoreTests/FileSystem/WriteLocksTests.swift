@@ -1,6 +1,5 @@
+import Platform
 import Testing
-
-@testable import Core
 
 /// `WriteLocks`, the one API that takes data folders' write locks (mn.md §6).
 @Suite struct WriteLocksTests {

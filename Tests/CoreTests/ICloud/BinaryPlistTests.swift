@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Storage
 
 /// Builds a binary property list from raw object encodings (for hostile inputs).
 private func bplist(_ objects: [[UInt8]], top: Int = 0, refSize: UInt8 = 1, offsetSize: UInt8 = 2)

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import Core
+@testable import Platform
+@testable import Storage
 
 @Suite struct PlaceholderTests {
   @Test(arguments: [
@@ -118,7 +119,7 @@ import Testing
         alphabet.randomElement(using: &generator) ?? ""
       }.joined()
       if let (kind, realName) = Placeholder.parseFileName(name) {
-        #expect(Placeholder.isValidComponent(realName), "\(name)")
+        #expect(NameBytes.isValidComponent(realName), "\(name)")
         #expect(name.hasSuffix(kind == .icloud ? ".icloud" : "." + kind.rawValue), "\(name)")
       }
       for folder in [DocumentFolder.root, .year(2026), .none] {

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
+@testable import Platform
+@testable import Storage
 
 @Suite struct JSONTests {
   @Test(arguments: [

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
+@testable import Operations
+@testable import Platform
+@testable import Storage
 
 /// `ConflictMerge` while a sync client replaces the canonical file (mn.md §6): another
 /// device's version arrives at each step of the replace protocol and before each copy

@@ -1,7 +1,11 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Archive
+@testable import AutomergeCodec
+@testable import Operations
+@testable import Platform
+@testable import Storage
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 
-@testable import Core
+@testable import AutomergeCodec
+@testable import Platform
 
 /// A clock that only moves when slept on; `onSleep` plays the sync client.
 final class FakeClock: @unchecked Sendable {

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Archive
+@testable import Operations
+@testable import Platform
+@testable import Storage
 
 @Suite struct FetchTests {
   let fs = LiveFileSystem()

@@ -1,7 +1,11 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Archive
+@testable import AutomergeCodec
+@testable import Operations
+@testable import Platform
+@testable import Storage
 
 /// `fetch --from`, `migrate` and `restore` while a sync client replaces the document they
 /// write (mn.md §6): another device's version arrives at each step of the replace, for a

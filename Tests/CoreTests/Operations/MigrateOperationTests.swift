@@ -1,7 +1,7 @@
 import Foundation
+import Operations
+import Platform
 import Testing
-
-@testable import Core
 
 /// `MigrateOperation` driven directly, on the `Fixtures/migrate` folders (`MigrationScene`):
 /// the workflow of `mn migrate` without the verb.

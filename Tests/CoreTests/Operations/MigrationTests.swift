@@ -1,5 +1,7 @@
-import Core
+import AutomergeCodec
 import Foundation
+import Operations
+import Platform
 import Testing
 
 /// A local folder and an iCloud folder from `Fixtures/migrate` (see its README), in a

@@ -1,7 +1,11 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Archive
+@testable import AutomergeCodec
+@testable import Operations
+@testable import Platform
+@testable import Storage
 
 @Suite struct RepairTests {
   static let month = "records/2026/09.automerge"

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import Core
+@testable import Operations
+@testable import Platform
 
 /// What `mn watch` acts on, by name (mn.md §3 and §12).
 @Suite struct WatchPathsTests {

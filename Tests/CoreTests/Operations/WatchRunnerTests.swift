@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
+@testable import Operations
+@testable import Platform
 
 /// A notifier that hands out scripted batches of events; each wait moves a simulated clock
 /// on by its timeout (or one second), so that the runner is tested without sleeping.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Core
+@testable import Operations
 
 /// The decisions of `mn watch` (mn.md §12), events and time in, actions out.
 @Suite struct WatchStateTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Platform
 
 @Suite struct LiveProcessRunnerTests {
   let runner = LiveProcessRunner()

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Platform
+@testable import Storage
 
 @Suite struct DiscoveryTests {
   /// A fresh temporary HOME with the given directories and files.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Platform
+@testable import Storage
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Core
+@testable import Storage
 
 @Suite struct StorageErrorTests {
   @Test func messages() {

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import Core
+@testable import Platform
+@testable import Storage
 
 @Suite struct TemporaryFileNameTests {
   @Test func roundTrip() {

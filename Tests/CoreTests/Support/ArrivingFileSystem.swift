@@ -1,6 +1,7 @@
 import Foundation
 
-@testable import Core
+@testable import AutomergeCodec
+@testable import Platform
 
 /// The steps of the replace protocol (mn.md §6) at which a sync client's version can
 /// arrive, each as the file-system call that begins it.

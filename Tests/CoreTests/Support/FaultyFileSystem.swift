@@ -1,5 +1,7 @@
-import Core
+import Archive
+import AutomergeCodec
 import Foundation
+import Platform
 
 /// A `FileSystem` that forwards to another (the live one by default) and fails chosen calls:
 /// "the 3rd `write` fails with ENOSPC". For tests of failure paths (style.md (e)).

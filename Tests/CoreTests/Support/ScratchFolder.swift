@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import Core
+@testable import Platform
 
 #if canImport(Glibc)
   import Glibc

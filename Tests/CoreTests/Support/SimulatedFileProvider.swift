@@ -1,6 +1,9 @@
 import Foundation
 
-@testable import Core
+@testable import Archive
+@testable import AutomergeCodec
+@testable import Platform
+@testable import Storage
 
 /// A simulated File Provider folder (mn.md §15) for testing the portable decisions on Linux:
 /// a `FileSystem` over a real scratch folder and the `SyncProvider` of that folder, sharing

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Archive
+@testable import Operations
+@testable import Storage
 
 /// `NSFileVersion` conflict versions merged as copies and resolved only once durable
 /// (mn.md §15), in a simulated iCloud Drive container.

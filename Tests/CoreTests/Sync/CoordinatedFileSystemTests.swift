@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Platform
+@testable import Storage
 
 /// What runs inside which coordinated access (mn.md §6, §15).
 @Suite struct CoordinatedFileSystemTests {

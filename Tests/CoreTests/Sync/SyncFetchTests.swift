@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Operations
+@testable import Platform
+@testable import Storage
 
 /// Only current inputs are merged, and `fetch` waits for the current version (mn.md §15).
 @Suite struct SyncFetchTests {

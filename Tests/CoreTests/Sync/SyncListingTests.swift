@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
+@testable import Operations
+@testable import Platform
+@testable import Storage
 
 /// A data folder inside a simulated File Provider (mn.md §15): the scratch folder holds the
 /// data folder at `root/` and the versions' bytes at `versions/`.

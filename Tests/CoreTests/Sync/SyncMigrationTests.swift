@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Operations
+@testable import Storage
 
 /// `migrate` in a simulated iCloud Drive container (mn.md §15): a stale document blocks it
 /// as a placeholder does, and conflict versions are merged and resolved after the backup.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Operations
+@testable import Storage
 
 /// Reading in a simulated iCloud Drive container (mn.md §15): `EDEADLK` means "not
 /// downloaded" wherever a document is read, `doctor` reads only current files and inside a

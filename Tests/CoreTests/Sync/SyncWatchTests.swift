@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Archive
+@testable import AutomergeCodec
+@testable import Operations
+@testable import Platform
 
 /// `mn watch` in a simulated iCloud Drive container (mn.md §12, §15): conflict versions are
 /// merged through the workflow of `merge-conflicts` (backup first, resolved only once the

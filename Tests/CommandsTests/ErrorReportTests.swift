@@ -145,6 +145,16 @@ struct ReportCase: Sendable, CustomTestStringConvertible {
     #expect(message.hasPrefix(item.message))
   }
 
+  @Test func aUsageErrorPointsToTheVerbsHelp() {
+    #expect(
+      ErrorReport.describe(UsageError(message: "unknown option '--x'", path: ["doc", "info"]))
+        == (.usage, "unknown option '--x'", ["see 'mn doc info --help'"]))
+    #expect(
+      ErrorReport.describe(UsageError(message: "no such verb 'x'", path: [])).2 == [
+        "see 'mn --help'"
+      ])
+  }
+
   @Test func anErrorOfNoKnownKindIsABug() {
     struct Unknown: Error {}
     let (status, _, details) = ErrorReport.describe(Unknown())

@@ -42,15 +42,11 @@ public enum CLI {
         quiet = call.global.quiet
         return try execute(&call, env)
       }
-    } catch let error as UsageError {
-      try? env.stderr.write("mn: error: \(error.message)\n")
-      let verb = error.path.isEmpty ? "" : " " + error.path.joined(separator: " ")
-      try? env.stderr.write("see 'mn\(verb) --help'\n")
-      return .usage
     } catch {
       let (status, message, details) = ErrorReport.describe(error)
       try? env.stderr.write("mn: error: \(message)\n")
-      if !quiet || status == .software {
+      // A usage error's pointer to the help is part of the message, even with --quiet.
+      if !quiet || status == .software || error is UsageError {
         for line in details { try? env.stderr.write("\(line)\n") }
       }
       return status

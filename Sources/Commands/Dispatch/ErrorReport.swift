@@ -12,6 +12,9 @@ import Storage
 enum ErrorReport {
   static func describe(_ error: any Error) -> (ExitStatus, String, [String]) {
     switch error {
+    case let e as UsageError:
+      let verb = e.path.isEmpty ? "" : " " + e.path.joined(separator: " ")
+      return (.usage, e.message, ["see 'mn\(verb) --help'"])
     case let e as CommandError:
       return command(e)
     case let e as LockError:

@@ -29,11 +29,13 @@ import Testing
       keepSource: keepSource, fetch: nil, lockTimeout: 0, pointerFile: nil, version: "test")
   }
 
-  func context(confirming answer: Bool = true) -> MigrateOperation.Context {
+  func context(
+    confirming answer: Bool = true, fileSystem: any FileSystem = LiveFileSystem()
+  ) -> MigrateOperation.Context {
     let recorder = recorder
     let backups = backups
     return MigrateOperation.Context(
-      fileSystem: LiveFileSystem(), sleep: { _ in }, now: { 1_788_710_400 },
+      fileSystem: fileSystem, sleep: { _ in }, now: { 1_788_710_400 },
       backupDirectory: { backups },
       fetchContext: { _, _ in
         Issue.record("nothing is fetched without --fetch")
@@ -145,6 +147,37 @@ import Testing
     #expect(files() == before)
     #expect(isFree(scene.destination))
     held.release()
+  }
+
+  @Test func aLockFileThatCannotBeCreatedInTheDestinationMeansItIsNotWritable() throws {
+    let lockFile = scene.destination + "/" + FileLock.fileName
+    let faulty = FaultyFileSystem(failingPaths: [
+      .init(operation: .openForLocking, path: lockFile, errno: .permissionDenied)
+    ])
+    #expect {
+      try MigrateOperation.run(request(), context: context(fileSystem: faulty))
+    } throws: { error in
+      guard case MigrationError.destinationNotWritable(let path, let inner) = error else {
+        return false
+      }
+      return path == scene.destination && inner.path == lockFile
+    }
+    #expect(isFree(scene.source) && isFree(scene.destination))
+  }
+
+  @Test func aLockFileThatCannotBeCreatedInTheSourceIsALockError() throws {
+    let lockFile = scene.source + "/" + FileLock.fileName
+    let faulty = FaultyFileSystem(failingPaths: [
+      .init(operation: .openForLocking, path: lockFile, errno: .permissionDenied)
+    ])
+    #expect {
+      try MigrateOperation.run(request(), context: context(fileSystem: faulty))
+    } throws: { error in
+      guard case LockError.fileSystem(let inner) = error else { return false }
+      return inner.path == lockFile
+    }
+    // The destination's lock, taken first, was released.
+    #expect(isFree(scene.destination))
   }
 
   @Test func aMissingDefaultSourceIsNothingToDoAndAMissingExplicitOneAnError() throws {

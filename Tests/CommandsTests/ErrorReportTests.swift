@@ -200,6 +200,14 @@ struct ReportCase: Sendable, CustomTestStringConvertible {
     #expect(ErrorReport.status(of: report) == status)
   }
 
+  @Test func aDamagedBackupOrAnInvalidFileIsADataError() {
+    #expect(ErrorReport.status(ofVerified: []) == .ok)
+    #expect(ErrorReport.status(ofVerified: [.failure(.emptyArchive)]) == .dataErr)
+    #expect(ErrorReport.status(ofVerified: [.failure(.io(Self.failed))]) == .dataErr)
+    #expect(ErrorReport.status(ofCheckedFiles: 0) == .ok)
+    #expect(ErrorReport.status(ofCheckedFiles: 2) == .dataErr)
+  }
+
   @Test func aFetchIsAsBadAsItsWorstFile() {
     var report = FetchReport()
     #expect(ErrorReport.status(of: report) == .ok)

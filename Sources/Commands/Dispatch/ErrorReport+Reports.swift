@@ -1,8 +1,9 @@
+import Archive
 import Operations
 import Platform
 
 /// The exit statuses of the reports that list what failed item by item (fetch,
-/// merge-conflicts, repair, watch): each item's typed problem is mapped here, and the worst
+/// merge-conflicts, repair, watch, backups, doc check): each item's typed problem is mapped here, and the worst
 /// one wins (mn.md §11). The verbs print the items; this decides the status.
 extension ErrorReport {
   /// The exit status of a fetch that returned: the worst of its failed and missing files
@@ -102,5 +103,24 @@ extension ErrorReport {
     }
     let order: [ExitStatus] = [.dataErr, .ioErr, .unavailable, .tempFail, .negative]
     return order.first { found.contains($0) } ?? .ok
+  }
+
+  /// `mn backups verify`: 65 when a backup does not read back intact, whatever the reason (a
+  /// backup that cannot be read whole is damaged, mn.md §13).
+  static func status(ofVerified states: [Result<BackupCatalog.Contents, ArchiveError>])
+    -> ExitStatus
+  {
+    states.contains { if case .failure = $0 { true } else { false } } ? .dataErr : .ok
+  }
+
+  /// `mn backups prune`: 74 when a backup that no rule keeps could not be removed.
+  static func status(of report: BackupCatalog.PruneReport) -> ExitStatus {
+    report.removed.contains { if case .failed = $0.removal { true } else { false } }
+      ? .ioErr : .ok
+  }
+
+  /// `mn doc check`: 65 when one of the files is not valid Automerge.
+  static func status(ofCheckedFiles invalid: Int) -> ExitStatus {
+    invalid == 0 ? .ok : .dataErr
   }
 }

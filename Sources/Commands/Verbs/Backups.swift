@@ -140,7 +140,6 @@ enum Backups {
           (argument, path, BackupCatalog.inspect(path: path, fileSystem: env.fileSystem)))
       }
     }
-    var damaged = 0
     var reports: [JSONValue] = []
     var out = ""
     for item in checked {
@@ -154,7 +153,6 @@ enum Backups {
             ("files", .int(Int64(contents.files))),
           ]))
       case .failure(let error):
-        damaged += 1
         try env.stderr.write("mn: error: damaged backup '\(item.path)': \(error)\n")
         reports.append(
           .object([
@@ -169,7 +167,7 @@ enum Backups {
       try env.stdout.write(out)
       if checked.isEmpty { try env.stderr.write("mn: no backups to verify\n") }
     }
-    return damaged == 0 ? .ok : .dataErr
+    return ErrorReport.status(ofVerified: checked.map(\.state))
   }
 
   static func runPrune(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
@@ -204,12 +202,10 @@ enum Backups {
     } else if !call.global.quiet {
       try env.stdout.write(text(report))
     }
-    var status = ExitStatus.ok
     for backup in report.removed {
       switch backup.removal {
       case .failed(let error):
         try env.stderr.write("mn: error: \(error)\n")
-        status = .ioErr
       case .changed:
         try env.stderr.write(
           "mn: warning: '\(backup.entry.fileName)' changed while prune ran; left in place\n")
@@ -227,6 +223,6 @@ enum Backups {
         "mn: kept \(report.kept.count), \(verb) \(removed.count) of \(report.backups.count) backups\n"
       )
     }
-    return status
+    return ErrorReport.status(of: report)
   }
 }

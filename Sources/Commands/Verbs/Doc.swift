@@ -242,7 +242,7 @@ enum Doc {
     if call.global.json {
       try env.stdout.write(JSONWriter.string(.array(reports), indent: 2) + "\n")
     }
-    return bad == 0 ? .ok : .dataErr
+    return ErrorReport.status(ofCheckedFiles: bad)
   }
 }
 

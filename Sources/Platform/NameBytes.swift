@@ -4,6 +4,9 @@
 /// disk, byte comparison is fast (a scan of 10,000 names must cost next to nothing), and
 /// the markers every service writes are ASCII (the few localized Dropbox wordings are
 /// compared as exact UTF-8 bytes). Nothing here traps on any input.
+///
+/// The small helpers are `@inlinable`: Storage's scan and name table call them for every
+/// byte of every name, and across a module boundary only an inlinable body is inlined.
 public enum NameBytes {
   public static let space: UInt8 = 0x20
   public static let dot: UInt8 = 0x2E
@@ -13,15 +16,17 @@ public enum NameBytes {
   public static let openBracket: UInt8 = 0x5B
   public static let closeBracket: UInt8 = 0x5D
 
-  public static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
-  public static func isUpper(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
-  public static func isLower(_ b: UInt8) -> Bool { b >= 0x61 && b <= 0x7A }
-  public static func isAlnum(_ b: UInt8) -> Bool { isDigit(b) || isUpper(b) || isLower(b) }
-  public static func lower(_ b: UInt8) -> UInt8 { isUpper(b) ? b + 0x20 : b }
+  @inlinable public static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+  @inlinable public static func isUpper(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
+  @inlinable public static func isLower(_ b: UInt8) -> Bool { b >= 0x61 && b <= 0x7A }
+  @inlinable public static func isAlnum(_ b: UInt8) -> Bool {
+    isDigit(b) || isUpper(b) || isLower(b)
+  }
+  @inlinable public static func lower(_ b: UInt8) -> UInt8 { isUpper(b) ? b + 0x20 : b }
 
   /// Whether every byte of a name is ASCII (read from contiguous storage when the string
   /// has it, as names read from a directory do).
-  public static func isASCII(_ name: String) -> Bool {
+  @inlinable public static func isASCII(_ name: String) -> Bool {
     withBytes(name) { bytes in
       guard let base = bytes.baseAddress else { return true }
       var i = 0
@@ -41,20 +46,25 @@ public enum NameBytes {
 
   /// Calls `body` with the UTF-8 bytes of `name` in place (a copy only for a string that
   /// has no contiguous storage): byte loops over it cost a fraction of `String.UTF8View`'s.
-  public static func withBytes<R>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+  @inlinable public static func withBytes<R>(
+    _ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> R
+  ) -> R {
     var name = name
     return name.withUTF8(body)
   }
 
   /// Whether `bytes` equals the literal.
-  public static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+  @inlinable public static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString)
+    -> Bool
+  {
     bytes.count == literal.utf8CodeUnitCount && hasSuffix(bytes, literal)
   }
 
   /// Whether `bytes` ends with the literal: a plain loop over the two pointers (the scan asks
   /// this of every name; the generic `elementsEqual` costs several times as much).
-  public static func hasSuffix(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool
-  {
+  @inlinable public static func hasSuffix(
+    _ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString
+  ) -> Bool {
     let n = literal.utf8CodeUnitCount
     guard bytes.count >= n else { return false }
     guard n > 0, let base = bytes.baseAddress else { return true }
@@ -65,13 +75,13 @@ public enum NameBytes {
   }
 
   /// The text of `bytes` as a String (invalid UTF-8 repaired, which only matters for display).
-  public static func string(_ bytes: some Collection<UInt8>) -> String {
+  @inlinable public static func string(_ bytes: some Collection<UInt8>) -> String {
     String(decoding: bytes, as: UTF8.self)
   }
 
   /// `a`, `separator` and `b` in one string, built in one allocation (`+` costs several times
   /// as much).
-  public static func joined(_ a: String, _ separator: UInt8, _ b: String) -> String {
+  @inlinable public static func joined(_ a: String, _ separator: UInt8, _ b: String) -> String {
     withBytes(a) { first in
       withBytes(b) { second in
         String(unsafeUninitializedCapacity: first.count + 1 + second.count) { out in
@@ -86,10 +96,12 @@ public enum NameBytes {
   }
 
   /// An ISO date and time, `YYYY-MM-DDTHH:MM:SS`, from its two parts.
-  public static func dateTime(_ date: String, _ time: String) -> String { joined(date, 0x54, time) }
+  @inlinable public static func dateTime(_ date: String, _ time: String) -> String {
+    joined(date, 0x54, time)
+  }
 
   /// The decimal value of `bytes[range]` when every byte is a digit (at most 9 of them).
-  public static func number(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
+  @inlinable public static func number(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
     guard !range.isEmpty, range.count <= 9, range.lowerBound >= 0, range.upperBound <= bytes.count
     else { return nil }
     var value = 0
@@ -101,7 +113,7 @@ public enum NameBytes {
   }
 
   /// A counter as services write it: digits, no leading zero, at most 4 digits.
-  public static func counter(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
+  @inlinable public static func counter(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
     guard range.count <= 4, range.lowerBound >= 0, range.lowerBound < bytes.count,
       bytes[range.lowerBound] != 0x30
     else {
@@ -111,18 +123,18 @@ public enum NameBytes {
   }
 
   /// The bytes of a literal, without allocating (a static string lives for the whole run).
-  @inline(__always)
+  @inlinable @inline(__always)
   public static func bytes(_ literal: StaticString) -> UnsafeBufferPointer<UInt8> {
     UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
   }
 
   /// Whether `bytes` ends with the literal `suffix`.
-  public static func hasSuffix(_ bytes: [UInt8], _ suffix: StaticString) -> Bool {
+  @inlinable public static func hasSuffix(_ bytes: [UInt8], _ suffix: StaticString) -> Bool {
     hasSuffix(bytes, Self.bytes(suffix))
   }
 
   /// Whether `bytes[at...]` starts with the literal `prefix`.
-  public static func matches(
+  @inlinable public static func matches(
     _ bytes: [UInt8], at: Int, _ prefix: StaticString, ignoringCase: Bool = false
   )
     -> Bool
@@ -131,16 +143,18 @@ public enum NameBytes {
   }
 
   /// The last index where the literal `needle` starts in `bytes`.
-  public static func lastIndex(of needle: StaticString, in bytes: [UInt8]) -> Int? {
+  @inlinable public static func lastIndex(of needle: StaticString, in bytes: [UInt8]) -> Int? {
     lastIndex(of: Self.bytes(needle), in: bytes)
   }
 
   /// Whether `bytes` ends with `suffix`.
-  public static func hasSuffix(_ bytes: [UInt8], _ suffix: [UInt8]) -> Bool {
+  @inlinable public static func hasSuffix(_ bytes: [UInt8], _ suffix: [UInt8]) -> Bool {
     suffix.withUnsafeBufferPointer { hasSuffix(bytes, $0) }
   }
 
-  public static func hasSuffix(_ bytes: [UInt8], _ suffix: UnsafeBufferPointer<UInt8>) -> Bool {
+  @inlinable public static func hasSuffix(_ bytes: [UInt8], _ suffix: UnsafeBufferPointer<UInt8>)
+    -> Bool
+  {
     guard suffix.count <= bytes.count else { return false }
     let start = bytes.count - suffix.count
     for k in 0..<suffix.count where bytes[start + k] != suffix[k] { return false }
@@ -148,7 +162,7 @@ public enum NameBytes {
   }
 
   /// Whether `bytes[at...]` starts with `prefix`.
-  public static func matches(
+  @inlinable public static func matches(
     _ bytes: [UInt8], at: Int, _ prefix: [UInt8], ignoringCase: Bool = false
   )
     -> Bool
@@ -156,7 +170,7 @@ public enum NameBytes {
     prefix.withUnsafeBufferPointer { matches(bytes, at: at, $0, ignoringCase: ignoringCase) }
   }
 
-  public static func matches(
+  @inlinable public static func matches(
     _ bytes: [UInt8], at: Int, _ prefix: UnsafeBufferPointer<UInt8>, ignoringCase: Bool = false
   ) -> Bool {
     guard at >= 0, at <= bytes.count, prefix.count <= bytes.count - at else { return false }
@@ -169,7 +183,9 @@ public enum NameBytes {
   }
 
   /// The last index where `needle` starts in `bytes`.
-  public static func lastIndex(of needle: UnsafeBufferPointer<UInt8>, in bytes: [UInt8]) -> Int? {
+  @inlinable public static func lastIndex(of needle: UnsafeBufferPointer<UInt8>, in bytes: [UInt8])
+    -> Int?
+  {
     guard !needle.isEmpty, needle.count <= bytes.count, let first = needle.first else { return nil }
     var i = bytes.count - needle.count
     while i >= 0 {
@@ -181,7 +197,9 @@ public enum NameBytes {
 
   /// The index of the `(` that opens the group closed by the final `)` of `bytes`, nesting
   /// respected; nil when `bytes` does not end with `)` or the parentheses do not balance.
-  public static func openingOfFinalGroup(_ bytes: [UInt8], open: UInt8, close: UInt8) -> Int? {
+  @inlinable public static func openingOfFinalGroup(_ bytes: [UInt8], open: UInt8, close: UInt8)
+    -> Int?
+  {
     guard let last = bytes.last, last == close else { return nil }
     var depth = 0
     var i = bytes.count - 1
@@ -262,11 +280,11 @@ public enum NameBytes {
     return (h, m, s)
   }
 
-  public static func isDate(_ y: Int, _ m: Int, _ d: Int) -> Bool {
+  @inlinable public static func isDate(_ y: Int, _ m: Int, _ d: Int) -> Bool {
     (0...9999).contains(y) && (1...12).contains(m) && (1...31).contains(d)
   }
 
-  public static func isTime(_ h: Int, _ m: Int, _ s: Int) -> Bool {
+  @inlinable public static func isTime(_ h: Int, _ m: Int, _ s: Int) -> Bool {
     (0...23).contains(h) && (0...59).contains(m) && (0...60).contains(s)
   }
 
@@ -307,7 +325,7 @@ public enum NameBytes {
 
   /// Writes the last `width` decimal digits of `value` (not negative), zero-padded, at
   /// `out[at...]`, and moves `at` past them: names and dates built byte by byte.
-  public static func putDigits(
+  @inlinable public static func putDigits(
     _ value: Int, width: Int, into out: UnsafeMutableBufferPointer<UInt8>, at: inout Int
   ) {
     var rest = value
@@ -320,20 +338,20 @@ public enum NameBytes {
     at += width
   }
 
-  public static func pad(_ value: Int, _ width: Int) -> String {
+  @inlinable public static func pad(_ value: Int, _ width: Int) -> String {
     let text = String(value)
     return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
   }
 
   /// `bytes` without leading and trailing ASCII spaces.
-  public static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+  @inlinable public static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
     var s = bytes
     while let f = s.first, f == space { s = s.dropFirst() }
     while let l = s.last, l == space { s = s.dropLast() }
     return s
   }
   /// Whether `name` can be a file name: not empty, not `.` or `..`, no `/` and no NUL.
-  public static func isValidComponent(_ name: String) -> Bool {
+  @inlinable public static func isValidComponent(_ name: String) -> Bool {
     withBytes(name) { bytes in
       guard !bytes.isEmpty, bytes.count <= 1024, !equals(bytes, "."), !equals(bytes, "..")
       else { return false }
@@ -346,7 +364,7 @@ extension String {
   /// Whether this string sorts before `other` by the bytes of their UTF-8, the order mn lists
   /// names in. Compared in place: `utf8.lexicographicallyPrecedes` walks the views' indices,
   /// about forty instructions a byte.
-  public func precedesByBytes(_ other: String) -> Bool {
+  @inlinable public func precedesByBytes(_ other: String) -> Bool {
     NameBytes.withBytes(self) { a in
       NameBytes.withBytes(other) { b in
         for k in 0..<Swift.min(a.count, b.count) where a[k] != b[k] { return a[k] < b[k] }

@@ -114,12 +114,20 @@ let package = Package(
       name: "DarwinCompileCheck",
       dependencies: ["Platform", "AutomergeCodec", "Storage", "DarwinShim"],
       path: "Tests/DarwinCompileCheck", swiftSettings: [.define("MN_DARWIN_SHIM")]),
+    // One test target per library target, their folders mirroring its; TestSupport holds
+    // what several of them share (scratch folders, fake file systems, the fixtures' finder).
+    // The fixtures are Tests/Fixtures (see its README).
+    .target(
+      name: "TestSupport", dependencies: ["Platform", "AutomergeCodec", "Storage"],
+      path: "Tests/TestSupport"),
+    .testTarget(name: "PlatformTests", dependencies: ["Platform", "TestSupport"]),
+    .testTarget(name: "AutomergeCodecTests", dependencies: ["AutomergeCodec", "TestSupport"]),
+    .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
     // Links libarchive to compare LibArchive's entries with the header's functions.
     .testTarget(
-      name: "CoreTests",
-      dependencies: ["Platform", "AutomergeCodec", "Storage", "Archive", "Operations"],
-      exclude: ["Fixtures"],
+      name: "ArchiveTests", dependencies: ["Archive", "TestSupport"],
       linkerSettings: [.linkedLibrary("archive")]),
+    .testTarget(name: "OperationsTests", dependencies: ["Operations", "TestSupport"]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands"], exclude: ["Snapshots"]),
     // sync-client.py is the live-sync tests' concurrent writer, run as its own process.
     .testTarget(

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # make fuzz: libFuzzer over the Automerge decoder, seeded with the repository's fixtures.
-# FUZZ_SECONDS (default 600) bounds the run; crashers are written to Tests/CoreTests/Fixtures/malformed/.
+# FUZZ_SECONDS (default 600) bounds the run; crashers are written to Tests/Fixtures/malformed/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-600}"
 out=.build/fuzz
-mkdir -p "$out/corpus" Tests/CoreTests/Fixtures/malformed
-cp Tests/CoreTests/Fixtures/valid/*.automerge "$out/corpus/" 2>/dev/null || true
-cp Tests/CoreTests/Fixtures/malformed/* "$out/corpus/" 2>/dev/null || true
+mkdir -p "$out/corpus" Tests/Fixtures/malformed
+cp Tests/Fixtures/valid/*.automerge "$out/corpus/" 2>/dev/null || true
+cp Tests/Fixtures/malformed/* "$out/corpus/" 2>/dev/null || true
 if [ -d ../shared/fixtures ]; then
   find ../shared/fixtures/corpus/seed-0[1-3] -name '*.automerge' -size -8k -exec cp {} "$out/corpus/" \;
 fi
@@ -20,4 +20,4 @@ swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name AutomergeCodec
   $sources Fuzz/DecodeFuzzer.swift -o "$out/decode-fuzzer"
 echo "fuzz: running for ${seconds}s" >&2
 "$out/decode-fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
-  -artifact_prefix=Tests/CoreTests/Fixtures/malformed/crash- "$out/corpus"
+  -artifact_prefix=Tests/Fixtures/malformed/crash- "$out/corpus"

@@ -89,7 +89,7 @@ import Testing
 @Suite struct DocCheckTests {
   static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent(
-      "CoreTests/Fixtures/valid/upstream/broken_zero_width_mark.automerge"
+      "Fixtures/valid/upstream/broken_zero_width_mark.automerge"
     ).path
 
   @Test func aFileOnlyTheOlderAutomergeOpensIsValidWithAWarning() throws {

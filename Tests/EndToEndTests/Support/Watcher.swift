@@ -104,7 +104,7 @@ final class Watcher {
 /// change of their own (an empty change by a fresh actor, as any Automerge writes).
 enum WatchDocuments {
   static let fixtures = Sandbox.packageRoot.appendingPathComponent(
-    "Tests/CoreTests/Fixtures/conflicts")
+    "Tests/Fixtures/conflicts")
 
   static func fixture(_ rel: String) throws -> [UInt8] {
     Array(try Data(contentsOf: fixtures.appendingPathComponent(rel)))

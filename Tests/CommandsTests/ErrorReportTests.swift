@@ -39,9 +39,6 @@ struct ReportCase: Sendable, CustomTestStringConvertible {
     .init(
       CommandError.mergeIncomplete, .software,
       "the merge does not hold every input change; nothing written"),
-    .init(
-      CommandError.exclusiveOptions("--icloud", "--local"), .usage,
-      "--icloud and --local cannot be used together"),
     .init(CommandError.homeNotSet, .noInput, "HOME is not set"),
     .init(CommandError.dataFolderMissing("/m"), .noInput, "data folder '/m' does not exist"),
     .init(CommandError.noDataFolder, .noInput, "no data folder found"),

@@ -13,8 +13,6 @@ public enum CommandError: Error, Sendable {
   case notAutomerge(name: String, any Error)
   /// `mn doc merge`: the merge read back does not hold every input change.
   case mergeIncomplete
-  /// Two options that exclude each other were both given (`--icloud`, `--local`).
-  case exclusiveOptions(String, String)
   /// `mn resolve --icloud` or `--local` needs `HOME`, which is not set.
   case homeNotSet
   /// The data folder named by `--root` or `MINUTA_STORAGE` does not exist.

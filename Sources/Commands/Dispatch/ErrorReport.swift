@@ -73,8 +73,6 @@ enum ErrorReport {
       return (.dataErr, "'\(name)' is not a valid Automerge file: \(error)", [])
     case .mergeIncomplete:
       return (.software, "the merge does not hold every input change; nothing written", [])
-    case .exclusiveOptions(let a, let b):
-      return (.usage, "\(a) and \(b) cannot be used together", [])
     case .homeNotSet: return (.noInput, "HOME is not set", [])
     case .dataFolderMissing(let path): return (.noInput, "data folder '\(path)' does not exist", [])
     case .noDataFolder:

@@ -12,16 +12,8 @@ struct ExportTarget {
   /// whose extension must agree with `--format`, and no `-o` a new
   /// `minuta-YYYYMMDD-HHMMSS.EXT` (UTC) in the current directory.
   static func resolve(_ call: Invocation, _ env: Environment) throws -> ExportTarget {
-    var named: ArchiveFormat?
-    if let word = call.value("format") {
-      guard let format = ArchiveFormat(name: word) else {
-        throw UsageError(
-          message: "unknown archive format '\(word)' (choose tar, tar.gz, tar.xz, tar.zst or zip)",
-          path: call.path)
-      }
-      named = format
-    }
-    switch call.value("output") {
+    let named = call[Export.Options.format]
+    switch call[Export.Options.output] {
     case "-":
       guard !env.stdoutIsTerminal else {
         throw CommandError.archiveToTerminal

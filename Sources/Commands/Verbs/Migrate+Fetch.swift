@@ -5,21 +5,10 @@ import Storage
 /// `mn migrate --fetch`: the options of `mn fetch` under a `fetch-` prefix, and the glue
 /// to `MigrateOperation`'s fetch (mn.md §7, step 2).
 extension Migrate {
-  static let fetchOptions: [OptionSpec] =
-    [
-      .flag(
-        "fetch",
-        help:
-          "First fetch every placeholder and stale file of both folders, as 'mn fetch' does (not with --dry-run)."
-      )
-    ] + FetchOptionNames.migrate.options
-
-  /// Refuses `--fetch-*` without `--fetch`, `--fetch-from` with `--fetch-exec`, and an empty
-  /// command.
+  /// Refuses `--fetch-*` without `--fetch`, and an empty command.
   static func checkFetchOptions(_ call: Invocation) throws {
     let names = FetchOptionNames.migrate
-    let given = [names.from, names.exec, names.timeoutName].filter { call.value($0) != nil }
-    if !call.flag("fetch"), let first = given.first {
+    if !call[Options.fetch], let first = names.given(call).first {
       throw UsageError(message: "--\(first) needs --fetch", path: ["migrate"])
     }
     try names.check(call)

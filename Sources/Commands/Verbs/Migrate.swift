@@ -45,17 +45,7 @@ enum Migrate {
 
       Without --yes, mn asks for confirmation on a terminal and refuses (64) otherwise.
       """,
-    options: [
-      .option(
-        "from", .directory, valueName: "DIR",
-        help: "The folder to migrate from (default: the local folder)."),
-      .option(
-        "to", .directory, valueName: "DIR",
-        help: "The folder to migrate into (default: the iCloud Drive container)."),
-      .flag("dry-run", help: "Print the plan and check it; change nothing."),
-      .flag("yes", short: "y", help: "Do not ask for confirmation."),
-      .flag("keep-source", help: "Copy instead of move: remove nothing from the source."),
-    ] + fetchOptions + [CommonOptions.wait],
+    options: Options.all,
     exits: [
       .ok, .negative, .usage, .dataErr, .noInput, .unavailable, .cantCreate, .ioErr, .tempFail,
     ],
@@ -70,7 +60,7 @@ enum Migrate {
         "mn migrate --from ~/Dropbox/Minuta --to ~/Documents/Minuta --keep-source",
         "Copy one folder into another."),
     ],
-    run: run)
+    run: .plain(run))
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     guard call.global.root == nil else {
@@ -81,15 +71,15 @@ enum Migrate {
     let absolute = { (path: String) in Paths.normalize(path, relativeTo: env.currentDirectory) }
     let names = FetchOptionNames.migrate
     let request = MigrateOperation.Request(
-      from: call.value("from").map(absolute), to: call.value("to").map(absolute),
+      from: call[Options.from].map(absolute), to: call[Options.to].map(absolute),
       defaultSource: home.map(WellKnownPaths.local),
-      defaultDestination: home.map(WellKnownPaths.icloud), dryRun: call.flag("dry-run"),
-      keepSource: call.flag("keep-source"),
-      fetch: call.flag("fetch")
+      defaultDestination: home.map(WellKnownPaths.icloud), dryRun: call[Options.dryRun],
+      keepSource: call[Options.keepSource],
+      fetch: call[Options.fetch]
         ? MigrateOperation.FetchRequest(
-          from: call.value(names.from).map(absolute), command: call.value(names.exec),
+          from: call[names.from].map(absolute), command: call[names.exec],
           timeout: names.timeout(call)) : nil,
-      lockTimeout: Double(call.value("wait") ?? "") ?? 10,
+      lockTimeout: call[CommonOptions.wait] ?? 10,
       pointerFile: WellKnownPaths.pointerFile(
         variables: env.variables, isDarwin: Environment.isDarwin),
       version: CommandTable.version)
@@ -143,7 +133,7 @@ enum Migrate {
   static func confirm(_ plan: MigrationPlan, _ call: Invocation, _ env: Environment) throws
     -> Bool
   {
-    guard !call.flag("yes") else { return true }
+    guard !call[Options.yes] else { return true }
     guard env.stdinIsTerminal else { throw CommandError.confirmationUnavailable }
     try env.stderr.write(
       "Migrate \(plan.documents.count) documents from '\(plan.source)' to '\(plan.destination)'? [y/N] "

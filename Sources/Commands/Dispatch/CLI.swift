@@ -42,15 +42,11 @@ public enum CLI {
         quiet = call.global.quiet
         return try execute(&call, env)
       }
-    } catch let error as UsageError {
-      try? env.stderr.write("mn: error: \(error.message)\n")
-      let verb = error.path.isEmpty ? "" : " " + error.path.joined(separator: " ")
-      try? env.stderr.write("see 'mn\(verb) --help'\n")
-      return .usage
     } catch {
       let (status, message, details) = ErrorReport.describe(error)
       try? env.stderr.write("mn: error: \(message)\n")
-      if !quiet || status == .software {
+      // A usage error's pointer to the help is part of the message, even with --quiet.
+      if !quiet || status == .software || error is UsageError {
         for line in details { try? env.stderr.write("\(line)\n") }
       }
       return status
@@ -60,7 +56,7 @@ public enum CLI {
   private static func execute(_ call: inout Invocation, _ env: Environment) throws -> ExitStatus {
     switch call.spec.run {
     case nil:
-      throw CommandError(.software, "'\(call.path.joined(separator: " "))' has nothing to run")
+      throw CommandError.nothingToRun(verb: call.path.joined(separator: " "))
     case .plain(let run)?:
       return try run(call, env)
     case .inFolder(let run)?:
@@ -70,8 +66,8 @@ public enum CLI {
       }
       guard let root = found.root else { throw Resolve.notFound(found) }
       guard call.spec.flags.contains(.writesStore) else { return try run(call, root, env) }
-      let lock = try FileLock.acquire(
-        root: root, timeout: call[CommonOptions.wait] ?? 10, fileSystem: env.fileSystem,
+      let lock = try WriteLocks.acquire(
+        [root], timeout: call[CommonOptions.wait] ?? 10, fileSystem: env.fileSystem,
         sleep: env.sleep)
       defer { lock.release() }
       let left = try cleanTemporaries(root, call, env)

@@ -143,13 +143,12 @@ enum Backups {
           normalizing: argument, relativeTo: AbsolutePath(env.currentDirectory)
         ).string
         guard try env.fileSystem.infoFollowingLinks(path) != nil else {
-          throw CommandError(.noInput, "no such archive '\(argument)'")
+          throw CommandError.noSuchArchive(argument)
         }
         checked.append(
           (argument, path, BackupCatalog.inspect(path: path, fileSystem: env.fileSystem)))
       }
     }
-    var damaged = 0
     var reports: [JSONValue] = []
     var out = ""
     for item in checked {
@@ -163,7 +162,6 @@ enum Backups {
             ("files", .int(Int64(contents.files))),
           ]))
       case .failure(let error):
-        damaged += 1
         try env.stderr.write("mn: error: damaged backup '\(item.path)': \(error)\n")
         reports.append(
           .object([
@@ -178,7 +176,7 @@ enum Backups {
       try env.stdout.write(out)
       if checked.isEmpty { try env.stderr.write("mn: no backups to verify\n") }
     }
-    return damaged == 0 ? .ok : .dataErr
+    return ErrorReport.status(ofVerified: checked.map(\.state))
   }
 
   static func runPrune(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
@@ -213,12 +211,10 @@ enum Backups {
     } else if !call.global.quiet {
       try env.stdout.write(text(report))
     }
-    var status = ExitStatus.ok
     for backup in report.removed {
       switch backup.removal {
       case .failed(let error):
         try env.stderr.write("mn: error: \(error)\n")
-        status = .ioErr
       case .changed:
         try env.stderr.write(
           "mn: warning: '\(backup.entry.fileName)' changed while prune ran; left in place\n")
@@ -236,6 +232,6 @@ enum Backups {
         "mn: kept \(report.kept.count), \(verb) \(removed.count) of \(report.backups.count) backups\n"
       )
     }
-    return status
+    return ErrorReport.status(of: report)
   }
 }

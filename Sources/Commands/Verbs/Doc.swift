@@ -188,7 +188,7 @@ enum Doc {
     let inputs = try call.arguments.map { try DocInput.read($0, call, env) }
     let (result, holdsEveryChange) = try AutomergeMerge.mergeAndVerify(inputs.map(\.bytes))
     guard holdsEveryChange else {
-      throw CommandError(.software, "the merge does not hold every input change; nothing written")
+      throw CommandError.mergeIncomplete
     }
     if output == "-" {
       try env.stdout.write(result.bytes)
@@ -249,7 +249,7 @@ enum Doc {
     if call.global.json {
       try env.stdout.write(JSONWriter.string(.array(reports), indent: 2) + "\n")
     }
-    return bad == 0 ? .ok : .dataErr
+    return ErrorReport.status(ofCheckedFiles: bad)
   }
 }
 
@@ -277,7 +277,7 @@ struct DocInput {
     do {
       return DocInput(displayName: argument, bytes: try fs.readFile(path, limit: limit))
     } catch let error as FileSystemError where error.errno == .noSuchFileOrDirectory {
-      throw CommandError(.noInput, "no such file '\(argument)'")
+      throw CommandError.noSuchFile(argument)
     }
   }
 
@@ -300,7 +300,7 @@ struct DocInput {
     do {
       return try body()
     } catch {
-      throw CommandError(.dataErr, "'\(input.displayName)' is not a valid Automerge file: \(error)")
+      throw CommandError.notAutomerge(name: input.displayName, error)
     }
   }
 }

@@ -111,11 +111,7 @@ enum Export {
         fileSystem: env.fileSystem, inspect: DocumentTools.inspect, progress: progress)
     } catch {
       guard case .placeholdersPresent(let paths) = error else { throw error }
-      throw CommandError(
-        .unavailable, "the data folder is incomplete: \(paths.count) file(s) not downloaded",
-        details: paths.map { "  \($0)" } + [
-          "hint: download them first, or use --allow-placeholders to export without them"
-        ])
+      throw CommandError.incompleteFolder(paths)
     }
   }
 

@@ -16,9 +16,7 @@ struct ExportTarget {
     switch call[Export.Options.output] {
     case "-":
       guard !env.stdoutIsTerminal else {
-        throw CommandError(
-          .usage, "refusing to write an archive to a terminal",
-          details: ["hint: redirect standard output, or write a file with -o FILE"])
+        throw CommandError.archiveToTerminal
       }
       guard !call.global.json else {
         throw UsageError(
@@ -72,9 +70,7 @@ struct ExportTarget {
     )
     for (d, r) in [(directory, root), resolved] where d == r || d.hasPrefix(r == "/" ? r : r + "/")
     {
-      throw CommandError(
-        .cantCreate, "refusing to write the archive inside the data folder '\(root)'",
-        details: ["hint: write it elsewhere with -o FILE"])
+      throw CommandError.archiveInsideDataFolder(root: root)
     }
   }
 }

@@ -128,9 +128,7 @@ enum Fetch {
       try env.stderr.write("mn: error: \(message)\n")
       if !quiet { try env.stderr.write(report.missing.map { $0.logicalName + "\n" }.joined()) }
     }
-    if report.failed.contains(where: \.reason.isIOError) { return .ioErr }
-    if !report.failed.isEmpty { return .dataErr }
-    return report.missing.isEmpty ? .ok : .unavailable
+    return ErrorReport.status(of: report)
   }
 
   static func json(_ report: FetchReport, root: String, source: FetchSource) -> JSONValue {

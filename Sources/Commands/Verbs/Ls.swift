@@ -112,7 +112,7 @@ enum Ls {
   /// The documents that `PATH…` arguments name (all of them when there are none).
   ///
   /// - Throws: `StorageError.outsideRoot` (64) for a path outside the root, and a
-  ///   `CommandError` (66) naming the first argument that selects no document.
+  ///   `CommandError.noSuchDocument` naming the first argument that selects no document.
   static func select(_ arguments: [String], in listing: FolderListing, _ env: Environment) throws
     -> [DocumentEntry]
   {
@@ -123,7 +123,7 @@ enum Ls {
     }
     let (selected, unmatched) = listing.select(logical)
     if let index = logical.firstIndex(where: { unmatched.contains($0) }) {
-      throw CommandError(.noInput, "no such document '\(arguments[index])'")
+      throw CommandError.noSuchDocument(arguments[index])
     }
     return selected
   }

@@ -92,7 +92,7 @@ enum MergeConflicts {
           fileSystem: env.fileSystem)
       }
       let (documents, unmatched) = listing.select(logical)
-      if let first = unmatched.first { throw CommandError(.noInput, "no such document '\(first)'") }
+      if let first = unmatched.first { throw CommandError.noSuchDocument(first.string) }
       selected = documents
     }
     // Only current inputs are merged (mn.md §15): the others are refused before being read.
@@ -111,7 +111,8 @@ enum MergeConflicts {
       try out.finish(report, dryRun: true)
       try out.finish(versionReport, dryRun: true)
       try out.finishJSON(report, versions: versionReport, dryRun: true)
-      return worse(status(report), status(versionReport))
+      return ErrorReport.worse(
+        ErrorReport.status(of: report), ErrorReport.status(of: versionReport))
     }
     Interrupt.install()
     let progress = Progress(env, call, label: "merging", total: plan.documents.count)
@@ -152,7 +153,7 @@ enum MergeConflicts {
     try out.finish(report, dryRun: false)
     guard !report.interrupted else {
       try out.finishJSON(report, versions: VersionMergeReport(plan: versions), dryRun: false)
-      return status(report)
+      return ErrorReport.status(of: report)
     }
     let versionReport = try ConflictVersions.execute(
       versions, provider: env.syncProvider, fileSystem: env.fileSystem,
@@ -164,35 +165,7 @@ enum MergeConflicts {
       })
     try out.finish(versionReport, dryRun: false)
     try out.finishJSON(report, versions: versionReport, dryRun: false)
-    return worse(status(report), status(versionReport))
-  }
-
-  /// The exit status a report calls for: 130 when interrupted, else the worst problem.
-  static func status(_ report: ConflictMergeReport) -> ExitStatus {
-    if report.interrupted { return .interrupted }
-    var found: [ExitStatus] = []
-    for document in report.documents {
-      switch document.refusal {
-      case .none: break
-      case .notDownloaded, .notCurrent: found.append(.unavailable)
-      case .canonicalNotAutomerge, .collision, .noReadableCopy, .canonicalNotRegularFile:
-        found.append(.dataErr)
-      case .canonicalCannotRead(let error): found.append(ErrorReport.status(of: error))
-      case .changedDuringRun: found.append(.tempFail)
-      }
-      guard document.refusal == nil else { continue }
-      for copy in document.copies {
-        switch copy.problem {
-        case .none: break
-        case .notDownloaded: found.append(.unavailable)
-        case .notAutomerge: found.append(.dataErr)
-        case .cannotRead(let error), .cannotRemove(let error):
-          found.append(ErrorReport.status(of: error))
-        case .changedDuringRun: found.append(.tempFail)
-        }
-      }
-    }
-    let order: [ExitStatus] = [.dataErr, .ioErr, .cantCreate, .noInput, .unavailable, .tempFail]
-    return order.first { found.contains($0) } ?? (found.isEmpty ? .ok : .ioErr)
+    return ErrorReport.worse(
+      ErrorReport.status(of: report), ErrorReport.status(of: versionReport))
   }
 }

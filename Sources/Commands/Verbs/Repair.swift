@@ -80,7 +80,7 @@ enum Repair {
     let out = Output(call: call, env: env)
     guard !call[Options.dryRun] else {
       try out.finish(plan, dryRun: true)
-      return status(plan)
+      return ErrorReport.status(of: plan)
     }
     let writing = Progress(env, call, label: "repairing", total: plan.repairable.count)
     let report = try RepairOperation.execute(
@@ -96,23 +96,6 @@ enum Repair {
       progress: { done, _, name in writing.advance(by: done == 0 ? 0 : 1, item: name) })
     writing.finish()
     try out.finish(report, dryRun: false)
-    return status(report)
-  }
-
-  /// 65 when a damaged document got nothing back, 1 when something is known lost, else 0.
-  static func status(_ report: RepairReport) -> ExitStatus {
-    var found: [ExitStatus] = []
-    for document in report.documents {
-      switch document.refusal {
-      case .none: if document.losesSomething { found.append(.negative) }
-      case .loads: break
-      case .nothingRecovered, .collision: found.append(.dataErr)
-      case .notDownloaded: found.append(.unavailable)
-      case .cannotRead: found.append(.ioErr)
-      case .changedDuringRun: found.append(.tempFail)
-      }
-    }
-    let order: [ExitStatus] = [.dataErr, .ioErr, .unavailable, .tempFail, .negative]
-    return order.first { found.contains($0) } ?? .ok
+    return ErrorReport.status(of: report)
   }
 }

@@ -43,7 +43,7 @@ enum Resolve {
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     if let place = call[Options.place] {
       guard let home = env.variables["HOME"], !home.isEmpty else {
-        throw CommandError(.noInput, "HOME is not set")
+        throw CommandError.homeNotSet
       }
       let path =
         place == .icloud ? WellKnownPaths.icloud(home: home) : WellKnownPaths.local(home: home)
@@ -67,11 +67,9 @@ enum Resolve {
 
   static func notFound(_ found: Discovery) -> CommandError {
     if let missing = found.explicitMissing {
-      return CommandError(.noInput, "data folder '\(missing)' does not exist")
+      return .dataFolderMissing(missing)
     }
-    return CommandError(
-      .noInput, "no data folder found",
-      details: ["hint: use --root PATH or MINUTA_STORAGE, or see 'mn resolve --explain'"])
+    return .noDataFolder
   }
 
   /// How each discovery step is named for people.

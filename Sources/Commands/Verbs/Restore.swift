@@ -84,8 +84,8 @@ enum Restore {
       return .ok
     }
     try RestoreWorkflow.prepareDestination(destination, fileSystem: env.fileSystem)
-    let lock = try FileLock.acquire(
-      root: destination, timeout: call[CommonOptions.wait] ?? 10,
+    let lock = try WriteLocks.acquire(
+      [destination], timeout: call[CommonOptions.wait] ?? 10,
       fileSystem: env.fileSystem, sleep: env.sleep)
     defer { lock.release() }
     let outcome = try RestoreWorkflow.run(
@@ -143,9 +143,7 @@ enum Restore {
       for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
     }
     guard let root = found.root ?? found.explicitMissing else {
-      throw CommandError(
-        .noInput, "no data folder found",
-        details: ["hint: name the destination with --to DIR (it is created when missing)"])
+      throw CommandError.noRestoreDestination
     }
     return root
   }

@@ -24,9 +24,9 @@ extension Watch {
       guard call[Watch.Options.once] else { return .ok }
       var versions = VersionMergeReport(plan: VersionMergePlan(root: ""))
       versions.documents = mergedVersions
-      let worst = MergeConflicts.worse(
-        MergeConflicts.status(ConflictMergeReport(root: "", documents: merged)),
-        MergeConflicts.status(versions))
+      let worst = ErrorReport.worse(
+        ErrorReport.status(of: ConflictMergeReport(root: "", documents: merged)),
+        ErrorReport.status(of: versions))
       return worst != .ok ? worst : failure ?? .ok
     }
 

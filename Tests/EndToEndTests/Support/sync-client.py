@@ -16,11 +16,44 @@ one line of LOG: "<chunk file> <logical name> rename|copy random|timed". Half th
 come at random moments, 0 to 4 ms apart; the other half are timed: the client watches the
 folder for mn's temporaries (".NAME.mn-XXXXXX.nosync") and brings a version of NAME the
 moment one appears, inside mn's replace.
+
+The client checks that the document is still what it last synced, then puts its version in
+place with renameat2: RENAME_NOREPLACE where there was no file, else RENAME_EXCHANGE, and
+looks at what it displaced. When that is not what it checked (mn replaced the document in
+between), it keeps the displaced file as a conflict copy, as a careful client does: a client
+that renamed over it would throw away a file it never read, a loss no protocol of mn's can
+see (README, "Live sync").
 """
+import ctypes
+import errno
 import os
 import random
 import sys
 import time
+
+AT_FDCWD = -100
+RENAME_NOREPLACE = 1
+RENAME_EXCHANGE = 2
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def renameat2(source, target, flags):
+    """renameat2(2); False when it fails with EEXIST or ENOENT (the target came or went)."""
+    if libc.renameat2(AT_FDCWD, source.encode(), AT_FDCWD, target.encode(), flags) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EEXIST, errno.ENOENT):
+        return False
+    raise OSError(code, os.strerror(code), target)
+
+
+def conflict_copy(directory, name):
+    """A free conflict-copy path for the document NAME: "NAME 2.automerge", "NAME 3…"."""
+    stem = name.rsplit("/", 1)[-1][: -len(".automerge")]
+    n = 2
+    while os.path.exists(os.path.join(directory, f"{stem} {n}.automerge")):
+        n += 1
+    return os.path.join(directory, f"{stem} {n}.automerge")
 
 
 def identity(path):
@@ -98,16 +131,23 @@ def main():
                 f.write(version)
                 f.flush()
                 os.fsync(f.fileno())
+            mode = "copy"
             if identity(path) == last_identity:
-                os.rename(own, path)
-                mode = "rename"
-            else:
-                stem = name.rsplit("/", 1)[-1][: -len(".automerge")]
-                n = 2
-                while os.path.exists(os.path.join(directory, f"{stem} {n}.automerge")):
-                    n += 1
-                os.rename(own, os.path.join(directory, f"{stem} {n}.automerge"))
-                mode = "copy"
+                if last_identity is None:
+                    placed = renameat2(own, path, RENAME_NOREPLACE)
+                    displaced_changed = False
+                else:
+                    placed = renameat2(own, path, RENAME_EXCHANGE)
+                    # `own` now holds what the exchange displaced.
+                    displaced_changed = placed and identity(own) != last_identity
+                if placed:
+                    mode = "rename"
+                    if displaced_changed:
+                        os.rename(own, conflict_copy(directory, name))
+                    elif last_identity is not None:
+                        os.remove(own)
+            if mode == "copy":
+                os.rename(own, conflict_copy(directory, name))
             log.write(f"{chunk} {name} {mode} {timing}\n")
             log.flush()
             synced[name] = (identity(path), read(path))

@@ -34,7 +34,8 @@ demo: release
 # The end-to-end tests run twice: on the debug build, then on the release build that
 # `make install` ships (it links differently: static libraries, no exported symbols; see Package.swift).
 test: setup build-info
-	$(SWIFT) build --build-tests
+	# A target that imports one it does not declare (one above it) fails the build.
+	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
 	# The Darwin sync provider, compiled on any system against DarwinShim (mn.md §15).
 	$(SWIFT) build --target DarwinCompileCheck
 	$(SWIFT) test --skip-build --skip ConformanceTests

@@ -3,7 +3,7 @@ import PackageDescription
 
 let linuxOnly = TargetDependencyCondition.when(platforms: [.linux])
 
-// libarchive is loaded with dlopen at its first use (Sources/Core/Archive/LibArchive.swift):
+// libarchive is loaded with dlopen at its first use (Sources/Archive/LibArchive.swift):
 // linked, it and its dependencies would be loaded at every start of every verb. CArchive only
 // gives the header, but a system library's pkg-config adds its `-larchive` to the link, and the
 // linker keeps it. So no pkg-config on Linux, where the header is in /usr/include; Homebrew's
@@ -46,21 +46,42 @@ let package = Package(
       name: "CZlib", pkgConfig: zlibPkgConfig,
       providers: [.apt(["zlib1g-dev"])]),
     // Header only (libssl-dev): libcrypto is opened with dlopen at the first hash, so that
-    // start-up does not pay for loading it (Core/Crypto/LibCrypto.swift).
+    // start-up does not pay for loading it (AutomergeCodec/Crypto/LibCrypto.swift).
     .systemLibrary(name: "CCrypto"),
     // Header only: renameat2(2) with its flags, for the replace primitive (mn.md §6).
     .systemLibrary(name: "CSystem"),
+    // The parts of the architecture, each a target (README, "Architecture"); dependencies run
+    // downward only, so a part cannot reach what lies above it.
+    // Platform: the operating system's interfaces (files, the lock, the replace primitive,
+    // change notifications, running processes). No Automerge, no data-folder knowledge.
     .target(
-      name: "Core",
-      dependencies: [
-        "CArchive", "CZlib", .target(name: "CCrypto", condition: linuxOnly),
-        .target(name: "CSystem", condition: linuxOnly),
-      ],
-      exclude: ["Archive/README.md", "Automerge/README.md"],
+      name: "Platform", dependencies: [.target(name: "CSystem", condition: linuxOnly)],
+      exclude: ["README.md"], swiftSettings: [directMetadata]),
+    // AutomergeCodec: bytes in, values out (with the JSON and SHA-256 it needs); no file system.
+    .target(
+      name: "AutomergeCodec",
+      dependencies: ["CZlib", .target(name: "CCrypto", condition: linuxOnly)],
+      exclude: ["README.md"],
       // The codec decodes and verifies hundreds of thousands of changes; unoptimised it is
       // 10-20x slower, which makes the conformance suite take many minutes in debug builds.
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug)), directMetadata]),
-    .target(name: "Commands", dependencies: ["Core"], swiftSettings: [directMetadata]),
+    // Storage: the data folder (layout, discovery, the scan, placeholders, conflict-copy names,
+    // the sync provider).
+    .target(
+      name: "Storage", dependencies: ["Platform", "AutomergeCodec"],
+      exclude: ["README.md"], swiftSettings: [directMetadata]),
+    // Archive: export, restore reading, backups; the only importer of libarchive.
+    .target(
+      name: "Archive", dependencies: ["CArchive", "Platform", "AutomergeCodec"],
+      exclude: ["README.md"], swiftSettings: [directMetadata]),
+    // Operations: the workflows behind the writing verbs.
+    .target(
+      name: "Operations", dependencies: ["Platform", "AutomergeCodec", "Storage", "Archive"],
+      exclude: ["README.md"], swiftSettings: [directMetadata]),
+    .target(
+      name: "Commands",
+      dependencies: ["Platform", "AutomergeCodec", "Storage", "Archive", "Operations"],
+      swiftSettings: [directMetadata]),
     // Start-up, in the release build on Linux (every shared library costs the dynamic loader
     // its symbol lookups and relocations at every start):
     // - `make setup` links `.build/static-libs/libstdc++.a` (the static Swift runtime needs
@@ -85,20 +106,34 @@ let package = Package(
           .when(platforms: [.linux], configuration: .release))
       ]),
     // Test-only, never linked into mn (mn.md §15): DarwinShim declares the Apple symbols that
-    // Core/Storage/DarwinSyncProvider.swift uses, and DarwinCompileCheck compiles that very
+    // Storage/DarwinSyncProvider.swift uses, and DarwinCompileCheck compiles that very
     // file (a link to it) against them with MN_DARWIN_SHIM, so that `make test` type-checks
     // the Darwin-only code on Linux.
     .target(name: "DarwinShim", path: "Tests/DarwinShim"),
     .target(
-      name: "DarwinCompileCheck", dependencies: ["Core", "DarwinShim"],
+      name: "DarwinCompileCheck",
+      dependencies: ["Platform", "AutomergeCodec", "Storage", "DarwinShim"],
       path: "Tests/DarwinCompileCheck", swiftSettings: [.define("MN_DARWIN_SHIM")]),
+    // One test target per library target, their folders mirroring its; TestSupport holds
+    // what several of them share (scratch folders, fake file systems, the fixtures' finder).
+    // The fixtures are Tests/Fixtures (see its README).
+    .target(
+      name: "TestSupport", dependencies: ["Platform", "AutomergeCodec", "Storage"],
+      path: "Tests/TestSupport"),
+    .testTarget(name: "PlatformTests", dependencies: ["Platform", "TestSupport"]),
+    .testTarget(name: "AutomergeCodecTests", dependencies: ["AutomergeCodec", "TestSupport"]),
+    .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
     // Links libarchive to compare LibArchive's entries with the header's functions.
     .testTarget(
-      name: "CoreTests", dependencies: ["Core"], exclude: ["Fixtures"],
+      name: "ArchiveTests", dependencies: ["Archive", "TestSupport"],
       linkerSettings: [.linkedLibrary("archive")]),
+    .testTarget(name: "OperationsTests", dependencies: ["Operations", "TestSupport"]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands"], exclude: ["Snapshots"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["mn", "Core"]),
-    .testTarget(name: "ConformanceTests", dependencies: ["Core"]),
+    // sync-client.py is the live-sync tests' concurrent writer, run as its own process.
+    .testTarget(
+      name: "EndToEndTests", dependencies: ["mn", "Platform", "AutomergeCodec", "Storage"],
+      exclude: ["Support/sync-client.py"]),
+    .testTarget(name: "ConformanceTests", dependencies: ["AutomergeCodec"]),
   ],
   swiftLanguageModes: [.v6]
 )

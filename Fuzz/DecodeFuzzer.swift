@@ -1,6 +1,6 @@
 // libFuzzer entry point for the Automerge decoder, quick summary, materializers and merger
 // (`make fuzz`).
-// Built by scripts/fuzz.sh together with Sources/Core (as module Core); not part of the package.
+// Built by scripts/fuzz.sh together with Sources/AutomergeCodec (as that module); not part of the package.
 
 /// Rewrites the checksum of every type 0 and 1 chunk so that mutations reach the parsers
 /// behind the checksum check instead of all failing there.

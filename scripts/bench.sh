@@ -215,7 +215,7 @@ root="$tmp/export"
 if [ -d "$fixtures/upstream" ]; then
   sources=("$fixtures"/upstream/rust/benchmark-battery/egwalker-paper/*.am "$fixtures"/upstream/rust/benchmark-battery/data/{moby-dick.automerge,stephen.amrg,webstraits.amrg,godot-thread.amrg})
 else
-  sources=("$here"/Tests/CoreTests/Fixtures/valid/seed-01/device-0/records/2026/09.automerge)
+  sources=("$here"/Tests/Fixtures/valid/seed-01/device-0/records/2026/09.automerge)
 fi
 for i in $(seq 0 119); do
   d="$root/records/$((2016 + i / 12))"
@@ -306,7 +306,7 @@ bench_repair
 watch_bench() {
   echo
   echo "== watch: copy written -> merged, minus --quiet-for (median of 50; goal <= 50 ms); idle CPU"
-  local seed="$here/Tests/CoreTests/Fixtures/conflicts/seed-01"
+  local seed="$here/Tests/Fixtures/conflicts/seed-01"
   local root="$tmp/watch"
   mkdir -p "$root/records/2026"
   cp "$seed/device-0/records/2026/09.automerge" "$root/records/2026/09.automerge"

@@ -32,7 +32,7 @@ gzip -9n <packaging/debian/changelog >"$root/usr/share/doc/mn/changelog.gz"
 chmod 644 "$root/usr/share/doc/mn/changelog.gz"
 
 # Libraries: what the binary links (dpkg-shlibdeps), and the two it opens with dlopen at
-# their first use (Core/Archive/LibArchive.swift, Core/Crypto/LibCrypto.swift), under their
+# their first use (Archive/LibArchive.swift, AutomergeCodec/Crypto/LibCrypto.swift), under their
 # Debian 12 and their 64-bit-time (t64) names.
 mkdir -p "$stage/debian"
 printf 'Source: mn\n\nPackage: mn\nArchitecture: any\n' >"$stage/debian/control"

@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
 # make fuzz: libFuzzer over the Automerge decoder, seeded with the repository's fixtures.
-# FUZZ_SECONDS (default 600) bounds the run; crashers are written to Tests/CoreTests/Fixtures/malformed/.
+# FUZZ_SECONDS (default 600) bounds the run; crashers are written to Tests/Fixtures/malformed/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-600}"
 out=.build/fuzz
-mkdir -p "$out/corpus" Tests/CoreTests/Fixtures/malformed
-cp Tests/CoreTests/Fixtures/valid/*.automerge "$out/corpus/" 2>/dev/null || true
-cp Tests/CoreTests/Fixtures/malformed/* "$out/corpus/" 2>/dev/null || true
+mkdir -p "$out/corpus" Tests/Fixtures/malformed
+cp Tests/Fixtures/valid/*.automerge "$out/corpus/" 2>/dev/null || true
+cp Tests/Fixtures/malformed/* "$out/corpus/" 2>/dev/null || true
 if [ -d ../shared/fixtures ]; then
   find ../shared/fixtures/corpus/seed-0[1-3] -name '*.automerge' -size -8k -exec cp {} "$out/corpus/" \;
 fi
-sources=$(find Sources/Core -name '*.swift' | sort)
+sources=$(find Sources/AutomergeCodec -name '*.swift' | sort)
 modules=""
-for m in CZlib CCrypto CArchive; do modules="$modules -Xcc -fmodule-map-file=Sources/$m/module.modulemap"; done
+for m in CZlib CCrypto; do modules="$modules -Xcc -fmodule-map-file=Sources/$m/module.modulemap"; done
 echo "fuzz: building the decoder with -sanitize=fuzzer,address" >&2
 # shellcheck disable=SC2086
-swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name Core $modules \
+swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name AutomergeCodec $modules \
   $sources Fuzz/DecodeFuzzer.swift -o "$out/decode-fuzzer"
 echo "fuzz: running for ${seconds}s" >&2
 "$out/decode-fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
-  -artifact_prefix=Tests/CoreTests/Fixtures/malformed/crash- "$out/corpus"
+  -artifact_prefix=Tests/Fixtures/malformed/crash- "$out/corpus"

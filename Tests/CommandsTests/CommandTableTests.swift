@@ -1,5 +1,5 @@
-import Core
 import Foundation
+import Platform
 import Testing
 
 @testable import Commands

@@ -1,4 +1,4 @@
-import Core
+import Archive
 import Testing
 
 @testable import Commands

@@ -1,5 +1,6 @@
-import Core
 import Foundation
+import Platform
+import Storage
 import Testing
 
 @testable import Commands
@@ -56,7 +57,7 @@ import Testing
     try FileManager.default.createDirectory(
       atPath: root + "/records/2026", withIntermediateDirectories: true)
     let fixtures = TestSupport.packageRoot.appendingPathComponent(
-      "Tests/CoreTests/Fixtures/conflicts/seed-01")
+      "Tests/Fixtures/conflicts/seed-01")
     for (device, name) in [(0, "09.automerge"), (1, "09 2.automerge")] {
       let bytes = try Data(
         contentsOf: fixtures.appendingPathComponent("device-\(device)/records/2026/09.automerge"))
@@ -129,7 +130,7 @@ import Testing
     provider.versionBytes[readable.path] = Array(
       try Data(
         contentsOf: TestSupport.packageRoot.appendingPathComponent(
-          "Tests/CoreTests/Fixtures/conflicts/seed-01/device-1/records/2026/09.automerge")))
+          "Tests/Fixtures/conflicts/seed-01/device-1/records/2026/09.automerge")))
 
     func versions(_ arguments: [String]) throws -> (Int32, [[String: Any]], [String: Any]) {
       let (status, out, _) = run(arguments, provider)

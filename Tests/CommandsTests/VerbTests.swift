@@ -1,5 +1,6 @@
-import Core
+import AutomergeCodec
 import Foundation
+import Platform
 import Testing
 
 @testable import Commands
@@ -88,7 +89,7 @@ import Testing
 @Suite struct DocCheckTests {
   static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent(
-      "CoreTests/Fixtures/valid/upstream/broken_zero_width_mark.automerge"
+      "Fixtures/valid/upstream/broken_zero_width_mark.automerge"
     ).path
 
   @Test func aFileOnlyTheOlderAutomergeOpensIsValidWithAWarning() throws {

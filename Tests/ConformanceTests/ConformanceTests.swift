@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
 
 /// The shared fixtures: `../shared/fixtures` beside the package root.
 enum SharedFixtures {

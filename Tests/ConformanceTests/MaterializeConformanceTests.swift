@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
 
 /// The expected JSON beside a fixture: `.json` / `.typed.json`, or their `.gz` forms.
 enum ExpectedJSON {

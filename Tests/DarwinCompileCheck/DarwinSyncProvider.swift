@@ -1,1 +1,1 @@
-../../Sources/Core/Storage/DarwinSyncProvider.swift
+../../Sources/Storage/DarwinSyncProvider.swift

@@ -1,4 +1,4 @@
-// The Apple symbols that Sources/Core/Storage/DarwinSyncProvider.swift uses, and only those,
+// The Apple symbols that Sources/Storage/DarwinSyncProvider.swift uses, and only those,
 // declared for Linux so that the DarwinCompileCheck target can type-check that file here
 // (mn.md §15). Test-only: nothing links it into mn, and nothing runs these bodies; each only
 // returns an inert value. Every declaration gives the page of Apple's documentation (and,

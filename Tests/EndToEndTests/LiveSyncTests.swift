@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
+@testable import Platform
+@testable import Storage
 
 /// mn and a sync client writing the same folder at the same moment (mn.md §6): a real
 /// concurrent process (`Support/sync-client.py`) renames other devices' newer versions over

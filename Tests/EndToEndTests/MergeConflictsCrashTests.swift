@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Archive
+@testable import AutomergeCodec
+@testable import Platform
+@testable import Storage
 
 #if canImport(Glibc)
   import Glibc

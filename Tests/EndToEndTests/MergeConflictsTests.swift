@@ -8,10 +8,10 @@ import Testing
 #endif
 
 /// A sandbox with a data folder `data` and a backup directory `backups`, filled from the
-/// corpus fixtures of `Tests/CoreTests/Fixtures/conflicts` (see its README).
+/// corpus fixtures of `Tests/Fixtures/conflicts` (see its README).
 struct ConflictFolder {
   static let fixtures = Sandbox.packageRoot.appendingPathComponent(
-    "Tests/CoreTests/Fixtures/conflicts")
+    "Tests/Fixtures/conflicts")
   static let month = "records/2026/09.automerge"
   /// Device 1 and 2 copies of the month, as iCloud Drive and Dropbox name them.
   static let icloud = "records/2026/09 2.automerge"

@@ -1,5 +1,6 @@
-import Core
+import AutomergeCodec
 import Foundation
+import Operations
 import Testing
 
 #if canImport(Glibc)

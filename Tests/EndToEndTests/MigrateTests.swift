@@ -1,14 +1,14 @@
-import Core
 import Foundation
+import Platform
 import Testing
 
 /// A sandbox HOME with the local default folder and the iCloud container filled from
-/// `Tests/CoreTests/Fixtures/migrate` (see its README), a pointer file naming the local
+/// `Tests/Fixtures/migrate` (see its README), a pointer file naming the local
 /// folder, and `MN_BACKUP_DIR` inside the sandbox.
 struct MigrateSandbox {
   static let icloud = "Library/Mobile Documents/iCloud~tools~minuta~app/Documents"
   static let local = "Documents/Minuta"
-  static let fixtures = "Tests/CoreTests/Fixtures/migrate"
+  static let fixtures = "Tests/Fixtures/migrate"
   static let pointer = ".config/minuta/storage-path.txt"
   static let documents = [
     "records/2026/07.automerge", "records/2026/08.automerge", "records/2026/09.automerge",

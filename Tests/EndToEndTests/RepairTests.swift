@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import Archive
+@testable import AutomergeCodec
+@testable import Platform
 
 #if canImport(Glibc)
   import Glibc
@@ -12,7 +14,7 @@ import Testing
 /// `mn repair` on the built binary (mn.md §14).
 @Suite struct RepairTests {
   static let salvage = Sandbox.packageRoot.appendingPathComponent(
-    "Tests/CoreTests/Fixtures/salvage")
+    "Tests/Fixtures/salvage")
 
   func hashes(_ data: Data) -> Set<ChangeHash> {
     Set(Salvage.salvage(Array(data)).changes.map(\.hash))

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,5 @@
-import Core
+import Operations
+import Platform
 
 /// The one place where a command line becomes a run of a verb and an exit status.
 ///

@@ -1,4 +1,8 @@
-import Core
+import Archive
+import AutomergeCodec
+import Operations
+import Platform
+import Storage
 
 /// Turns any error into an exit status, a one-line message and detail lines (style.md (c)).
 ///

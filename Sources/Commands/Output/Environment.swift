@@ -1,4 +1,5 @@
-import Core
+import Platform
+import Storage
 
 /// A place that text goes: standard output, standard error, or a test's buffer.
 public protocol OutputSink: AnyObject, Sendable {

@@ -1,4 +1,5 @@
-import Core
+import Platform
+import Storage
 
 #if canImport(Glibc)
   import Glibc

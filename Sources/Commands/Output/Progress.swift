@@ -1,4 +1,5 @@
-import Core
+import Platform
+import Storage
 
 /// A one-line progress bar on standard error, drawn only on a terminal (mn.md §11).
 ///

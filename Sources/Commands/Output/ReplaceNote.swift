@@ -1,4 +1,4 @@
-import Core
+import Platform
 
 /// The lines that say how a document was replaced (mn.md §6): with `-v`, the way each
 /// replace went; always, an arrival that could not be merged and was kept beside it.

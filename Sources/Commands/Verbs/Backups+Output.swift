@@ -1,4 +1,7 @@
-import Core
+import Archive
+import AutomergeCodec
+import Platform
+import Storage
 
 extension Backups {
   /// `12 documents`, `1 document`.

@@ -1,4 +1,8 @@
-import Core
+import Archive
+import AutomergeCodec
+import Operations
+import Platform
+import Storage
 
 /// `mn backups …`: list, verify and prune the backup archives (mn.md §13).
 enum Backups {

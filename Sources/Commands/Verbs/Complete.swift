@@ -1,5 +1,3 @@
-import Core
-
 /// `mn __complete KIND WORD...`: candidates for the completion scripts, one a line.
 enum Complete {
   static let spec = CommandSpec(

@@ -1,4 +1,6 @@
-import Core
+import AutomergeCodec
+import Platform
+import Storage
 
 /// `mn doc …`: plumbing on single Automerge files (mn.md §9).
 enum Doc {

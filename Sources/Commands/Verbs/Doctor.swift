@@ -1,4 +1,6 @@
-import Core
+import AutomergeCodec
+import Operations
+import Storage
 
 /// `mn doctor`: one health report of the data folder (mn.md §11).
 enum Doctor {
@@ -31,7 +33,7 @@ enum Doctor {
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     let found = env.discover(root: call.global.root)
     guard let root = found.root, let source = found.source else { throw Resolve.notFound(found) }
-    // Coordinated reads of current files only (mn.md §15): Core.Doctor asks the provider
+    // Coordinated reads of current files only (mn.md §15): DoctorOperation asks the provider
     // first and never reads a stale or dataless file, whose coordinated read would wait for
     // its download; materialization is off, so nothing else downloads either.
     let report = try env.syncProvider.withoutMaterializing {

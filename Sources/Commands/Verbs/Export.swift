@@ -1,4 +1,7 @@
-import Core
+import Archive
+import AutomergeCodec
+import Operations
+import Storage
 
 /// `mn export`: the data folder as a verified archive (mn.md §8).
 enum Export {

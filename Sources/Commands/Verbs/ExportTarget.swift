@@ -1,4 +1,5 @@
-import Core
+import Archive
+import Platform
 
 /// Where `mn export` writes and in which format, decided from `-o`, `--format` and the clock.
 struct ExportTarget {

@@ -1,4 +1,8 @@
-import Core
+import Archive
+import AutomergeCodec
+import Operations
+import Platform
+import Storage
 
 /// `mn fetch`: make placeholders real, downloaded files (mn.md §4).
 enum Fetch {
@@ -211,7 +215,7 @@ struct FetchOptionNames {
     call.value(timeoutName).flatMap(Double.init) ?? 300
   }
 
-  /// What the Core fetch needs from the environment, reporting each item to `progress`.
+  /// What FetchOperation needs from the environment, reporting each item to `progress`.
   func context(_ source: FetchSource, _ progress: Progress, _ env: Environment) -> FetchContext {
     var request: ((String) throws -> Void)?
     let provider = env.syncProvider

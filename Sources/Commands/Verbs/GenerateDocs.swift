@@ -1,4 +1,5 @@
-import Core
+import Platform
+import Storage
 
 /// `mn __generate-docs REPO-ROOT`: rewrites `completions/` and `man/` (style.md (b)).
 enum GenerateDocs {

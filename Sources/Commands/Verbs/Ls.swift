@@ -1,4 +1,8 @@
-import Core
+import Archive
+import AutomergeCodec
+import Operations
+import Platform
+import Storage
 
 /// `mn ls`: the documents of the data folder and their state (mn.md §3).
 enum Ls {

@@ -1,4 +1,5 @@
-import Core
+import AutomergeCodec
+import Operations
 
 extension MergeConflicts {
   /// Renders a plan or a report: lines or JSON on stdout, problems on stderr.

@@ -1,4 +1,6 @@
-import Core
+import AutomergeCodec
+import Operations
+import Storage
 
 extension MergeConflicts {
   /// The exit status a version report calls for (mn.md §15): 69 for a document that is not

@@ -1,4 +1,6 @@
-import Core
+import Archive
+import Operations
+import Storage
 
 /// `mn merge-conflicts`: merge conflict copies into their documents (mn.md §5).
 enum MergeConflicts {

@@ -1,4 +1,6 @@
-import Core
+import Operations
+import Platform
+import Storage
 
 /// `mn migrate --fetch`: the options of `mn fetch` under a `fetch-` prefix, and the glue
 /// to `Migration.fetch` (mn.md §7, step 2).

@@ -1,4 +1,5 @@
-import Core
+import AutomergeCodec
+import Operations
 
 /// How `mn migrate` shows its plan and what it did: text or `--json`.
 extension Migrate {

@@ -1,4 +1,8 @@
-import Core
+import Archive
+import AutomergeCodec
+import Operations
+import Platform
+import Storage
 
 /// `mn migrate`: move the data folder into another one, merging, never losing a change
 /// (mn.md §7).

@@ -1,4 +1,7 @@
-import Core
+import Archive
+import Operations
+import Platform
+import Storage
 
 /// `mn repair`: give a damaged document back every change that survives anywhere (mn.md §14).
 enum Repair {

@@ -1,4 +1,5 @@
-import Core
+import AutomergeCodec
+import Storage
 
 /// `mn resolve`: print the data folder that mn would use (mn.md §2).
 enum Resolve {

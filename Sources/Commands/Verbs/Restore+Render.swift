@@ -1,4 +1,6 @@
-import Core
+import Archive
+import AutomergeCodec
+import Operations
 
 /// The text and JSON forms of `mn restore`'s plan and report.
 extension Restore {

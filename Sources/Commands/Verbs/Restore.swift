@@ -1,4 +1,8 @@
-import Core
+import Archive
+import AutomergeCodec
+import Operations
+import Platform
+import Storage
 
 /// `mn restore`: an archive's files into a data folder, documents merged (mn.md §8).
 ///

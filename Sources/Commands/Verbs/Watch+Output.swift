@@ -1,4 +1,6 @@
-import Core
+import AutomergeCodec
+import Operations
+import Platform
 
 extension Watch {
   /// Renders the watcher's reports: one line each on standard error, or JSON Lines on

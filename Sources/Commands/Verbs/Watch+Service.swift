@@ -1,4 +1,4 @@
-import Core
+import Platform
 
 #if canImport(Darwin)
   import Darwin

@@ -1,4 +1,7 @@
-import Core
+import Archive
+import Operations
+import Platform
+import Storage
 
 /// `mn watch`: keep a data folder healthy, event-driven (mn.md §12).
 enum Watch {

@@ -47,7 +47,7 @@ final class Sandbox {
       ?? candidates[2]
   }
 
-  /// The package's root folder (for `examples/` and `Tests/CoreTests/Fixtures`).
+  /// The package's root folder (for `examples/` and `Tests/Fixtures`).
   static var packageRoot: URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Core
+@testable import AutomergeCodec
+@testable import Operations
 
 #if canImport(Glibc)
   import Glibc
@@ -103,7 +104,7 @@ final class Watcher {
 /// change of their own (an empty change by a fresh actor, as any Automerge writes).
 enum WatchDocuments {
   static let fixtures = Sandbox.packageRoot.appendingPathComponent(
-    "Tests/CoreTests/Fixtures/conflicts")
+    "Tests/Fixtures/conflicts")
 
   static func fixture(_ rel: String) throws -> [UInt8] {
     Array(try Data(contentsOf: fixtures.appendingPathComponent(rel)))

@@ -1,0 +1,114 @@
+/// What a change notifier saw (mn.md §12). Paths are absolute, as the notifier was given them.
+public enum ChangeEvent: Sendable, Equatable {
+  /// A file was created, written, renamed into place, or had its attributes changed.
+  case changed(String)
+  /// A file was removed or renamed away.
+  case removed(String)
+  /// A directory appeared below the root; it is watched already (and so is everything in it).
+  case directoryAdded(String)
+  /// Something changed in a directory and the notifier cannot say what: look at it again.
+  case directoryChanged(String)
+  /// Events were lost (the kernel's queue overflowed): everything must be looked at again.
+  case overflow
+  /// The watched root was removed, renamed away or unmounted.
+  case rootGone
+  /// Something changed next to where the missing root would be (after `watchForAppearance`).
+  case ancestorChanged
+  /// The wake descriptor became readable (a signal arrived).
+  case woken
+}
+
+/// Why a change notifier cannot work.
+public enum ChangeNotifierError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The system call failed (`inotify_init1`, `inotify_add_watch`, `kqueue`, `poll`, `read`).
+  case systemCall(String, Errno)
+  /// The system has no change notifications that mn knows.
+  case unsupported
+
+  public var description: String {
+    switch self {
+    case .systemCall(let call, let errno): return "cannot watch for changes: \(call): \(errno)"
+    case .unsupported: return "cannot watch for changes on this system"
+    }
+  }
+}
+
+/// The system's change notifications for a data folder, behind one small interface: inotify
+/// on Linux (`LinuxInotify`), kqueue on Darwin (`DarwinKqueue`). `WatchRunner` sees only this.
+///
+/// A notifier watches a root and every directory below it; directories that appear are
+/// watched as they appear. `wait` blocks (no polling) until something happens, the wake
+/// descriptor given at creation becomes readable, or the timeout passes.
+public protocol ChangeNotifier: AnyObject {
+  /// Drops every watch, then watches `root` and every directory below it.
+  ///
+  /// - Throws: `ChangeNotifierError` when the root cannot be watched. A subdirectory that
+  ///   cannot be watched is skipped (it is still merged by the scans that follow events).
+  func watchTree(root: String) throws(ChangeNotifierError)
+
+  /// Drops every watch, then watches the nearest existing ancestor of `root`, so that
+  /// `wait` returns `.ancestorChanged` when something there changes (the root may be back).
+  func watchForAppearance(of root: String) throws(ChangeNotifierError)
+
+  /// Waits until there are events, the wake descriptor is readable, or `timeout` seconds
+  /// have passed (nil: no limit). Returns the events, in order; empty after a timeout.
+  func wait(timeout: Double?) throws(ChangeNotifierError) -> [ChangeEvent]
+}
+
+/// How deep mn walks a folder tree: the data folder's scan and the notifiers' directory walk
+/// both stop here (the root is depth 0), so a deep or looping tree cannot run them away.
+public enum FolderWalk {
+  public static let maxDepth = 32
+}
+
+/// Makes the live notifier of this system.
+public enum ChangeNotifiers {
+  /// The system's notifier, woken by `wakeDescriptor` (a pipe's read end) when it is given.
+  ///
+  /// - Parameters:
+  ///   - fileSystem: Lists directories to watch each one.
+  ///   - wakeDescriptor: A descriptor whose readability ends a `wait` with `.woken`.
+  /// - Returns: The notifier, watching nothing yet.
+  /// - Throws: `ChangeNotifierError` when the system refuses.
+  public static func live(fileSystem: any FileSystem, wakeDescriptor: Int32?)
+    throws(ChangeNotifierError) -> any ChangeNotifier
+  {
+    #if os(Linux)
+      return try LinuxInotify(fileSystem: fileSystem, wakeDescriptor: wakeDescriptor)
+    #elseif canImport(Darwin)
+      return try DarwinKqueue(fileSystem: fileSystem, wakeDescriptor: wakeDescriptor)
+    #else
+      throw .unsupported
+    #endif
+  }
+
+  /// The directories below `root` (not the root), walked to `FolderWalk.maxDepth`, links
+  /// not followed; a directory that cannot be listed is left out.
+  static func subdirectories(of root: String, fileSystem: any FileSystem) -> [String] {
+    var found: [String] = []
+    var stack: [(String, Int)] = [(root, 0)]
+    while let (directory, depth) = stack.popLast() {
+      guard depth < FolderWalk.maxDepth,
+        let entries = try? fileSystem.directoryItemsWithKinds(directory)
+      else { continue }
+      for entry in entries where entry.kind == .directory {
+        let path = Paths.join(directory, entry.name)
+        found.append(path)
+        stack.append((path, depth + 1))
+      }
+    }
+    return found
+  }
+
+  /// The nearest existing ancestor directory of `path` ("/" at worst).
+  static func nearestAncestor(of path: String, fileSystem: any FileSystem) -> String {
+    var current = Paths.split(path).directory
+    while current != "/" && !current.isEmpty {
+      if let info = try? fileSystem.infoFollowingLinks(current), info.kind == .directory {
+        return current
+      }
+      current = Paths.split(current).directory
+    }
+    return "/"
+  }
+}

@@ -1,0 +1,188 @@
+import Platform
+
+// The Darwin sync provider: one Apple call per function, its errors mapped (mn.md §15).
+//
+// Built into Storage on Darwin. On Linux the DarwinCompileCheck target compiles this very file
+// with `-D MN_DARWIN_SHIM` against DarwinShim, a module that declares exactly the Apple
+// symbols used here (each with the header or documentation page its signature comes from),
+// so that a typo or a type error here fails `make test` rather than a user's Mac.
+#if MN_DARWIN_SHIM
+  import Storage
+  import DarwinShim
+#elseif canImport(Darwin)
+  import Darwin
+  import Foundation
+#endif
+
+#if MN_DARWIN_SHIM || canImport(Darwin)
+  /// The sync provider of macOS: iCloud Drive (`FileManager`, `URLResourceValues`,
+  /// `NSFileVersion`), File Provider folders (`setiopolicy_np`) and `NSFileCoordinator`.
+  ///
+  /// Thin on purpose: it decides nothing. Which folder is which is
+  /// `SyncFolderKind.classify`; when to refuse, wait, list or resolve is for the portable
+  /// callers (`SyncReadiness`, `SyncDownload`, `ConflictVersions`, `CoordinatedFileSystem`).
+  public struct DarwinSyncProvider: SyncProvider {
+    /// The user's home directory, which tells the synced folders apart.
+    public let home: String
+
+    /// Creates the provider for the user whose home is `home` (`$HOME`).
+    public init(home: String) { self.home = home }
+
+    public func folderKind(of path: String) -> SyncFolderKind {
+      SyncFolderKind.classify(path, home: home)
+    }
+
+    /// `URL.resourceValues(forKeys: [.ubiquitousItemDownloadingStatusKey])` on a new `URL`
+    /// each time (a URL caches its resource values).
+    public func status(of path: String) throws(SyncProviderError) -> SyncItemStatus {
+      let values: URLResourceValues
+      do {
+        values = try URL(fileURLWithPath: path).resourceValues(forKeys: [
+          .ubiquitousItemDownloadingStatusKey
+        ])
+      } catch {
+        throw .failed(operation: "ask the status of", path: path, detail: "\(error)")
+      }
+      guard let status = values.ubiquitousItemDownloadingStatus else { return .unknown }
+      if status == .current { return .current }
+      if status == .downloaded { return .stale }
+      if status == .notDownloaded { return .notDownloaded }
+      return .unknown
+    }
+
+    /// `FileManager.startDownloadingUbiquitousItem(at:)`.
+    public func startDownloading(_ path: String) throws(SyncProviderError) {
+      do {
+        try FileManager.default.startDownloadingUbiquitousItem(at: URL(fileURLWithPath: path))
+      } catch {
+        throw .failed(operation: "ask the system to download", path: path, detail: "\(error)")
+      }
+    }
+
+    /// `Thread.detachNewThread`, on which `setiopolicy_np` turns materialization on for that
+    /// thread and the file is read (the File Provider downloads it to answer the read).
+    public func startMaterializing(_ path: String) {
+      Thread.detachNewThread {
+        _ = setiopolicy_np(
+          IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_THREAD,
+          IOPOL_MATERIALIZE_DATALESS_FILES_ON)
+        _ = try? LiveFileSystem().readFile(path, limit: DocumentName.maxFileSize)
+      }
+    }
+
+    /// `getiopolicy_np` to keep the thread's policy, `setiopolicy_np(…, OFF)`, then the kept
+    /// policy set again.
+    public func withoutMaterializing<T>(_ body: () throws -> T) rethrows -> T {
+      let previous = getiopolicy_np(IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_THREAD)
+      _ = setiopolicy_np(
+        IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_THREAD,
+        IOPOL_MATERIALIZE_DATALESS_FILES_OFF)
+      defer {
+        if previous >= 0 {
+          _ = setiopolicy_np(
+            IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_THREAD, previous)
+        }
+      }
+      return try body()
+    }
+
+    /// `NSFileCoordinator.coordinate(readingItemAt:options:error:byAccessor:)` for a read,
+    /// `coordinate(writingItemAt:options:error:byAccessor:)` with `.forReplacing` or
+    /// `.forDeleting` for a write. `body` works on `path` itself: mn's files are never moved
+    /// by another writer while it holds the lock.
+    public func coordinate<T>(_ access: CoordinatedAccess, _ path: String, _ body: () throws -> T)
+      throws -> T
+    {
+      let coordinator = NSFileCoordinator(filePresenter: nil)
+      let url = URL(fileURLWithPath: path)
+      var result: Result<T, any Error>?
+      var coordinationError: NSError?
+      switch access {
+      case .reading:
+        coordinator.coordinate(readingItemAt: url, options: [], error: &coordinationError) { _ in
+          result = Result { try body() }
+        }
+      case .replacing:
+        coordinator.coordinate(
+          writingItemAt: url, options: .forReplacing, error: &coordinationError
+        ) { _ in result = Result { try body() } }
+      case .deleting:
+        coordinator.coordinate(
+          writingItemAt: url, options: .forDeleting, error: &coordinationError
+        ) { _ in result = Result { try body() } }
+      }
+      if let coordinationError {
+        throw SyncProviderError.failed(
+          operation: "coordinate \(access.rawValue)", path: path,
+          detail: "\(coordinationError)")
+      }
+      guard let result else {
+        throw SyncProviderError.failed(
+          operation: "coordinate \(access.rawValue)", path: path, detail: "not run")
+      }
+      return try result.get()
+    }
+
+    /// `FileManager.setUbiquitous(true, itemAt:destinationURL:)`.
+    public func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {
+      do {
+        try FileManager.default.setUbiquitous(
+          true, itemAt: URL(fileURLWithPath: from), destinationURL: URL(fileURLWithPath: to))
+      } catch {
+        throw .failed(operation: "move into iCloud", path: from, detail: "\(error)")
+      }
+    }
+
+    /// `NSFileVersion.unresolvedConflictVersionsOfItem(at:)`, each with its `url`,
+    /// `localizedNameOfSavingComputer` and `modificationDate`.
+    public func conflictVersions(of path: String) -> [SyncVersion]? {
+      guard
+        let versions = NSFileVersion.unresolvedConflictVersionsOfItem(
+          at: URL(fileURLWithPath: path))
+      else { return nil }
+      return versions.map { version in
+        SyncVersion(
+          documentPath: path, path: version.url.path,
+          device: version.localizedNameOfSavingComputer,
+          modificationSeconds: version.modificationDate.map {
+            Int64($0.timeIntervalSince1970.rounded(.down))
+          })
+      }
+    }
+
+    /// The version's file (`NSFileVersion.url`) read inside a coordinated read.
+    public func readVersion(_ version: SyncVersion, limit: Int) throws(SyncProviderError)
+      -> [UInt8]
+    {
+      do {
+        return try coordinate(.reading, version.path) {
+          try LiveFileSystem().readFile(version.path, limit: limit)
+        }
+      } catch let error as SyncProviderError {
+        throw error
+      } catch {
+        throw .failed(operation: "read version", path: version.path, detail: "\(error)")
+      }
+    }
+
+    /// `isResolved = true` on each of `versions` (found again by their `url`), then, when
+    /// `removingOthers`, `NSFileVersion.removeOtherVersionsOfItem(at:)`; otherwise each of
+    /// them alone is removed (`remove()`), so that iCloud stops keeping it.
+    public func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
+      throws(SyncProviderError)
+    {
+      let url = URL(fileURLWithPath: path)
+      let wanted = Set(versions.map(\.path))
+      do {
+        for version in NSFileVersion.unresolvedConflictVersionsOfItem(at: url) ?? []
+        where wanted.contains(version.url.path) {
+          version.isResolved = true
+          if !removingOthers { try version.remove() }
+        }
+        if removingOthers { try NSFileVersion.removeOtherVersionsOfItem(at: url) }
+      } catch {
+        throw .failed(operation: "remove the resolved versions of", path: path, detail: "\(error)")
+      }
+    }
+  }
+#endif

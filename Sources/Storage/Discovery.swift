@@ -1,0 +1,184 @@
+import Platform
+
+/// Where a data folder was found (mn.md §2).
+public enum DiscoverySource: String, Sendable, CaseIterable {
+  case flag
+  case env
+  case pointer
+  case icloud
+  case local
+}
+
+/// One step of discovery: what was looked at, and why it was or was not chosen.
+public struct DiscoveryCandidate: Sendable, Equatable {
+  public var source: DiscoverySource
+  /// The path looked at; nil when the step had nothing to look at (no variable set).
+  public var path: String?
+  public var exists: Bool
+  /// Why the step was or was not chosen, in words.
+  public var note: String
+}
+
+/// The outcome of discovery: the chosen root (if any), every step, and warnings.
+public struct Discovery: Sendable {
+  public var root: String?
+  public var source: DiscoverySource?
+  public var candidates: [DiscoveryCandidate]
+  /// Problems to tell the user about even when a root was found (a stale pointer).
+  public var warnings: [String]
+  /// Set when an explicit choice (flag or variable) names a folder that does not exist.
+  public var explicitMissing: String?
+}
+
+/// The inputs of discovery, passed in so that Storage reads no environment of its own.
+public struct DiscoveryInput: Sendable {
+  /// `--root`, as given.
+  public var flag: String?
+  /// Environment variables (`MINUTA_STORAGE`, `HOME`, `XDG_CONFIG_HOME`).
+  public var variables: [String: String]
+  /// The current directory, absolute, for relative `--root` and `MINUTA_STORAGE` values.
+  public var currentDirectory: String
+  /// Whether to use the macOS locations of the pointer file.
+  public var isDarwin: Bool
+
+  public init(
+    flag: String?, variables: [String: String], currentDirectory: String, isDarwin: Bool
+  ) {
+    self.flag = flag
+    self.variables = variables
+    self.currentDirectory = currentDirectory
+    self.isDarwin = isDarwin
+  }
+}
+
+/// The well-known locations of mn.md §2.
+public enum WellKnownPaths {
+  /// The iCloud Drive container of Minuta under `home`.
+  public static func icloud(home: String) -> String {
+    Paths.join(home, "Library/Mobile Documents/iCloud~tools~minuta~app/Documents")
+  }
+
+  /// The local default folder under `home`.
+  public static func local(home: String) -> String { Paths.join(home, "Documents/Minuta") }
+
+  /// The pointer file `storage-path.txt`, or nil when neither HOME nor XDG_CONFIG_HOME is set.
+  public static func pointerFile(variables: [String: String], isDarwin: Bool) -> String? {
+    if isDarwin {
+      guard let home = nonEmpty(variables["HOME"]) else { return nil }
+      return Paths.join(home, "Library/Application Support/Minuta/storage-path.txt")
+    }
+    if let config = nonEmpty(variables["XDG_CONFIG_HOME"]), config.hasPrefix("/") {
+      return Paths.join(config, "minuta/storage-path.txt")
+    }
+    guard let home = nonEmpty(variables["HOME"]) else { return nil }
+    return Paths.join(home, ".config/minuta/storage-path.txt")
+  }
+
+  /// The backup directory of mn.md §8: `$MN_BACKUP_DIR`, else the state directory.
+  public static func backupDirectory(variables: [String: String], isDarwin: Bool) -> String? {
+    if let dir = nonEmpty(variables["MN_BACKUP_DIR"]) { return dir }
+    if isDarwin {
+      guard let home = nonEmpty(variables["HOME"]) else { return nil }
+      return Paths.join(home, "Library/Application Support/Minuta/Backups")
+    }
+    if let state = nonEmpty(variables["XDG_STATE_HOME"]), state.hasPrefix("/") {
+      return Paths.join(state, "minuta/backups")
+    }
+    guard let home = nonEmpty(variables["HOME"]) else { return nil }
+    return Paths.join(home, ".local/state/minuta/backups")
+  }
+
+  static func nonEmpty(_ value: String?) -> String? {
+    guard let value, !value.isEmpty else { return nil }
+    return value
+  }
+}
+
+extension Discovery {
+  /// Runs the five discovery steps of mn.md §2 in order; the first hit wins, but every step
+  /// is still evaluated so that `--explain` can show it.
+  ///
+  /// - Parameters:
+  ///   - input: The flag, environment and current directory.
+  ///   - fileSystem: Used to check which folders exist and to read the pointer file.
+  /// - Returns: The outcome; `root` is nil when no step found a folder.
+  public static func run(_ input: DiscoveryInput, fileSystem: any FileSystem) -> Discovery {
+    var result = Discovery(
+      root: nil, source: nil, candidates: [], warnings: [], explicitMissing: nil)
+
+    func isDirectory(_ path: String) -> Bool {
+      (try? fileSystem.infoFollowingLinks(path))??.kind == .directory
+    }
+
+    func consider(_ source: DiscoverySource, _ path: String?, explicit: Bool, unset: String) {
+      guard let path else {
+        result.candidates.append(
+          DiscoveryCandidate(source: source, path: nil, exists: false, note: unset))
+        return
+      }
+      let exists = isDirectory(path)
+      let note: String
+      if result.root != nil || result.explicitMissing != nil {
+        note = exists ? "exists; an earlier step was chosen" : "does not exist"
+      } else if exists {
+        note = "chosen"
+        result.root = path
+        result.source = source
+      } else if explicit {
+        note = "does not exist (an explicit choice: discovery stops here)"
+        result.explicitMissing = path
+      } else {
+        note = "does not exist"
+      }
+      result.candidates.append(
+        DiscoveryCandidate(source: source, path: path, exists: exists, note: note))
+    }
+
+    let cwd = input.currentDirectory
+    consider(
+      .flag, input.flag.map { Paths.normalize($0, relativeTo: cwd) }, explicit: true,
+      unset: "no --root given")
+    consider(
+      .env,
+      WellKnownPaths.nonEmpty(input.variables["MINUTA_STORAGE"]).map {
+        Paths.normalize($0, relativeTo: cwd)
+      }, explicit: true, unset: "MINUTA_STORAGE is not set")
+
+    // The pointer file: one absolute path, surrounding white space ignored.
+    let pointerFile = WellKnownPaths.pointerFile(
+      variables: input.variables, isDarwin: input.isDarwin)
+    if let pointerFile, let bytes = try? fileSystem.readFile(pointerFile, limit: 64 * 1024) {
+      let text = String(decoding: bytes, as: UTF8.self)
+      let target = String(
+        text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+      if target.isEmpty || !target.hasPrefix("/") {
+        let reason = target.isEmpty ? "is empty" : "does not hold an absolute path"
+        result.warnings.append("pointer file '\(pointerFile)' \(reason); ignored")
+        result.candidates.append(
+          DiscoveryCandidate(
+            source: .pointer, path: nil, exists: false, note: "pointer file \(reason)"))
+      } else {
+        let normalized = Paths.normalize(target, relativeTo: "/")
+        consider(.pointer, normalized, explicit: false, unset: "")
+        if !isDirectory(normalized) {
+          result.warnings.append(
+            "pointer file '\(pointerFile)' names '\(normalized)', which does not exist")
+          if let last = result.candidates.indices.last {
+            result.candidates[last].note =
+              "stale pointer in '\(pointerFile)': target does not exist"
+          }
+        }
+      }
+    } else {
+      result.candidates.append(
+        DiscoveryCandidate(
+          source: .pointer, path: pointerFile, exists: false,
+          note: pointerFile == nil ? "HOME is not set" : "no pointer file"))
+    }
+
+    let home = WellKnownPaths.nonEmpty(input.variables["HOME"])
+    consider(.icloud, home.map(WellKnownPaths.icloud), explicit: false, unset: "HOME is not set")
+    consider(.local, home.map(WellKnownPaths.local), explicit: false, unset: "HOME is not set")
+    return result
+  }
+}

@@ -1,0 +1,197 @@
+import Platform
+
+/// What a sync provider (iCloud Drive, a File Provider folder) tells about a file and does
+/// for it: the portable interface of mn.md §15.
+///
+/// The interface only asks and acts; every decision (when to refuse, when to wait, what is
+/// listed as a copy, when a version may be resolved) is made by the portable code that calls
+/// it (`SyncReadiness`, `SyncDownload`, `ConflictVersions`, `CoordinatedFileSystem`), so that
+/// it is tested on Linux with a simulated File Provider. `NoSyncProvider` is the provider of
+/// systems without one; `DarwinSyncProvider` (macOS only) wraps one Apple call per function.
+/// The provider is passed in (Environment, then the library targets), never found through a global.
+public protocol SyncProvider: Sendable {
+  /// What kind of synced folder `path` is in (decided by `SyncFolderKind.classify`).
+  func folderKind(of path: String) -> SyncFolderKind
+
+  /// Where the item at `path` stands. Asked afresh at every call (resource values are cached
+  /// per `URL`, so the Darwin provider makes a new one each time).
+  ///
+  /// - Throws: `SyncProviderError` when the system cannot say.
+  func status(of path: String) throws(SyncProviderError) -> SyncItemStatus
+
+  /// Asks the system to download the item at `path` (iCloud Drive); returns at once.
+  ///
+  /// - Throws: `SyncProviderError` when the system refuses.
+  func startDownloading(_ path: String) throws(SyncProviderError)
+
+  /// Reads the file at `path` on a worker thread with materialization on, so that a File
+  /// Provider that is not iCloud Drive downloads it; returns at once.
+  func startMaterializing(_ path: String)
+
+  /// Runs `body` with the materialization of dataless files turned off on this thread
+  /// (reading one then fails with `EDEADLK` instead of downloading it), then restores the
+  /// thread's policy as it was.
+  func withoutMaterializing<T>(_ body: () throws -> T) rethrows -> T
+
+  /// Runs `body` as a coordinated access to `path` (`NSFileCoordinator` on Darwin): the
+  /// system's other writers (the File Provider, the app) wait while it runs.
+  ///
+  /// - Throws: `SyncProviderError` when coordination fails, or what `body` throws.
+  func coordinate<T>(_ access: CoordinatedAccess, _ path: String, _ body: () throws -> T) throws
+    -> T
+
+  /// The unresolved conflict versions of the file at `path` (`NSFileVersion`); nil when the
+  /// system shows this process none at all (not even an empty list).
+  func conflictVersions(of path: String) -> [SyncVersion]?
+
+  /// The bytes of a conflict version, read inside a coordinated read; at most `limit`.
+  ///
+  /// - Throws: `SyncProviderError` when they cannot be read (the version is then kept).
+  func readVersion(_ version: SyncVersion, limit: Int) throws(SyncProviderError) -> [UInt8]
+
+  /// Moves the file at `from` (outside iCloud Drive) to `to` in an iCloud Drive container,
+  /// the system's own move into iCloud (`FileManager.setUbiquitous(true, itemAt:
+  /// destinationURL:)`); `from` is gone afterwards.
+  ///
+  /// - Throws: `SyncProviderError` when the system refuses (`from` is then where it was).
+  func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError)
+
+  /// Marks `versions` of the file at `path` resolved and removes them: when
+  /// `removingOthers`, with every other version of the file
+  /// (`NSFileVersion.removeOtherVersionsOfItem(at:)`), otherwise each alone.
+  ///
+  /// - Throws: `SyncProviderError` when the system refuses.
+  func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
+    throws(SyncProviderError)
+}
+
+/// The kind of folder a path is in, as mn.md §15 tells them apart.
+public enum SyncFolderKind: String, Sendable, Equatable {
+  /// Not a synced folder the system manages (Linux; a plain folder on a Mac).
+  case plain
+  /// An iCloud Drive ubiquity container (`~/Library/Mobile Documents/…`).
+  case ubiquityContainer = "icloud"
+  /// Another File Provider folder (`~/Library/CloudStorage/…`: Dropbox, OneDrive, Google
+  /// Drive, Nextcloud virtual files).
+  case fileProvider = "file-provider"
+
+  /// The kind of folder `path` is in, told by where it is below `home`.
+  ///
+  /// - Parameters:
+  ///   - path: an absolute path.
+  ///   - home: the user's home directory (`$HOME`), absolute.
+  /// - Returns: `.ubiquityContainer` under `~/Library/Mobile Documents/`, `.fileProvider`
+  ///   under `~/Library/CloudStorage/`, `.plain` elsewhere.
+  public static func classify(_ path: String, home: String) -> SyncFolderKind {
+    guard !home.isEmpty else { return .plain }
+    let base = home.hasSuffix("/") ? String(home.dropLast()) : home
+    if path.hasPrefix(base + "/Library/Mobile Documents/") { return .ubiquityContainer }
+    if path.hasPrefix(base + "/Library/CloudStorage/") { return .fileProvider }
+    return .plain
+  }
+}
+
+/// Where an item stands with its provider.
+public enum SyncItemStatus: String, Sendable, Equatable {
+  /// Downloaded, and the latest version (`.current`).
+  case current
+  /// Downloaded, but a newer version exists that is not (`.downloaded`): a stale copy.
+  case stale
+  /// Not downloaded (`.notDownloaded`).
+  case notDownloaded = "not-downloaded"
+  /// The system says nothing (not a synced item, or no provider).
+  case unknown
+}
+
+/// The kinds of coordinated access (`NSFileCoordinator` reading, or writing `.forReplacing`,
+/// `.forDeleting`).
+public enum CoordinatedAccess: String, Sendable, Equatable {
+  case reading
+  case replacing
+  case deleting
+}
+
+/// An unresolved conflict version of a file (`NSFileVersion`), as mn keeps it: a copy.
+public struct SyncVersion: Sendable, Hashable {
+  /// The absolute path of the file it is a version of.
+  public var documentPath: String
+  /// Where its bytes are (`NSFileVersion.url`), which also tells it from the others.
+  public var path: String
+  /// The name of the device that saved it, when the system gives it.
+  public var device: String?
+  /// When it was saved, seconds since the epoch, when the system gives it.
+  public var modificationSeconds: Int64?
+
+  /// Creates a version value.
+  public init(
+    documentPath: String, path: String, device: String? = nil, modificationSeconds: Int64? = nil
+  ) {
+    self.documentPath = documentPath
+    self.path = path
+    self.device = device
+    self.modificationSeconds = modificationSeconds
+  }
+
+  /// The service spelling of versions in `ls --json` (`"service": "icloud-version"`).
+  public static let service = "icloud-version"
+
+  /// The date of `modificationSeconds` in ISO 8601, UTC (`2026-09-06T15:45:12Z`).
+  public var date: String? {
+    modificationSeconds.map { UTCDateTime(secondsSinceEpoch: $0).iso8601 }
+  }
+}
+
+/// A provider call that failed: which, on what, and the system's words.
+public enum SyncProviderError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The system refused or failed `operation` on `path`.
+  case failed(operation: String, path: String, detail: String)
+  /// The system has no provider to ask (`NoSyncProvider`).
+  case unavailable(operation: String, path: String)
+
+  public var description: String {
+    switch self {
+    case .failed(let operation, let path, let detail):
+      return "cannot \(operation) '\(path)': \(detail)"
+    case .unavailable(let operation, let path):
+      return "cannot \(operation) '\(path)': no sync provider on this system"
+    }
+  }
+}
+
+/// The provider of systems without one (Linux): nothing is synced, nothing is coordinated,
+/// there are no versions. Every function does nothing or says so.
+public struct NoSyncProvider: SyncProvider {
+  public init() {}
+
+  public func folderKind(of path: String) -> SyncFolderKind { .plain }
+
+  public func status(of path: String) throws(SyncProviderError) -> SyncItemStatus { .unknown }
+
+  public func startDownloading(_ path: String) throws(SyncProviderError) {
+    throw .unavailable(operation: "download", path: path)
+  }
+
+  public func startMaterializing(_ path: String) {}
+
+  public func withoutMaterializing<T>(_ body: () throws -> T) rethrows -> T { try body() }
+
+  public func coordinate<T>(_ access: CoordinatedAccess, _ path: String, _ body: () throws -> T)
+    throws -> T
+  { try body() }
+
+  public func conflictVersions(of path: String) -> [SyncVersion]? { [] }
+
+  public func readVersion(_ version: SyncVersion, limit: Int) throws(SyncProviderError) -> [UInt8] {
+    throw .unavailable(operation: "read version", path: version.path)
+  }
+
+  public func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {
+    throw .unavailable(operation: "move into iCloud", path: from)
+  }
+
+  public func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
+    throws(SyncProviderError)
+  {
+    throw .unavailable(operation: "resolve versions of", path: path)
+  }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+
+@testable import Archive
+@testable import AutomergeCodec
+@testable import Operations
+@testable import Platform
+@testable import Storage
+@testable import TestSupport
+
+@Suite struct RepairTests {
+  static let month = "records/2026/09.automerge"
+  static let copy = "records/2026/09 2.automerge"
+  let fs = LiveFileSystem()
+
+  func device(_ k: Int) throws -> [UInt8] {
+    try ConflictFixtures.bytes("seed-01/device-\(k)/records/2026/09.automerge")
+  }
+
+  func merged() throws -> Set<String> {
+    try ConflictFixtures.hashes("seed-01/merged/records/2026/09.automerge.changes")
+  }
+
+  /// A folder whose month is device 0's file with its document chunk damaged, a copy from
+  /// device 1, another device's folder with device 2's file, and a backup of device 0.
+  func damagedFolder() throws -> (data: ScratchFolder, other: ScratchFolder, backups: String) {
+    let data = try ScratchFolder()
+    var damaged = try device(0)
+    damaged[damaged.count / 2] ^= 0x40
+    try data.write(Self.month, damaged)
+    try data.write(Self.copy, try device(1))
+    try data.write("tags.automerge", try ConflictFixtures.bytes("seed-01/device-0/tags.automerge"))
+    let other = try ScratchFolder()
+    try other.write(Self.month, try device(2))
+    let source = try ScratchFolder()
+    try source.write(Self.month, try device(0))
+    let backups = other.absolute("backups")
+    _ = try Backup.make(
+      files: [
+        ExportFile(
+          relativePath: Self.month, absolutePath: source.absolute(Self.month), kind: .document)
+      ],
+      source: source.path, reason: "merge-conflicts", directory: backups, dataRoots: [data.path],
+      version: "test", now: 1_790_000_000, fileSystem: fs, inspect: DocumentTools.inspect)
+    return (data, other, backups)
+  }
+
+  func plan(_ folder: (data: ScratchFolder, other: ScratchFolder, backups: String)) throws
+    -> RepairReport
+  {
+    RepairOperation.plan(
+      listing: try FolderScan.scan(root: folder.data.path, fileSystem: fs),
+      origins: [.directory(folder.other.path)], backupDirectory: folder.backups, fileSystem: fs)
+  }
+
+  @Test func theUnionOfEverySourceIsPlannedAndWrittenDependenciesFirst() throws {
+    let folder = try damagedFolder()
+    let damaged = Array(
+      try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month))))
+    let report = try plan(folder)
+    #expect(report.documents.map(\.logicalName) == [Self.month], "tags loads: not listed")
+    let document = try #require(report.documents.first)
+    #expect(document.refusal == nil)
+    #expect(document.sources.map(\.kind) == [.damaged, .copy, .from, .backup])
+    #expect(document.sources.map(\.salvaged) == [true, false, false, false])
+    #expect(document.sources[0].changes == 0 && document.sources[0].skipped.count == 1)
+    #expect(document.sources.reduce(0) { $0 + $1.recovered } == document.recovered)
+    #expect(document.recovered == (try merged()).count)
+    #expect(document.lost.isEmpty && document.stranded.isEmpty)
+    let heads = try ConflictFixtures.hashes("seed-01/merged/records/2026/09.automerge.heads")
+    #expect(Set(document.heads.map(\.description)) == heads)
+    // Planning changed nothing.
+    #expect(
+      Array(try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month))))
+        == damaged)
+
+    var backedUp: [ExportFile] = []
+    let done = try RepairOperation.execute(report, fileSystem: fs) { files in
+      backedUp = files
+      return "/backup.tar.gz"
+    }
+    #expect(backedUp.map(\.relativePath) == [Self.month])
+    #expect(done.backupPath == "/backup.tar.gz")
+    #expect(done.documents.first?.written == true)
+    let written = try AutomergeFile.decode(
+      Array(try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month)))))
+    #expect(Set(written.changes.map(\.hash.description)) == (try merged()))
+    // It starts with the largest source that loads, byte for byte.
+    let largest = try [device(1), device(2), device(0)].max {
+      try AutomergeFile.decode($0).changes.count < AutomergeFile.decode($1).changes.count
+    }
+    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month))))
+    #expect(Array(bytes.prefix(largest?.count ?? 0)) == largest)
+  }
+
+  @Test func aFromFolderGivesItsFileAndItsConflictCopies() throws {
+    let folder = try damagedFolder()
+    try FileManager.default.removeItem(atPath: folder.other.absolute(Self.month))
+    try folder.other.write("records/2026/09 (1).automerge", try device(2))
+    try folder.other.write("records/2026/08.automerge", try device(2))
+    let report = try plan(folder)
+    let sources = try #require(report.documents.first?.sources)
+    #expect(
+      sources.filter { $0.kind == .from }.map(\.location) == [
+        folder.other.absolute("records/2026/09 (1).automerge")
+      ])
+    #expect(report.documents.first?.recovered == (try merged()).count)
+    #expect(
+      RepairOperation.fromFiles(in: folder.other.path, logicalName: "tags.automerge", fs).isEmpty)
+  }
+
+  @Test func aFailingBackupWritesNothing() throws {
+    let folder = try damagedFolder()
+    let before = try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month)))
+    struct Refused: Error {}
+    #expect(throws: Refused.self) {
+      try RepairOperation.execute(try plan(folder), fileSystem: fs) { _ in throw Refused() }
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month))) == before)
+  }
+
+  @Test func aFileReplacedAfterThePlanIsLeftAlone() throws {
+    let folder = try damagedFolder()
+    let report = try plan(folder)
+    try folder.data.write(Self.month, Array("another version, longer".utf8))
+    let done = try RepairOperation.execute(report, fileSystem: fs) { _ in "/b" }
+    #expect(done.documents.first?.refusal == .changedDuringRun)
+    #expect(done.documents.first?.written == false)
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month)))
+        == Data("another version, longer".utf8))
+  }
+
+  @Test func anUnusableArchiveIsReportedAndTheRestGoesOn() throws {
+    let folder = try damagedFolder()
+    try folder.other.write("backups/minuta-backup-20990101-000000-x.tar.gz", Array("junk".utf8))
+    try folder.other.write("backups/not-ours.tar.gz", Array("junk".utf8))
+    let report = try plan(folder)
+    #expect(
+      report.unusableArchives.map(\.path) == [
+        Paths.join(folder.backups, "minuta-backup-20990101-000000-x.tar.gz")
+      ])
+    #expect(report.documents.first?.recovered == (try merged()).count)
+  }
+
+  @Test func aNamedDocumentThatLoadsIsNeverRewritten() throws {
+    let folder = try damagedFolder()
+    let listing = try FolderScan.scan(root: folder.data.path, fileSystem: fs)
+    let (selected, _) = listing.select(["tags.automerge"])
+    let report = RepairOperation.plan(
+      listing: listing, documents: selected, backupDirectory: nil, fileSystem: fs)
+    #expect(report.documents.map(\.refusal) == [.loads])
+    let done = try RepairOperation.execute(report, fileSystem: fs) { _ in
+      Issue.record("no backup for a document that loads")
+      return ""
+    }
+    #expect(done.documents.first?.written == false)
+  }
+
+  @Test func changesCutOffFromALostDependencyAreLeftOutAndReported() throws {
+    let data = try ScratchFolder()
+    var bytes = try Fixture.bytes("salvage/seed-04-09.incremental.automerge")
+    bytes[1162 + 100] ^= 4  // change chunk 2, a dependency of later changes
+    try data.write(Self.month, bytes)
+    let report = RepairOperation.plan(
+      listing: try FolderScan.scan(root: data.path, fileSystem: fs), backupDirectory: nil,
+      fileSystem: fs)
+    let document = try #require(report.documents.first)
+    #expect(
+      document.lost.map(\.description) == [
+        "8f72c6fd24dfe4d9a3250a4cb3099302e39872e538c1f6cc7eef2dd6fc118aa5"
+      ])
+    #expect(!document.stranded.isEmpty && document.losesSomething)
+    #expect(document.recovered + document.stranded.count == document.sources[0].changes)
+  }
+
+  @Test func twoChangesWithTheSameActorAndSeqRefuseTheDocument() throws {
+    let data = try ScratchFolder()
+    let first = try #require(try AutomergeFile.decode(try device(0)).changes.first)
+    let twin = Change(
+      actors: first.actors, seq: first.seq, startOp: first.startOp, time: first.time + 1,
+      message: "twin", deps: first.deps, ops: [])
+    try data.write(Self.month, first.chunk + Array("damage".utf8))
+    try data.write(Self.copy, twin.chunk)
+    let report = RepairOperation.plan(
+      listing: try FolderScan.scan(root: data.path, fileSystem: fs), backupDirectory: nil,
+      fileSystem: fs)
+    let document = try #require(report.documents.first { $0.logicalName == Self.month })
+    #expect(document.refusal == .collision(actor: first.author, seq: first.seq))
+    #expect(report.repairable.allSatisfy { $0.logicalName != Self.month })
+  }
+
+  @Test(arguments: [
+    ("records/2026/09.automerge", true), ("records/2026/09 2.automerge", true),
+    ("records/2026/09.sync-conflict-20260906-154512-ABCDEFG.automerge", true),
+    ("icloud/records/2026/09.automerge", true), ("a/b/records/2026/09.automerge", false),
+    ("records/2026/08.automerge", false), ("records/2026/09.automerge.json", false),
+    ("xrecords/2026/09.automerge", false),
+  ])
+  func anArchiveEntryHoldsTheDocumentOrItsCopies(_ path: String, _ holds: Bool) {
+    #expect(RepairOperation.holds(path, logicalName: Self.month) == holds)
+  }
+}

@@ -1,0 +1,72 @@
+import Testing
+
+@testable import Operations
+@testable import Platform
+@testable import TestSupport
+
+/// What `mn watch` acts on, by name (mn.md §3 and §12).
+@Suite struct WatchPathsTests {
+  @Test(arguments: [
+    ("/d/records/2026/09 2.automerge", WatchPathKind.copy),
+    ("/d/records/2026/09.sync-conflict-20260906-154512-ABCDEFG.automerge", .copy),
+    ("/d/records/2026/09 (Ada's conflicted copy 2026-09-06).automerge", .copy),
+    ("/d/tags (conflicted copy 2026-09-06 154512).automerge", .copy),
+    ("/d/records/2026/09.automerge.conflict1", .copy),
+    // The documents themselves, as the app rewrites them: never copies.
+    ("/d/records/2026/09.automerge", .document),
+    ("/d/tags.automerge", .document),
+    // mn's and the app's temporaries, the lock, other files.
+    ("/d/records/2026/.09.automerge.mn-ABC123.nosync", .other),
+    ("/d/.minuta.writelock.nosync", .other),
+    ("/d/.minuta-version", .other),
+    ("/d/notes 2.automerge", .other),
+    ("/d/records/09 2.automerge", .other),
+    ("/d/records/2026/13 2.automerge", .other),
+    ("/elsewhere/records/2026/09 2.automerge", .other),
+    ("/d", .other),
+    // Placeholders of documents and of copies.
+    ("/d/records/2026/.09.automerge.icloud", .placeholder),
+    ("/d/records/2026/.09 2.automerge.icloud", .placeholder),
+    ("/d/tags.automerge.nextcloud", .placeholder),
+    ("/d/.notes.txt.icloud", .other),
+  ])
+  func namesAreToldApart(_ path: String, _ kind: WatchPathKind) {
+    #expect(WatchPaths.kind(of: path, root: "/d") == kind)
+  }
+
+  @Test func scheduledBackupTimesAreReadOffTheirNames() {
+    // 2026-09-06T15:45:12Z
+    let t = 1_788_709_512.0
+    #expect(WatchPaths.scheduledBackupTime("minuta-backup-20260906-154512-watch.tar.gz") == t)
+    #expect(WatchPaths.scheduledBackupTime("minuta-backup-20260906-154512-watch-2.tar.gz") == t)
+    #expect(WatchPaths.scheduledBackupTime("minuta-backup-19700101-000000-watch.tar.gz") == 0)
+    for name in [
+      "minuta-backup-20260906-154512-watch-merge.tar.gz",
+      "minuta-backup-20260906-154512-merge-conflicts.tar.gz",
+      "minuta-backup-20261306-154512-watch.tar.gz", "minuta-backup-2026090-154512-watch.tar.gz",
+      "minuta-backup-20260906-154512-watch-.tar.gz", "other.tar.gz",
+    ] {
+      #expect(WatchPaths.scheduledBackupTime(name) == nil, "\(name)")
+    }
+  }
+
+  @Test func daysFromCivilInvertsUTCDateTime() {
+    for seconds: Int64 in [0, 951_782_400, 1_788_709_512, 4_102_444_800, -86_400] {
+      let d = UTCDateTime(secondsSinceEpoch: seconds)
+      let days = WatchPaths.daysFromCivil(Int64(d.year), Int64(d.month), Int64(d.day))
+      #expect(days * 86_400 + Int64(d.hour * 3600 + d.minute * 60 + d.second) == seconds)
+    }
+  }
+
+  @Test func theNewestScheduledBackupIsFound() throws {
+    let folder = try ScratchFolder()
+    try folder.write("minuta-backup-20260906-154512-watch.tar.gz")
+    try folder.write("minuta-backup-20260907-000000-watch-3.tar.gz")
+    try folder.write("minuta-backup-20270101-000000-merge-conflicts.tar.gz")
+    let found = WatchPaths.lastScheduledBackup(in: folder.path, fileSystem: LiveFileSystem())
+    #expect(found == WatchPaths.scheduledBackupTime("minuta-backup-20260907-000000-watch.tar.gz"))
+    #expect(
+      WatchPaths.lastScheduledBackup(in: folder.path + "/none", fileSystem: LiveFileSystem()) == nil
+    )
+  }
+}

@@ -1,0 +1,102 @@
+#if os(Linux)
+  import Foundation
+  import Testing
+
+  @testable import Platform
+  @testable import TestSupport
+
+  /// Linux inotify through `ChangeNotifier` (mn.md §12), on real directories.
+  @Suite struct LinuxInotifyTests {
+    /// Waits (for at most `seconds`) until the events so far contain one that `found` accepts.
+    func collect(
+      _ notifier: LinuxInotify, for seconds: Double = 2, until found: ([ChangeEvent]) -> Bool
+    ) throws -> [ChangeEvent] {
+      var events: [ChangeEvent] = []
+      let end = Date().addingTimeInterval(seconds)
+      while !found(events) && Date() < end {
+        events += try notifier.wait(timeout: 0.2)
+      }
+      return events
+    }
+
+    @Test func filesWrittenRenamedAndRemovedAreReported() throws {
+      let folder = try ScratchFolder()
+      try folder.write("records/2026/09.automerge")
+      let notifier = try LinuxInotify(fileSystem: LiveFileSystem(), wakeDescriptor: nil)
+      try notifier.watchTree(root: folder.path)
+      #expect(try notifier.wait(timeout: 0.05) == [])
+      try folder.write("records/2026/.tmp-copy")
+      try FileManager.default.moveItem(
+        atPath: folder.absolute("records/2026/.tmp-copy"),
+        toPath: folder.absolute("records/2026/09 2.automerge"))
+      let copy = folder.absolute("records/2026/09 2.automerge")
+      var events = try collect(notifier) { $0.contains(.changed(copy)) }
+      #expect(events.contains(.changed(copy)))
+      try FileManager.default.removeItem(atPath: copy)
+      events = try collect(notifier) { $0.contains(.removed(copy)) }
+      #expect(events.contains(.removed(copy)))
+    }
+
+    @Test func newDirectoriesAreWatchedAsTheyAppearNestedOrNot() throws {
+      let folder = try ScratchFolder()
+      let notifier = try LinuxInotify(fileSystem: LiveFileSystem(), wakeDescriptor: nil)
+      try notifier.watchTree(root: folder.path)
+      try FileManager.default.createDirectory(
+        atPath: folder.absolute("records/2027"), withIntermediateDirectories: true)
+      let added = try collect(notifier) { $0.contains(.directoryAdded(folder.absolute("records"))) }
+      #expect(added.contains(.directoryAdded(folder.absolute("records"))))
+      // Written after the watches were added: seen in the nested directory.
+      try folder.write("records/2027/03 2.automerge")
+      let copy = folder.absolute("records/2027/03 2.automerge")
+      let events = try collect(notifier) { $0.contains(.changed(copy)) }
+      #expect(events.contains(.changed(copy)))
+    }
+
+    @Test func theRootGoingAwayIsReportedAndItsReturnSeenFromItsParent() throws {
+      let parent = try ScratchFolder()
+      let root = parent.absolute("data")
+      try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+      let notifier = try LinuxInotify(fileSystem: LiveFileSystem(), wakeDescriptor: nil)
+      try notifier.watchTree(root: root)
+      try FileManager.default.removeItem(atPath: root)
+      #expect(try collect(notifier) { $0.contains(.rootGone) }.contains(.rootGone))
+      try notifier.watchForAppearance(of: root)
+      try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+      #expect(try collect(notifier) { $0.contains(.ancestorChanged) }.contains(.ancestorChanged))
+    }
+
+    @Test func theWakeDescriptorEndsAWaitAtOnce() throws {
+      var ends: [Int32] = [-1, -1]
+      #expect(pipe(&ends) == 0)
+      defer {
+        close(ends[0])
+        close(ends[1])
+      }
+      let notifier = try LinuxInotify(fileSystem: LiveFileSystem(), wakeDescriptor: ends[0])
+      let folder = try ScratchFolder()
+      try notifier.watchTree(root: folder.path)
+      var byte: UInt8 = 1
+      #expect(write(ends[1], &byte, 1) == 1)
+      let start = Date()
+      #expect(try notifier.wait(timeout: 5) == [.woken])
+      #expect(Date().timeIntervalSince(start) < 1)
+    }
+
+    @Test func aFullQueueIsReportedAsOverflow() throws {
+      let limit =
+        (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
+        .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 16384
+      let folder = try ScratchFolder()
+      let notifier = try LinuxInotify(fileSystem: LiveFileSystem(), wakeDescriptor: nil)
+      try notifier.watchTree(root: folder.path)
+      let fds = ["a", "b"].map { open(folder.absolute($0), O_CREAT | O_WRONLY, 0o644) }
+      defer { fds.forEach { close($0) } }
+      var byte: UInt8 = 0
+      // Each write is one IN_MODIFY (two files in turn: the kernel folds repeats of the
+      // last event into one), more than the queue holds.
+      for i in 0...(limit + 10) { _ = write(fds[i % 2], &byte, 1) }
+      let events = try notifier.wait(timeout: 1)
+      #expect(events.contains(.overflow))
+    }
+  }
+#endif

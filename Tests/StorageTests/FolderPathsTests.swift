@@ -1,0 +1,142 @@
+import Testing
+
+@testable import Platform
+@testable import Storage
+@testable import TestSupport
+
+@Suite struct FolderPathsTests {
+  let fs = LiveFileSystem()
+
+  func resolve(_ argument: String, _ scratch: ScratchFolder, cwd: String) throws -> String {
+    try FolderPaths.logicalPath(
+      for: argument, root: scratch.absolute("root"), currentDirectory: cwd, fileSystem: fs)
+  }
+
+  func setUp() throws -> ScratchFolder {
+    let s = try ScratchFolder()
+    try s.write("root/tags.automerge")
+    try s.write("root/records/2026/09.automerge")
+    try s.write("root/records/2026/notes.txt")
+    try s.makeDirectory("elsewhere")
+    return s
+  }
+
+  @Test func logicalNamesFromOutside() throws {
+    let s = try setUp()
+    let cwd = s.absolute("elsewhere")
+    #expect(try resolve("records/2026/09.automerge", s, cwd: cwd) == "records/2026/09.automerge")
+    #expect(try resolve("records/2026/10.automerge", s, cwd: cwd) == "records/2026/10.automerge")
+    #expect(
+      try resolve("records//2026/./09.automerge/", s, cwd: cwd) == "records/2026/09.automerge")
+    #expect(
+      try resolve("records/2027/../2026/09.automerge", s, cwd: cwd) == "records/2026/09.automerge")
+  }
+
+  @Test func relativeToTheCurrentDirectory() throws {
+    let s = try setUp()
+    let year = s.absolute("root/records/2026")
+    #expect(try resolve("09.automerge", s, cwd: year) == "records/2026/09.automerge")
+    #expect(try resolve("notes.txt", s, cwd: year) == "records/2026/notes.txt")
+    #expect(try resolve("./09.automerge", s, cwd: year) == "records/2026/09.automerge")
+    #expect(try resolve("../../tags.automerge", s, cwd: year) == "tags.automerge")
+    #expect(try resolve("..", s, cwd: year) == "records")
+    #expect(try resolve(".", s, cwd: s.absolute("root")) == "")
+    // Not under the current directory, but a document: the logical name wins.
+    #expect(try resolve("tags.automerge", s, cwd: year) == "tags.automerge")
+    #expect(try resolve("records/2026/09.automerge", s, cwd: year) == "records/2026/09.automerge")
+    // Neither exists: relative to the current directory.
+    #expect(try resolve("new.txt", s, cwd: year) == "records/2026/new.txt")
+    #expect(
+      try resolve("records/2026/09.automerge", s, cwd: s.absolute("root"))
+        == "records/2026/09.automerge")
+  }
+
+  @Test func absolutePaths() throws {
+    let s = try setUp()
+    let cwd = s.absolute("elsewhere")
+    #expect(
+      try resolve(s.absolute("root/records/2026/09.automerge"), s, cwd: cwd)
+        == "records/2026/09.automerge")
+    #expect(try resolve(s.absolute("root"), s, cwd: cwd) == "")
+    #expect(try resolve(s.absolute("root/x/../tags.automerge"), s, cwd: cwd) == "tags.automerge")
+    #expect(throws: StorageError.outsideRoot("/etc/passwd")) {
+      try resolve("/etc/passwd", s, cwd: cwd)
+    }
+    #expect(throws: StorageError.outsideRoot(s.absolute("rootx/a"))) {
+      try resolve(s.absolute("rootx/a"), s, cwd: cwd)
+    }
+    #expect(throws: StorageError.outsideRoot(s.absolute("root/../elsewhere"))) {
+      try resolve(s.absolute("root/../elsewhere"), s, cwd: cwd)
+    }
+  }
+
+  @Test func outsideTheRoot() throws {
+    let s = try setUp()
+    #expect(throws: StorageError.outsideRoot("../x")) {
+      try resolve("../x", s, cwd: s.absolute("root"))
+    }
+    #expect(throws: StorageError.outsideRoot("./x")) {
+      try resolve("./x", s, cwd: s.absolute("elsewhere"))
+    }
+    #expect(throws: StorageError.outsideRoot("records/../../x")) {
+      try resolve("records/../../x", s, cwd: s.absolute("elsewhere"))
+    }
+    #expect(throws: StorageError.invalidPath("")) { try resolve("", s, cwd: s.absolute("root")) }
+    #expect(throws: StorageError.invalidPath("a\u{0}b")) {
+      try resolve("a\u{0}b", s, cwd: s.absolute("root"))
+    }
+  }
+
+  @Test func throughSymbolicLinks() throws {
+    let s = try setUp()
+    try s.symlink("link", to: s.absolute("root"))
+    let viaLink = { (arg: String, cwd: String) in
+      try FolderPaths.logicalPath(
+        for: arg, root: s.absolute("link"), currentDirectory: cwd, fileSystem: self.fs)
+    }
+    // The root named through a link, the argument through the real path, and back.
+    #expect(try viaLink(s.absolute("root/tags.automerge"), "/") == "tags.automerge")
+    #expect(
+      try resolve(s.absolute("link/records/2026/09.automerge"), s, cwd: "/")
+        == "records/2026/09.automerge")
+    // getcwd returns the real path.
+    #expect(
+      try viaLink("09.automerge", s.absolute("root/records/2026")) == "records/2026/09.automerge")
+  }
+
+  @Test func decomposedRootComponents() throws {
+    let s = try ScratchFolder()
+    try s.write("Zo\u{EB}/tags.automerge")
+    let root = s.absolute("Zo\u{EB}")
+    let nfdArgument = s.absolute("Zoe\u{308}/tags.automerge")
+    let logical = try FolderPaths.logicalPath(
+      for: nfdArgument, root: root, currentDirectory: "/", fileSystem: fs)
+    #expect(logical == "tags.automerge")
+  }
+
+  @Test func manyArguments() throws {
+    let s = try setUp()
+    let out = try FolderPaths.logicalPaths(
+      for: ["tags.automerge", s.absolute("root/records")], root: s.absolute("root"),
+      currentDirectory: "/", fileSystem: fs)
+    #expect(out == ["tags.automerge", "records"])
+  }
+}
+
+@Suite struct FolderLayoutJoinTests {
+  @Test func joinsAsConcatenationDoes() {
+    let parts = [
+      "", "a", "records/2026", "/tmp/x", "/tmp/x/", "é/ü", "0123456789abcdef0123", "09 2.automerge",
+    ]
+    for a in parts {
+      for b in parts {
+        #expect(FolderLayout.joined(a, b) == a + "/" + b)
+        #expect(FolderLayout.join(a, b) == (a.isEmpty ? b : a + "/" + b))
+        if !b.isEmpty {
+          #expect(
+            FolderLayout.path(root: a, logicalName: b) == (a.hasSuffix("/") ? a + b : a + "/" + b))
+        }
+      }
+    }
+  }
+}

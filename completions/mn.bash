@@ -59,6 +59,28 @@ _mn_options() {
   esac
 }
 
+# The options that option $2 of the verb path $1 rules out (its groups' other members).
+_mn_excludes() {
+  case "$1|$2" in
+    'resolve|--icloud') echo '--local' ;;
+    'resolve|--local') echo '--icloud' ;;
+    'ls|--placeholders') echo '--conflicts --all' ;;
+    'ls|--conflicts') echo '--placeholders --all' ;;
+    'ls|--all') echo '--placeholders --conflicts' ;;
+    'ls|-l') echo '--json -0 --null' ;;
+    'ls|--long') echo '--json -0 --null' ;;
+    'ls|--json') echo '-l --long -0 --null' ;;
+    'ls|-0') echo '-l --long --json' ;;
+    'ls|--null') echo '-l --long --json' ;;
+    'fetch|--from') echo '--exec' ;;
+    'fetch|--exec') echo '--from' ;;
+    'migrate|--fetch-from') echo '--fetch-exec' ;;
+    'migrate|--fetch-exec') echo '--fetch-from' ;;
+    'watch|--fetch-from') echo '--fetch-exec' ;;
+    'watch|--fetch-exec') echo '--fetch-from' ;;
+  esac
+}
+
 # The value kind of option $2 of the verb path $1; fails for flags and unknown options.
 _mn_value_kind() {
   case "$1|$2" in
@@ -138,6 +160,7 @@ COMPREPLY=($(mn "${rootargs[@]}" __complete document -- "$2" 2>/dev/null)) ;;
 _mn() {
   local cur="${COMP_WORDS[COMP_CWORD]}"
   local vpath="" hpath="" helping="" root="" expect="" ended="" word name kind
+  local -a seen=()
   local -i i=1 npos=0
   COMPREPLY=()
   while [ "$i" -lt "$COMP_CWORD" ]; do
@@ -153,8 +176,11 @@ _mn() {
       case "$word" in
         --) ended=1; continue ;;
         --root=*) root="${word#--root=}"; continue ;;
-        -?*=*) continue ;;
-        -?*) _mn_value_kind "$vpath" "$word" >/dev/null && expect="$word"; continue ;;
+        -?*=*) seen+=("${word%%=*}"); continue ;;
+        -?*)
+          seen+=("$word")
+          _mn_value_kind "$vpath" "$word" >/dev/null && expect="$word"
+          continue ;;
       esac
     fi
     if [ -n "$helping" ]; then
@@ -182,7 +208,13 @@ _mn() {
         for j in "${!COMPREPLY[@]}"; do COMPREPLY[j]="${cur%%=*}=${COMPREPLY[j]}"; done
         return 0 ;;
       -*)
-        COMPREPLY=($(compgen -W "$(_mn_options "$vpath")" -- "$cur"))
+        # An option that a given one rules out is not offered.
+        local excluded=" " offered=""
+        for word in "${seen[@]}"; do excluded+="$(_mn_excludes "$vpath" "$word") "; done
+        for word in $(_mn_options "$vpath"); do
+          case "$excluded" in *" $word "*) ;; *) offered+=" $word" ;; esac
+        done
+        COMPREPLY=($(compgen -W "$offered" -- "$cur"))
         return 0 ;;
     esac
   fi

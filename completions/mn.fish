@@ -131,8 +131,47 @@ function __fish_mn_value_kind
     end
 end
 
-# Prints four lines: the verb path, the count of positional arguments after it, the
-# verb path after `mn help`, and the --root value.
+# The options that option $argv[2] of the verb path $argv[1] rules out (its groups'
+# other members).
+function __fish_mn_excludes
+    switch "$argv[1]|$argv[2]"
+        case 'resolve|--icloud'
+            printf '%s\n' '--local'
+        case 'resolve|--local'
+            printf '%s\n' '--icloud'
+        case 'ls|--placeholders'
+            printf '%s\n' '--conflicts' '--all'
+        case 'ls|--conflicts'
+            printf '%s\n' '--placeholders' '--all'
+        case 'ls|--all'
+            printf '%s\n' '--placeholders' '--conflicts'
+        case 'ls|-l'
+            printf '%s\n' '--json' '-0' '--null'
+        case 'ls|--long'
+            printf '%s\n' '--json' '-0' '--null'
+        case 'ls|--json'
+            printf '%s\n' '-l' '--long' '-0' '--null'
+        case 'ls|-0'
+            printf '%s\n' '-l' '--long' '--json'
+        case 'ls|--null'
+            printf '%s\n' '-l' '--long' '--json'
+        case 'fetch|--from'
+            printf '%s\n' '--exec'
+        case 'fetch|--exec'
+            printf '%s\n' '--from'
+        case 'migrate|--fetch-from'
+            printf '%s\n' '--fetch-exec'
+        case 'migrate|--fetch-exec'
+            printf '%s\n' '--fetch-from'
+        case 'watch|--fetch-from'
+            printf '%s\n' '--fetch-exec'
+        case 'watch|--fetch-exec'
+            printf '%s\n' '--fetch-from'
+    end
+end
+
+# Prints the verb path, the count of positional arguments after it, the verb path
+# after `mn help`, the --root value, and then every option word given, a line each.
 function __fish_mn_state
     set -l tokens (commandline -opc)
     set -e tokens[1]
@@ -144,6 +183,7 @@ function __fish_mn_state
     set -l ended 0
     set -l npos 0
     set -l name
+    set -l seen
     for word in $tokens
         if test -n "$expect"
             test "$expect" = --root; and set root $word
@@ -159,8 +199,10 @@ function __fish_mn_state
                     set root (string replace -- --root= '' $word)
                     continue
                 case '-?*=*'
+                    set -a seen (string replace -r -- '=.*' '' $word)
                     continue
                 case '-?*'
+                    set -a seen $word
                     __fish_mn_value_kind "$vpath" $word >/dev/null; and set expect $word
                     continue
             end
@@ -176,7 +218,16 @@ function __fish_mn_state
             set npos (math $npos + 1)
         end
     end
-    printf '%s\n' "$vpath" $npos "$hpath" "$root"
+    printf '%s\n' "$vpath" $npos "$hpath" "$root" $seen
+end
+
+# Whether option $argv[1] is still open: no option given rules it out.
+function __fish_mn_allowed
+    set -l state (__fish_mn_state)
+    for word in $state[5..-1]
+        contains -- $argv[1] (__fish_mn_excludes "$state[1]" $word); and return 1
+    end
+    return 0
 end
 
 # Whether the verbs after the verb path $argv[1] are wanted now.
@@ -265,7 +316,7 @@ complete -c mn -n '__fish_mn_help_at \'doc\'' -a 'merge' -d 'Write the lossless 
 complete -c mn -n '__fish_mn_verbs_at \'doc\'' -a 'check' -d 'Check that files are valid Automerge files.'
 complete -c mn -n '__fish_mn_help_at \'doc\'' -a 'check' -d 'Check that files are valid Automerge files.'
 complete -c mn -l 'root' -x -a '(__fish_complete_directories (commandline -ct) "")' -d 'Use this data folder instead of discovering one.'
-complete -c mn -l 'json' -d 'Print machine-readable JSON on standard output.'
+complete -c mn -n '__fish_mn_allowed \'--json\'' -l 'json' -d 'Print machine-readable JSON on standard output.'
 complete -c mn -s 'q' -l 'quiet' -d 'Print only errors.'
 complete -c mn -s 'v' -l 'verbose' -d 'Print more about what is done.'
 complete -c mn -l 'no-color' -d 'Do not color the output (also: the NO_COLOR variable).'
@@ -273,16 +324,16 @@ complete -c mn -l 'no-progress' -d 'Do not show progress bars.'
 complete -c mn -s 'h' -l 'help' -d 'Show help for mn or for the verb.'
 complete -c mn -l 'version' -d 'Print the version of mn.'
 complete -c mn -n '__fish_mn_in \'resolve\'' -l 'explain' -d 'Show every discovery step and why it was or was not chosen.'
-complete -c mn -n '__fish_mn_in \'resolve\'' -l 'icloud' -d 'Print the iCloud Drive container path, whether or not it exists.'
-complete -c mn -n '__fish_mn_in \'resolve\'' -l 'local' -d 'Print the local default folder path, whether or not it exists.'
-complete -c mn -n '__fish_mn_in \'ls\'' -l 'placeholders' -d 'List only documents that are not downloaded.'
-complete -c mn -n '__fish_mn_in \'ls\'' -l 'conflicts' -d 'List only documents that have conflict copies.'
-complete -c mn -n '__fish_mn_in \'ls\'' -l 'all' -d 'Also list files that are not documents (state other).'
-complete -c mn -n '__fish_mn_in \'ls\'' -s 'l' -l 'long' -d 'Add state, size, time and copy count columns.'
-complete -c mn -n '__fish_mn_in \'ls\'' -s '0' -l 'null' -d 'End every name with NUL instead of a newline.'
+complete -c mn -n '__fish_mn_in \'resolve\'; and __fish_mn_allowed \'--icloud\'' -l 'icloud' -d 'Print the iCloud Drive container path, whether or not it exists.'
+complete -c mn -n '__fish_mn_in \'resolve\'; and __fish_mn_allowed \'--local\'' -l 'local' -d 'Print the local default folder path, whether or not it exists.'
+complete -c mn -n '__fish_mn_in \'ls\'; and __fish_mn_allowed \'--placeholders\'' -l 'placeholders' -d 'List only documents that are not downloaded.'
+complete -c mn -n '__fish_mn_in \'ls\'; and __fish_mn_allowed \'--conflicts\'' -l 'conflicts' -d 'List only documents that have conflict copies.'
+complete -c mn -n '__fish_mn_in \'ls\'; and __fish_mn_allowed \'--all\'' -l 'all' -d 'Also list files that are not documents (state other).'
+complete -c mn -n '__fish_mn_in \'ls\'; and __fish_mn_allowed \'--long\'' -s 'l' -l 'long' -d 'Add state, size, time and copy count columns.'
+complete -c mn -n '__fish_mn_in \'ls\'; and __fish_mn_allowed \'--null\'' -s '0' -l 'null' -d 'End every name with NUL instead of a newline.'
 complete -c mn -n '__fish_mn_argument \'ls\' 0 +' -x -a '(__fish_mn_documents)'
-complete -c mn -n '__fish_mn_in \'fetch\'' -l 'from' -r -F -d 'Take the files from another copy of the data folder, or an mn export archive.'
-complete -c mn -n '__fish_mn_in \'fetch\'' -l 'exec' -x -a '(__fish_complete_command)' -d 'Run this shell command per placeholder ({} the path, {rel} the logical name).'
+complete -c mn -n '__fish_mn_in \'fetch\'; and __fish_mn_allowed \'--from\'' -l 'from' -r -F -d 'Take the files from another copy of the data folder, or an mn export archive.'
+complete -c mn -n '__fish_mn_in \'fetch\'; and __fish_mn_allowed \'--exec\'' -l 'exec' -x -a '(__fish_complete_command)' -d 'Run this shell command per placeholder ({} the path, {rel} the logical name).'
 complete -c mn -n '__fish_mn_in \'fetch\'' -l 'timeout' -x -d 'Wait this long for the files and commands (default 300).'
 complete -c mn -n '__fish_mn_in \'fetch\'' -l 'wait' -x -d 'Wait this long for another writer\'s lock before giving up with 75 (default 10).'
 complete -c mn -n '__fish_mn_argument \'fetch\' 0 +' -x -a '(__fish_mn_documents)'
@@ -297,8 +348,8 @@ complete -c mn -n '__fish_mn_in \'migrate\'' -l 'dry-run' -d 'Print the plan and
 complete -c mn -n '__fish_mn_in \'migrate\'' -s 'y' -l 'yes' -d 'Do not ask for confirmation.'
 complete -c mn -n '__fish_mn_in \'migrate\'' -l 'keep-source' -d 'Copy instead of move: remove nothing from the source.'
 complete -c mn -n '__fish_mn_in \'migrate\'' -l 'fetch' -d 'First fetch every placeholder and stale file of both folders, as \'mn fetch\' does (not with --dry-run).'
-complete -c mn -n '__fish_mn_in \'migrate\'' -l 'fetch-from' -r -F -d 'With --fetch: take the files from another copy of the data folder, or an mn export archive.'
-complete -c mn -n '__fish_mn_in \'migrate\'' -l 'fetch-exec' -x -a '(__fish_complete_command)' -d 'With --fetch: run this shell command per placeholder ({} the path, {rel} the logical name).'
+complete -c mn -n '__fish_mn_in \'migrate\'; and __fish_mn_allowed \'--fetch-from\'' -l 'fetch-from' -r -F -d 'With --fetch: take the files from another copy of the data folder, or an mn export archive.'
+complete -c mn -n '__fish_mn_in \'migrate\'; and __fish_mn_allowed \'--fetch-exec\'' -l 'fetch-exec' -x -a '(__fish_complete_command)' -d 'With --fetch: run this shell command per placeholder ({} the path, {rel} the logical name).'
 complete -c mn -n '__fish_mn_in \'migrate\'' -l 'fetch-timeout' -x -d 'With --fetch: wait this long for the files and commands (default 300).'
 complete -c mn -n '__fish_mn_in \'migrate\'' -l 'wait' -x -d 'Wait this long for another writer\'s lock before giving up with 75 (default 10).'
 complete -c mn -n '__fish_mn_in \'export\'' -s 'o' -l 'output' -r -F -d 'Write the archive here (- for standard output).'
@@ -321,8 +372,8 @@ complete -c mn -n '__fish_mn_in \'watch\'' -l 'keep-daily' -x -d 'With --backup-
 complete -c mn -n '__fish_mn_in \'watch\'' -l 'keep-weekly' -x -d 'With --backup-every: keep the newest backup of each of N weeks.'
 complete -c mn -n '__fish_mn_in \'watch\'' -l 'keep-monthly' -x -d 'With --backup-every: keep the newest backup of each of N months.'
 complete -c mn -n '__fish_mn_in \'watch\'' -l 'fetch' -d 'Fetch placeholders as they appear, as \'mn fetch\' does.'
-complete -c mn -n '__fish_mn_in \'watch\'' -l 'fetch-from' -r -F -d 'With --fetch: take the files from another copy of the data folder, or an mn export archive.'
-complete -c mn -n '__fish_mn_in \'watch\'' -l 'fetch-exec' -x -a '(__fish_complete_command)' -d 'With --fetch: run this shell command per placeholder ({} the path, {rel} the logical name).'
+complete -c mn -n '__fish_mn_in \'watch\'; and __fish_mn_allowed \'--fetch-from\'' -l 'fetch-from' -r -F -d 'With --fetch: take the files from another copy of the data folder, or an mn export archive.'
+complete -c mn -n '__fish_mn_in \'watch\'; and __fish_mn_allowed \'--fetch-exec\'' -l 'fetch-exec' -x -a '(__fish_complete_command)' -d 'With --fetch: run this shell command per placeholder ({} the path, {rel} the logical name).'
 complete -c mn -n '__fish_mn_in \'watch\'' -l 'fetch-timeout' -x -d 'With --fetch: wait this long for the files and commands (default 300).'
 complete -c mn -n '__fish_mn_in \'watch\'' -l 'once' -d 'Make one pass over the folder, then exit.'
 complete -c mn -n '__fish_mn_in \'watch\'' -l 'service' -x -a 'systemd launchd' -d 'Print a systemd user unit or a launchd agent that runs mn watch, and exit. One of: systemd, launchd.'

@@ -3,7 +3,8 @@ import Platform
 /// What can go wrong when writing, reading, verifying or restoring an archive.
 ///
 /// Each case carries its subject (an entry path relative to the top folder, or a file
-/// path). Suggested exit statuses (mn.md §11) are given by `exitCategory`.
+/// path). The exit status each case calls for (noted below, mn.md §11) is decided by the
+/// command layer's error report.
 public enum ArchiveError: Error, Sendable, Equatable, CustomStringConvertible {
   // Writing.
   /// The folder has placeholders (not downloaded) and they were not allowed (exit 69).
@@ -79,34 +80,6 @@ public enum ArchiveError: Error, Sendable, Equatable, CustomStringConvertible {
     case unlistedEntry
     /// A placeholder (listed as missing) is present in the archive.
     case placeholderPresent
-  }
-
-  /// The broad category of the error, for mapping to an exit status.
-  public enum Category: Sendable, Equatable {
-    /// Placeholders remain, or libarchive cannot be loaded (69).
-    case unavailable
-    /// The archive or a document is malformed (65).
-    case dataError
-    /// The output cannot be created (73).
-    case cannotCreate
-    /// I/O failed part-way (74).
-    case ioError
-    /// A bug (70).
-    case software
-  }
-
-  public var exitCategory: Category {
-    switch self {
-    case .placeholdersPresent, .libraryUnavailable: return .unavailable
-    case .cannotCreateOutput, .backupInsideDataFolder, .destinationConflict: return .cannotCreate
-    case .io, .sourceChanged, .writeFailed: return .ioError
-    case .invalidExportPath: return .software
-    case .unreadableDocument, .corruptArchive, .absolutePath, .parentComponent, .invalidPath,
-      .symbolicLink, .hardLink, .specialFile, .duplicateEntry, .entryTooLarge, .archiveTooLarge,
-      .notUnderTopFolder, .emptyArchive, .invalidManifest, .missingManifest, .manifestMismatch,
-      .mergeFailed:
-      return .dataError
-    }
   }
 
   public var description: String {

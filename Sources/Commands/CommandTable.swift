@@ -11,17 +11,28 @@ public enum CommandTable {
 
   /// Options every verb accepts, before or after the verb (mn.md §11).
   public static let globalOptions: [OptionSpec] = [
-    .option(
-      "root", .directory, valueName: "PATH",
-      help: "Use this data folder instead of discovering one."),
-    .flag("json", help: "Print machine-readable JSON on standard output."),
-    .flag("quiet", short: "q", help: "Print only errors."),
-    .flag("verbose", short: "v", help: "Print more about what is done."),
-    .flag("no-color", help: "Do not color the output (also: the NO_COLOR variable)."),
-    .flag("no-progress", help: "Do not show progress bars."),
-    .flag("help", short: "h", help: "Show help for mn or for the verb."),
-    .flag("version", help: "Print the version of mn."),
+    Global.root.spec, Global.json.spec, Global.quiet.spec, Global.verbose.spec,
+    Global.noColor.spec, Global.noProgress.spec, Global.help.spec, Global.version.spec,
   ]
+
+  /// The global options as values; the parser fills `GlobalOptions` from them, and a verb
+  /// names one in a group (`ls`: `--long`, `--json` or `-0`).
+  public enum Global {
+    public static let root = Option<String>(
+      "root", .directory, valueName: "PATH",
+      help: "Use this data folder instead of discovering one.")
+    public static let json = Flag.global(
+      "json", help: "Print machine-readable JSON on standard output.")
+    public static let quiet = Flag.global("quiet", short: "q", help: "Print only errors.")
+    public static let verbose = Flag.global(
+      "verbose", short: "v", help: "Print more about what is done.")
+    public static let noColor = Flag.global(
+      "no-color", help: "Do not color the output (also: the NO_COLOR variable).")
+    public static let noProgress = Flag.global("no-progress", help: "Do not show progress bars.")
+    public static let help = Flag.global(
+      "help", short: "h", help: "Show help for mn or for the verb.")
+    public static let version = Flag.global("version", help: "Print the version of mn.")
+  }
 
   /// The version printed by `mn --version` and written into manifests.
   public static let version = "0.1.0"

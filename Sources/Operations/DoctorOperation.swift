@@ -66,7 +66,7 @@ public enum DoctorOperation {
       return .unknown("\(error)")
     }
     do {
-      let lock = try FileLock.acquire(root: root, timeout: 0, fileSystem: fileSystem) { _ in }
+      let lock = try WriteLocks.acquire([root], timeout: 0, fileSystem: fileSystem) { _ in }
       lock.release()
       return .free
     } catch {

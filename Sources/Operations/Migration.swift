@@ -5,14 +5,14 @@ import Storage
 
 /// Moving a data folder into another one without losing a change (mn.md §7).
 ///
-/// The workflow, each step a function so that the verb can print between them:
+/// The steps, each a function; `MigrateOperation` runs them in order for `mn migrate`:
 ///
 /// 1. `checkRoots`: the two folders must be apart (neither inside the other).
-/// 2. `lock`: both write locks, in a fixed order.
+/// 2. `lock`: both write locks, in a fixed order (`WriteLocks`).
 /// 3. `plan`: scan both folders and classify every document (`move`, `merge`, `same`) and
 ///    file; the plan also lists what stops the migration (placeholders, unreadable
 ///    documents, conflict copies) as `blocker`.
-/// 4. The caller makes a backup of both folders (`backupFiles`) and asks for confirmation.
+/// 4. A backup of both folders (`backupFiles`), after the confirmation.
 /// 5. `execute`: every step journaled in the destination (`MigrationJournal`), each
 ///    document written atomically and verified before its source is removed; then the
 ///    emptied source directories are removed, the pointer file is updated, the journal
@@ -45,11 +45,9 @@ public enum Migration {
     }
   }
 
-  /// Takes the write locks of `roots`, in the order of their paths' bytes.
-  ///
-  /// Migration holds two locks, and the dispatcher's `.writesStore` holds one: so the verb
-  /// takes both here. A fixed order means two migrations between the same folders, in
-  /// opposite directions, wait for each other instead of deadlocking.
+  /// Takes the write locks of `roots` (`WriteLocks.acquire`: in the order of their paths'
+  /// bytes, so that two migrations between the same folders, in opposite directions, wait
+  /// for each other instead of deadlocking).
   ///
   /// - Parameters:
   ///   - roots: existing data folders.
@@ -59,25 +57,39 @@ public enum Migration {
   ///   - fileSystem: where the lock files live.
   ///   - sleep: sleeps between attempts (injected for tests).
   /// - Returns: the held locks; the caller releases them (or lets them go with the process).
-  /// - Throws: `LockError` (75 when held) or `MigrationError.destinationNotWritable`.
+  /// - Throws: `LockError` (held, or another failure) or
+  ///   `MigrationError.destinationNotWritable`; nothing stays locked.
   public static func lock(
     _ roots: [String], destination: String, timeout: Double, fileSystem: any FileSystem,
-    sleep: (Double) -> Void
-  ) throws -> [FileLock] {
-    var locks: [FileLock] = []
-    for root in roots.sorted(by: { $0.precedesByBytes($1) }) {
-      do {
-        locks.append(
-          try FileLock.acquire(root: root, timeout: timeout, fileSystem: fileSystem, sleep: sleep))
-      } catch .fileSystem(let error) where root == destination && isUnwritable(error.errno) {
-        locks.forEach { $0.release() }
-        throw MigrationError.destinationNotWritable(destination, error)
-      } catch {
-        locks.forEach { $0.release() }
-        throw error
-      }
+    sleep: @escaping (Double) -> Void
+  ) throws -> WriteLocks {
+    do {
+      return try WriteLocks.acquire(roots, timeout: timeout, fileSystem: fileSystem, sleep: sleep)
+    } catch {
+      throw lockError(error, destination: destination)
     }
-    return locks
+  }
+
+  /// Takes the lock of the destination, just created, besides the locks already held.
+  ///
+  /// - Throws: as `lock`; the locks already held stay held.
+  public static func lockDestination(_ destination: String, in locks: WriteLocks) throws {
+    do {
+      try locks.add(destination)
+    } catch {
+      throw lockError(error, destination: destination)
+    }
+  }
+
+  /// A lock file that cannot be created in the destination means that the destination
+  /// cannot be written.
+  static func lockError(_ error: LockError, destination: String) -> any Error {
+    if case .fileSystem(let inner) = error,
+      inner.path == Paths.join(destination, FileLock.fileName), isUnwritable(inner.errno)
+    {
+      return MigrationError.destinationNotWritable(destination, inner)
+    }
+    return error
   }
 
   /// Creates the destination folder and its missing parents.

@@ -8,6 +8,9 @@ import Platform
 public enum MigrationError: Error, Sendable, CustomStringConvertible {
   /// The destination is the source, or one lies inside the other.
   case nested(source: String, destination: String)
+  /// No source or destination was given and there is no default for it (the defaults
+  /// live under the home folder, which is unknown).
+  case noDefaultFolder
   /// An explicit `--from` that does not exist (or is not a directory).
   case noSuchSource(String)
   /// The default destination (the iCloud Drive container) does not exist.
@@ -36,6 +39,7 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         return "the source and the destination are the same folder '\(source)'"
       }
       return "the destination '\(destination)' and the source '\(source)' lie inside one another"
+    case .noDefaultFolder: return "no folder given, and no default folder"
     case .noSuchSource(let path): return "no such data folder '\(path)'"
     case .noSuchDestination(let path):
       return "the iCloud Drive container '\(path)' does not exist"

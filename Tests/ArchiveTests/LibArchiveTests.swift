@@ -123,7 +123,6 @@ import Testing
     #expect(detail.contains(name))
     #expect(error.description.hasPrefix("cannot load libarchive (\(name)): "))
     #expect(error.description.hasSuffix(" — install \(LibArchive.package)"))
-    #expect(error.exitCategory == .unavailable)
   }
 
   @Test func aLibraryWithoutTheFunctionsIsATypedError() {

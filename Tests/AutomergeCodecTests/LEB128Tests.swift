@@ -93,3 +93,21 @@ import Testing
     for b in bad { #expect(b.withUnsafeBufferPointer { UTF8Validation.string($0) } == nil, "\(b)") }
   }
 }
+
+func readULEB(_ bytes: [UInt8]) throws -> UInt64 {
+  try bytes.withUnsafeBufferPointer { b in
+    var r = ByteReader(b)
+    let v = try r.uleb()
+    if !r.isAtEnd { throw AutomergeDecodeError.trailingBytes(what: "test", offset: r.offset) }
+    return v
+  }
+}
+
+func readSLEB(_ bytes: [UInt8]) throws -> Int64 {
+  try bytes.withUnsafeBufferPointer { b in
+    var r = ByteReader(b)
+    let v = try r.sleb()
+    if !r.isAtEnd { throw AutomergeDecodeError.trailingBytes(what: "test", offset: r.offset) }
+    return v
+  }
+}

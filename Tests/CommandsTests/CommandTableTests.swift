@@ -90,6 +90,29 @@ import Testing
     }
   }
 
+  /// A verb is handed the data folder exactly when the table says it needs one, and each
+  /// group names at least two distinct options of the verb or global options.
+  @Test func foldersAndGroupsAgreeWithTheTable() {
+    let globals = Set(CommandTable.globalOptions.map(\.name))
+    for (path, spec) in Self.realPaths {
+      let verb = path.joined(separator: " ")
+      let needsFolder = !spec.flags.isDisjoint(with: [.needsStore, .writesStore])
+      if case .inFolder? = spec.run {
+        #expect(needsFolder, "'\(verb)' takes a root but the table does not discover one")
+      } else if spec.run != nil {
+        #expect(!needsFolder, "'\(verb)' needs a data folder but is not handed one")
+      }
+      let own = Set(spec.options.map(\.name))
+      for group in spec.groups {
+        #expect(group.names.count >= 2, "'\(verb)': a group of one")
+        #expect(Set(group.names).count == group.names.count, "'\(verb)': a member twice")
+        for name in group.names {
+          #expect(own.contains(name) || globals.contains(name), "'\(verb)': no option '\(name)'")
+        }
+      }
+    }
+  }
+
   @Test func specsAreWellFormed() {
     for (path, spec) in Self.realPaths {
       let verb = path.joined(separator: " ")

@@ -215,6 +215,35 @@ import Testing
     }
   }
 
+  /// Lines on the test table's groups (`merge-conflicts --check | --dry-run`, `export
+  /// --reproducible | --json`) and what they complete to: once one member is on the line,
+  /// its partners are not offered, whichever form (short, long, before the verb) it took.
+  static let exclusions: [(line: String, expected: [String])] = [
+    ("mn merge-conflicts --dr", ["--dry-run"]),
+    ("mn merge-conflicts --check --dr", []),
+    ("mn merge-conflicts --ch", ["--check"]),
+    ("mn merge-conflicts -n --ch", []),
+    ("mn merge-conflicts --dry-run --ch", []),
+    ("mn merge-conflicts --check --wa", ["--wait"]),
+    ("mn export --j", ["--json"]),
+    ("mn export -r --j", []),
+    ("mn export --reproducible --j", []),
+    ("mn export --re", ["--reproducible"]),
+    ("mn export --json --re", []),
+    ("mn --json export --re", []),
+    ("mn --json resolve --ex", ["--explain"]),
+  ]
+
+  @Test(arguments: Shell.allCases)
+  func excludedOptionsAreNotOffered(_ shell: Shell) throws {
+    let sandbox = try Sandbox(commands: TestSupport.commands)
+    for (line, expected) in Self.exclusions {
+      let actual = Self.normalize(
+        try Self.complete(shell, line, in: sandbox), shell: shell, line: line)
+      #expect(actual == Set(expected), "\(shell): '\(line)'")
+    }
+  }
+
   @Test(arguments: Shell.allCases)
   func hiddenVerbsAreNotOffered(_ shell: Shell) throws {
     let sandbox = try Sandbox(commands: TestSupport.commands)

@@ -162,6 +162,35 @@ import Testing
     (["__secret", "--deeper"], "unknown option '--deeper'; did you mean '--deep'?", ["__secret"]),
   ]
 
+  /// The test table's groups: one message form (it starts with the option, so it is not in
+  /// `rejected`, whose messages start lowercase), the two named in the group's order,
+  /// whatever the order given.
+  static let refusedTogether: [(arguments: [String], message: String, path: [String])] = [
+    (
+      ["merge-conflicts", "--check", "-n"], "--check and --dry-run cannot be used together",
+      ["merge-conflicts"]
+    ),
+    (
+      ["merge-conflicts", "-n", "--check"], "--check and --dry-run cannot be used together",
+      ["merge-conflicts"]
+    ),
+    (
+      ["--json", "export", "-r"], "--reproducible and --json cannot be used together", ["export"]
+    ),
+    (
+      ["export", "--reproducible", "--json"], "--reproducible and --json cannot be used together",
+      ["export"]
+    ),
+  ]
+
+  @Test(arguments: refusedTogether)
+  func refusesTogether(_ arguments: [String], _ message: String, _ path: [String]) {
+    #expect(message.hasSuffix(" cannot be used together"))
+    #expect(throws: UsageError(message: message, path: path), "\(arguments)") {
+      try Self.parse(arguments)
+    }
+  }
+
   @Test(arguments: rejected)
   func rejects(_ arguments: [String], _ message: String, _ path: [String]) {
     #expect(message.first?.isLowercase == true && !message.hasSuffix("."))
@@ -197,8 +226,117 @@ import Testing
       return
     }
     #expect(call.spec.name == "info")
-    #expect(call.value("missing") == nil)
-    #expect(call.allValues("missing").isEmpty)
+  }
+
+  /// A table whose verb has an at-most-one choice (with a global member), an exactly-one
+  /// group and a group of value options.
+  enum Paint {
+    enum Color: Equatable { case red, green }
+    enum Form: Equatable { case long, json }
+    static let color = FlagChoice<Color>(
+      [(.red, Flag("red", short: "r", help: "Red.")), (.green, Flag("green", help: "Green."))],
+      exclusivity: .exactlyOne)
+    static let form = FlagChoice<Form>([
+      (.long, Flag("long", short: "l", help: "Long.")), (.json, CommandTable.Global.json),
+    ])
+    static let from = Option<String>("from", .path, valueName: "DIR", help: "From.")
+    static let exec = Option<String>("exec", .command, valueName: "CMD", help: "Exec.")
+    static let times = Option.count("times", help: "Times.")
+    static let wait = Option.seconds("wait", help: "Wait.")
+    static let spec = CommandSpec(
+      name: "paint", abstract: "Paint.",
+      options: [color, form, from, exec, OptionGroup.atMostOne(from, exec), times, wait])
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+      let outcome = try Parser.parse(
+        ["paint"] + arguments, commands: [spec], globals: CommandTable.globalOptions)
+      guard case .run(let call) = outcome else {
+        throw UsageError(message: "not a run", path: [])
+      }
+      return call
+    }
+  }
+
+  @Test func aChoiceReadsAsItsCase() throws {
+    #expect(try Paint.parse(["--red"])[Paint.color] == .red)
+    #expect(try Paint.parse(["--green"])[Paint.color] == .green)
+    #expect(try Paint.parse(["--red"])[Paint.form] == nil)
+    #expect(try Paint.parse(["--red", "-l"])[Paint.form] == .long)
+    // The global --json is a case too, given before or after the verb.
+    #expect(try Paint.parse(["--red", "--json"])[Paint.form] == .json)
+    let call = try Parser.parse(
+      ["--json", "paint", "--green"], commands: [Paint.spec], globals: CommandTable.globalOptions)
+    guard case .run(let before) = call else {
+      Issue.record("expected run")
+      return
+    }
+    #expect(before[Paint.form] == .json)
+    #expect(before.global.json)
+  }
+
+  @Test func valuesReadTyped() throws {
+    let call = try Paint.parse(["--red", "--times", "3", "--wait=1.5", "--from", "a"])
+    #expect(call[Paint.times] == 3)
+    #expect(call[Paint.wait] == 1.5)
+    #expect(call[Paint.from] == "a")
+    #expect(call[Paint.exec] == nil)
+    #expect(call[all: Paint.from] == ["a"])
+  }
+
+  static let groupErrors: [(arguments: [String], message: String)] = [
+    (["--red", "--green"], "--red and --green cannot be used together"),
+    (["--green", "-r"], "--red and --green cannot be used together"),
+    (["-r", "-l", "--json"], "--long and --json cannot be used together"),
+    (["--json", "--red", "-l"], "--long and --json cannot be used together"),
+    (["--red", "--exec", "x", "--from", "y"], "--from and --exec cannot be used together"),
+    (["--red", "--from=y", "--exec=x"], "--from and --exec cannot be used together"),
+    ([], "one of --red and --green is needed"),
+    (["-l"], "one of --red and --green is needed"),
+  ]
+
+  @Test(arguments: groupErrors)
+  func groupsAreEnforced(_ arguments: [String], _ message: String) {
+    #expect(throws: UsageError(message: message, path: ["paint"]), "\(arguments)") {
+      try Paint.parse(arguments)
+    }
+  }
+
+  @Test func helpWinsOverAGroup() throws {
+    let outcome = try Parser.parse(
+      ["paint", "--red", "--green", "--help"], commands: [Paint.spec],
+      globals: CommandTable.globalOptions)
+    #expect(Self.describe(outcome) == "help [paint]")
+  }
+
+  /// Every group of the real table, refused with the one message form.
+  static let realGroups: [(arguments: [String], message: String)] = [
+    (["ls", "--all", "--conflicts"], "--conflicts and --all cannot be used together"),
+    (["ls", "--placeholders", "--all"], "--placeholders and --all cannot be used together"),
+    (
+      ["ls", "--placeholders", "--conflicts"],
+      "--placeholders and --conflicts cannot be used together"
+    ),
+    (["ls", "--json", "-l"], "--long and --json cannot be used together"),
+    (["ls", "-0", "--json"], "--json and --null cannot be used together"),
+    (["ls", "-l0"], "--long and --null cannot be used together"),
+    (["resolve", "--local", "--icloud"], "--icloud and --local cannot be used together"),
+    (["fetch", "--exec", "true", "--from", "x"], "--from and --exec cannot be used together"),
+    (
+      ["migrate", "--fetch", "--fetch-from", "x", "--fetch-exec", "true"],
+      "--fetch-from and --fetch-exec cannot be used together"
+    ),
+    (
+      ["watch", "--fetch", "--fetch-exec", "true", "--fetch-from", "x"],
+      "--fetch-from and --fetch-exec cannot be used together"
+    ),
+  ]
+
+  @Test(arguments: realGroups)
+  func theTablesGroupsAreEnforced(_ arguments: [String], _ message: String) {
+    #expect(throws: UsageError(message: message, path: [arguments[0]]), "\(arguments)") {
+      try Parser.parse(
+        arguments, commands: CommandTable.commands, globals: CommandTable.globalOptions)
+    }
   }
 
   static let suggestions: [(word: String, candidates: [String], expected: String?)] = [

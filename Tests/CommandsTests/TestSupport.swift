@@ -85,6 +85,12 @@ enum TestSupport {
     return url
   }
 
+  /// The test table's grouped options: `merge-conflicts --check | --dry-run`, and
+  /// `export --reproducible | --json`.
+  static let check = Flag("check", help: "Only check.")
+  static let dryRun = Flag("dry-run", short: "n", help: "Do not write.")
+  static let reproducible = Flag("reproducible", short: "r", help: "Fix times.")
+
   /// A small table for parser tests, independent of the real one.
   static let commands: [CommandSpec] = [
     CommandSpec(
@@ -93,22 +99,25 @@ enum TestSupport {
         ArgumentSpec("PATH", .document, help: "Documents.", optional: true, variadic: true)
       ],
       options: [
-        .flag("check", help: "Only check."),
-        .flag("dry-run", short: "n", help: "Do not write."),
-        .option("wait", .seconds, valueName: "SECONDS", help: "Wait."),
+        check, dryRun, OptionSpec.option("wait", .seconds, valueName: "SECONDS", help: "Wait."),
+        OptionGroup.atMostOne(check, dryRun),
       ]),
     CommandSpec(
       name: "export", abstract: "Write an archive.",
       options: [
-        .option("output", short: "o", .path, valueName: "FILE", help: "Output."),
-        .option("format", .choice(["tar", "tar.gz", "zip"]), valueName: "FORMAT", help: "Format."),
-        .option("exclude", short: "x", .text, valueName: "GLOB", help: "Skip.", repeatable: true),
-        .option("level", .count, valueName: "N", help: "Level."),
-        .flag("reproducible", short: "r", help: "Fix times."),
+        OptionSpec.option("output", short: "o", .path, valueName: "FILE", help: "Output."),
+        OptionSpec.option(
+          "format", .choice(["tar", "tar.gz", "zip"]), valueName: "FORMAT", help: "Format."),
+        OptionSpec.option(
+          "exclude", short: "x", .text, valueName: "GLOB", help: "Skip.", repeatable: true),
+        OptionSpec.option("level", .count, valueName: "N", help: "Level."),
+        reproducible,
+        // A choice with a global member: `--json` is the table's, not the verb's.
+        OptionGroup.atMostOne(reproducible, CommandTable.Global.json),
       ]),
     CommandSpec(
       name: "resolve", abstract: "Print the data folder.", aliases: ["where"],
-      options: [.flag("explain", help: "Explain.")]),
+      options: [OptionSpec.flag("explain", help: "Explain.")]),
     CommandSpec(
       name: "doc", abstract: "Work on documents.",
       subcommands: [
@@ -118,10 +127,12 @@ enum TestSupport {
         CommandSpec(
           name: "merge", abstract: "Merge documents.",
           arguments: [ArgumentSpec("FILE", .path, help: "Inputs.", variadic: true)],
-          options: [.option("output", short: "o", .path, valueName: "OUT", help: "Output.")]),
+          options: [
+            OptionSpec.option("output", short: "o", .path, valueName: "OUT", help: "Output.")
+          ]),
       ]),
     CommandSpec(
-      name: "__secret", abstract: "Hidden.", options: [.flag("deep", help: "Deep.")],
+      name: "__secret", abstract: "Hidden.", options: [OptionSpec.flag("deep", help: "Deep.")],
       flags: [.hidden]),
     Help.spec,
   ]

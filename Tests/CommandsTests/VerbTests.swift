@@ -16,7 +16,7 @@ import Testing
   static func run(_ arguments: [String], directory: String = "/") throws -> Run {
     let outcome = try Parser.parse(
       arguments, commands: CommandTable.commands, globals: CommandTable.globalOptions)
-    guard case .run(let call) = outcome, let run = call.spec.run else {
+    guard case .run(let call) = outcome, case .plain(let run)? = call.spec.run else {
       throw UsageError(message: "not a run: \(outcome)", path: [])
     }
     let out = BufferSink()
@@ -52,6 +52,31 @@ import Testing
         == CompletionRenderer.script(
           for: shell, commands: CommandTable.commands, globals: CommandTable.globalOptions))
     #expect(result.stderr.isEmpty)
+  }
+
+  /// The verbs handed a data folder: the dispatcher, not the verb, says there is none.
+  static let folderVerbs = CommandTable.commands.filter {
+    if case .inFolder? = $0.run { return true }
+    return false
+  }.map(\.name)
+
+  @Test func everyFolderVerbIsListed() {
+    #expect(Set(Self.folderVerbs) == ["ls", "fetch", "merge-conflicts", "export", "repair"])
+  }
+
+  @Test(arguments: folderVerbs)
+  func aMissingDataFolderIsReportedByTheDispatcher(_ verb: String) throws {
+    let directory = try TestSupport.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let missing = directory.appendingPathComponent("nowhere").path
+    let out = BufferSink()
+    let err = BufferSink()
+    let env = Environment(
+      variables: ["HOME": directory.path], currentDirectory: directory.path, now: { (0, 0) },
+      fileSystem: LiveFileSystem(), stdout: out, stderr: err)
+    #expect(CLI.run(["--root", missing, verb], env) == Commands.ExitStatus.noInput.rawValue)
+    #expect(err.text == "mn: error: data folder '\(missing)' does not exist\n", "\(verb)")
+    #expect(out.text.isEmpty)
   }
 
   @Test func completeAnswersVerbsAndOptions() throws {

@@ -1,7 +1,6 @@
+import AutomergeCodec
 import Foundation
-
-@testable import AutomergeCodec
-@testable import Platform
+import Platform
 
 /// The steps of the replace protocol (mn.md §6) at which a sync client's version can
 /// arrive, each as the file-system call that begins it.

@@ -1,6 +1,5 @@
+import AutomergeCodec
 import Foundation
-
-@testable import AutomergeCodec
 
 /// Fixtures of `Tests/Fixtures`, found from this file's path.
 enum Fixture {
@@ -34,22 +33,4 @@ enum Fixture {
 /// Hex literal helper: spaces and newlines are ignored.
 func hex(_ s: String) -> [UInt8] {
   Hex.decode(String(s.filter { !$0.isWhitespace })) ?? []
-}
-
-func readULEB(_ bytes: [UInt8]) throws -> UInt64 {
-  try bytes.withUnsafeBufferPointer { b in
-    var r = ByteReader(b)
-    let v = try r.uleb()
-    if !r.isAtEnd { throw AutomergeDecodeError.trailingBytes(what: "test", offset: r.offset) }
-    return v
-  }
-}
-
-func readSLEB(_ bytes: [UInt8]) throws -> Int64 {
-  try bytes.withUnsafeBufferPointer { b in
-    var r = ByteReader(b)
-    let v = try r.sleb()
-    if !r.isAtEnd { throw AutomergeDecodeError.trailingBytes(what: "test", offset: r.offset) }
-    return v
-  }
 }

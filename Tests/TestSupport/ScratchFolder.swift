@@ -1,6 +1,5 @@
 import Foundation
-
-@testable import Platform
+import Platform
 
 #if canImport(Glibc)
   import Glibc

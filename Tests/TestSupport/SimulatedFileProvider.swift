@@ -1,8 +1,7 @@
+import AutomergeCodec
 import Foundation
-
-@testable import AutomergeCodec
-@testable import Platform
-@testable import Storage
+import Platform
+import Storage
 
 /// A simulated File Provider folder (mn.md §15) for testing the portable decisions on Linux:
 /// a `FileSystem` over a real scratch folder and the `SyncProvider` of that folder, sharing

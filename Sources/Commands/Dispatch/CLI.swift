@@ -4,8 +4,8 @@ import Platform
 /// The one place where a command line becomes a run of a verb and an exit status.
 ///
 /// Parses the arguments against `CommandTable`, prints help or the version when asked,
-/// applies the table's flags (`.needsStore` resolves the data folder, `.writesStore` holds
-/// the write lock for the whole run), runs the verb, and turns every error into a message on
+/// hands an `.inFolder` verb the data folder it resolved (`.writesStore`: holding the
+/// write lock for the whole run), runs the verb, and turns every error into a message on
 /// standard error and a sysexits status (style.md (c)).
 public enum CLI {
   /// Runs `mn` with `arguments` (without the program name) and returns the exit status.
@@ -42,15 +42,11 @@ public enum CLI {
         quiet = call.global.quiet
         return try execute(&call, env)
       }
-    } catch let error as UsageError {
-      try? env.stderr.write("mn: error: \(error.message)\n")
-      let verb = error.path.isEmpty ? "" : " " + error.path.joined(separator: " ")
-      try? env.stderr.write("see 'mn\(verb) --help'\n")
-      return .usage
     } catch {
       let (status, message, details) = ErrorReport.describe(error)
       try? env.stderr.write("mn: error: \(message)\n")
-      if !quiet || status == .software {
+      // A usage error's pointer to the help is part of the message, even with --quiet.
+      if !quiet || status == .software || error is UsageError {
         for line in details { try? env.stderr.write("\(line)\n") }
       }
       return status
@@ -58,30 +54,29 @@ public enum CLI {
   }
 
   private static func execute(_ call: inout Invocation, _ env: Environment) throws -> ExitStatus {
-    guard let run = call.spec.run else {
-      throw CommandError(.software, "'\(call.path.joined(separator: " "))' has nothing to run")
-    }
-    if call.spec.flags.contains(.needsStore) || call.spec.flags.contains(.writesStore) {
+    switch call.spec.run {
+    case nil:
+      throw CommandError.nothingToRun(verb: call.path.joined(separator: " "))
+    case .plain(let run)?:
+      return try run(call, env)
+    case .inFolder(let run)?:
       let found = env.discover(root: call.global.root)
       if !call.global.quiet {
         for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
       }
       guard let root = found.root else { throw Resolve.notFound(found) }
-      call.root = root
+      guard call.spec.flags.contains(.writesStore) else { return try run(call, root, env) }
+      let lock = try WriteLocks.acquire(
+        [root], timeout: call[CommonOptions.wait] ?? 10, fileSystem: env.fileSystem,
+        sleep: env.sleep)
+      defer { lock.release() }
+      let left = try cleanTemporaries(root, call, env)
+      let status = try run(call, root, env)
+      // A temporary whose document could not take its changes (a damaged document, say) is
+      // merged once the verb has run (after a repair, it can).
+      if left > 0 { _ = try? cleanTemporaries(root, call, env) }
+      return status
     }
-    guard call.spec.flags.contains(.writesStore), let root = call.root else {
-      return try run(call, env)
-    }
-    let wait = Double(call.value("wait") ?? "") ?? 10
-    let lock = try FileLock.acquire(
-      root: root, timeout: wait, fileSystem: env.fileSystem, sleep: env.sleep)
-    defer { lock.release() }
-    let left = try cleanTemporaries(root, call, env)
-    let status = try run(call, env)
-    // A temporary whose document could not take its changes (a damaged document, say) is
-    // merged once the verb has run (after a repair, it can).
-    if left > 0 { _ = try? cleanTemporaries(root, call, env) }
-    return status
   }
 
   /// Merges and removes mn's leftover temporaries (mn.md §6); returns how many remain.

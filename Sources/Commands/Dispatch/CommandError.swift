@@ -1,14 +1,34 @@
-/// An error a verb raises with its exit status and message already decided.
-public struct CommandError: Error, Sendable {
-  public var status: ExitStatus
-  /// The message after `mn: error: `, lowercase, no trailing period.
-  public var message: String
-  /// Extra lines printed after the message (a list of what is still missing, a hint).
-  public var details: [String]
-
-  public init(_ status: ExitStatus, _ message: String, details: [String] = []) {
-    self.status = status
-    self.message = message
-    self.details = details
-  }
+/// What went wrong in a verb, outside Core: each case says what failed and carries its
+/// subject; `ErrorReport` decides its exit status and words it (style.md (c)).
+public enum CommandError: Error, Sendable {
+  /// The command table names a verb that has no `run` (a bug in the table).
+  case nothingToRun(verb: String)
+  /// A `PATH` argument selects no document (`ls`, `fetch`, `merge-conflicts`, `repair`).
+  case noSuchDocument(String)
+  /// A file argument of `mn doc` does not exist.
+  case noSuchFile(String)
+  /// An archive argument of `mn backups verify` does not exist.
+  case noSuchArchive(String)
+  /// A file argument of `mn doc` is not valid Automerge.
+  case notAutomerge(name: String, any Error)
+  /// `mn doc merge`: the merge read back does not hold every input change.
+  case mergeIncomplete
+  /// `mn resolve --icloud` or `--local` needs `HOME`, which is not set.
+  case homeNotSet
+  /// The data folder named by `--root` or `MINUTA_STORAGE` does not exist.
+  case dataFolderMissing(String)
+  /// Discovery found no data folder.
+  case noDataFolder
+  /// `mn restore` found no data folder and was given no `--to`.
+  case noRestoreDestination
+  /// `mn migrate` without `--yes`, standard input not a terminal: nobody to ask.
+  case confirmationUnavailable
+  /// Neither `MN_BACKUP_DIR` nor `HOME` gives a backup directory.
+  case noBackupDirectory
+  /// `mn export`: placeholders in the folder, `--allow-placeholders` not given.
+  case incompleteFolder([String])
+  /// `mn export -o -` with standard output on a terminal.
+  case archiveToTerminal
+  /// `mn export -o FILE` inside the data folder `root`.
+  case archiveInsideDataFolder(root: String)
 }

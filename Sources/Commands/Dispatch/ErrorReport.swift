@@ -6,12 +6,17 @@ import Storage
 
 /// Turns any error into an exit status, a one-line message and detail lines (style.md (c)).
 ///
-/// This is the only place that decides exit statuses for errors; verbs throw typed errors.
+/// This is the only place that decides exit statuses: Core's typed errors and the verbs'
+/// `CommandError` say what went wrong, and each kind is mapped here to mn.md §11's status
+/// (and to the statuses of the items a report lists as failed: `status(of:)`).
 enum ErrorReport {
   static func describe(_ error: any Error) -> (ExitStatus, String, [String]) {
     switch error {
+    case let e as UsageError:
+      let verb = e.path.isEmpty ? "" : " " + e.path.joined(separator: " ")
+      return (.usage, e.message, ["see 'mn\(verb) --help'"])
     case let e as CommandError:
-      return (e.status, e.message, e.details)
+      return command(e)
     case let e as LockError:
       switch e {
       case .held:
@@ -37,7 +42,9 @@ enum ErrorReport {
       switch e {
       case .outsideRoot, .invalidPath: return (.usage, e.description, [])
       case .noSuchFolder: return (.noInput, e.description, [])
-      default: return (.dataErr, e.description, [])
+      case .notADirectory, .cannotReadDirectory, .cannotReadEntry, .documentIsDirectory,
+        .symbolicLink, .unsupportedFileType, .tooDeep, .notDownloadedDirectory, .equivalentNames:
+        return (.dataErr, e.description, [])
       }
     case let e as MigrationError:
       return migration(e)
@@ -49,17 +56,74 @@ enum ErrorReport {
     case let e as ProcessError:
       return (.unavailable, e.description, [])
     case let e as ArchiveError:
-      let status: ExitStatus
-      switch e.exitCategory {
-      case .unavailable: status = .unavailable
-      case .cannotCreate: status = .cantCreate
-      case .ioError: status = .ioErr
-      case .dataError: status = .dataErr
-      case .software: status = .software
-      }
-      return (status, e.description, [])
+      return (status(of: e), e.description, [])
     default:
       return (.software, "\(error)", ["this is a bug in mn; please report it"])
+    }
+  }
+
+  /// The exit status, message and details of a verb's own error.
+  static func command(_ e: CommandError) -> (ExitStatus, String, [String]) {
+    switch e {
+    case .nothingToRun(let verb): return (.software, "'\(verb)' has nothing to run", [])
+    case .noSuchDocument(let name): return (.noInput, "no such document '\(name)'", [])
+    case .noSuchFile(let name): return (.noInput, "no such file '\(name)'", [])
+    case .noSuchArchive(let name): return (.noInput, "no such archive '\(name)'", [])
+    case .notAutomerge(let name, let error):
+      return (.dataErr, "'\(name)' is not a valid Automerge file: \(error)", [])
+    case .mergeIncomplete:
+      return (.software, "the merge does not hold every input change; nothing written", [])
+    case .homeNotSet: return (.noInput, "HOME is not set", [])
+    case .dataFolderMissing(let path): return (.noInput, "data folder '\(path)' does not exist", [])
+    case .noDataFolder:
+      return (
+        .noInput, "no data folder found",
+        ["hint: use --root PATH or MINUTA_STORAGE, or see 'mn resolve --explain'"]
+      )
+    case .noRestoreDestination:
+      return (
+        .noInput, "no data folder found",
+        ["hint: name the destination with --to DIR (it is created when missing)"]
+      )
+    case .confirmationUnavailable:
+      return (
+        .usage, "refusing to migrate without confirmation (standard input is not a terminal)",
+        ["hint: check the plan with --dry-run, then rerun with --yes"]
+      )
+    case .noBackupDirectory:
+      return (.cantCreate, "no backup directory: set MN_BACKUP_DIR or HOME", [])
+    case .incompleteFolder(let paths):
+      return (
+        .unavailable, "the data folder is incomplete: \(paths.count) file(s) not downloaded",
+        paths.map { "  \($0)" } + [
+          "hint: download them first, or use --allow-placeholders to export without them"
+        ]
+      )
+    case .archiveToTerminal:
+      return (
+        .usage, "refusing to write an archive to a terminal",
+        ["hint: redirect standard output, or write a file with -o FILE"]
+      )
+    case .archiveInsideDataFolder(let root):
+      return (
+        .cantCreate, "refusing to write the archive inside the data folder '\(root)'",
+        ["hint: write it elsewhere with -o FILE"]
+      )
+    }
+  }
+
+  /// The exit status of an archive error (mn.md §11).
+  static func status(of error: ArchiveError) -> ExitStatus {
+    switch error {
+    case .placeholdersPresent, .libraryUnavailable: return .unavailable
+    case .cannotCreateOutput, .backupInsideDataFolder, .destinationConflict: return .cantCreate
+    case .io, .sourceChanged, .writeFailed: return .ioErr
+    case .invalidExportPath: return .software
+    case .unreadableDocument, .corruptArchive, .absolutePath, .parentComponent, .invalidPath,
+      .symbolicLink, .hardLink, .specialFile, .duplicateEntry, .entryTooLarge, .archiveTooLarge,
+      .notUnderTopFolder, .emptyArchive, .invalidManifest, .missingManifest, .manifestMismatch,
+      .mergeFailed:
+      return .dataErr
     }
   }
 
@@ -68,6 +132,7 @@ enum ErrorReport {
     let rerun =
       "hint: rerun 'mn migrate' to finish; the journal in the destination records the progress"
     switch e {
+    case .noDefaultFolder: return (.usage, "HOME is not set", ["hint: give --from and --to"])
     case .nested, .unfinishedMigration:
       var details: [String] = []
       if case .unfinishedMigration(_, let source, _) = e {

@@ -50,7 +50,7 @@ extension Environment {
   func backupDirectory() throws -> String {
     guard
       let dir = WellKnownPaths.backupDirectory(variables: variables, isDarwin: Environment.isDarwin)
-    else { throw CommandError(.cantCreate, "no backup directory: set MN_BACKUP_DIR or HOME") }
+    else { throw CommandError.noBackupDirectory }
     return Paths.normalize(dir, relativeTo: currentDirectory)
   }
 

@@ -205,6 +205,7 @@ private struct ParseState {
         path: path)
     }
     try checkArguments(of: spec)
+    try checkGroups(of: spec)
     return .run(
       Invocation(
         path: path, spec: spec, values: values, flags: flags, arguments: arguments,
@@ -253,6 +254,25 @@ private struct ParseState {
     }
     if let extra = remaining.first {
       throw UsageError(message: "unexpected argument '\(extra)'", path: path)
+    }
+  }
+
+  /// Refuses two options of a group, and none of an exactly-one group, with one message
+  /// form: `--a and --b cannot be used together`, the two named in the group's order.
+  func checkGroups(of spec: CommandSpec) throws(UsageError) {
+    for group in spec.groups {
+      let given = group.names.filter { flags.contains($0) || values[$0] != nil }
+      if given.count > 1 {
+        throw UsageError(
+          message: "--\(given[0]) and --\(given[1]) cannot be used together", path: path)
+      }
+      if given.isEmpty, group.exclusivity == .exactlyOne {
+        let words = group.names.map { "--" + $0 }
+        throw UsageError(
+          message:
+            "one of \(words.dropLast().joined(separator: ", ")) and \(words.last ?? "") is needed",
+          path: path)
+      }
     }
   }
 

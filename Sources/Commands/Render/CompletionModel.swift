@@ -30,6 +30,34 @@ struct CompletionModel {
       }
   }
 
+  /// For each option word of a group at `node` (`-l`, `--long`), the words of its partners,
+  /// which the scripts stop offering once it is on the command line.
+  func exclusions(at node: Node) -> [(word: String, excludes: [String])] {
+    let known = node.spec.options + globals
+    func words(_ name: String) -> [String] {
+      known.first { $0.name == name }.map(CompletionRenderer.optionWords) ?? ["--" + name]
+    }
+    var result: [(word: String, excludes: [String])] = []
+    for group in node.spec.groups {
+      for name in group.names {
+        let partners = group.names.filter { $0 != name }.flatMap(words)
+        for word in words(name) {
+          if let index = result.firstIndex(where: { $0.word == word }) {
+            result[index].excludes += partners.filter { !result[index].excludes.contains($0) }
+          } else {
+            result.append((word, partners))
+          }
+        }
+      }
+    }
+    return result
+  }
+
+  /// Whether an option of `node` (or a global one) belongs to one of its groups.
+  static func isGrouped(_ option: OptionSpec, at node: Node) -> Bool {
+    node.spec.groups.contains { $0.names.contains(option.name) }
+  }
+
   /// A value kind as the scripts spell it: `path`, `choice:a b`, ...
   static func code(_ kind: ValueKind) -> String {
     switch kind {

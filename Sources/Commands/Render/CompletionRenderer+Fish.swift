@@ -42,9 +42,24 @@ extension CompletionRenderer {
       ]
     }
     s += ["        case '*'", "            return 1", "    end", "end", ""]
+    s += [
+      "# The options that option $argv[2] of the verb path $argv[1] rules out (its groups'",
+      "# other members).",
+      "function __fish_mn_excludes",
+      "    switch \"$argv[1]|$argv[2]\"",
+    ]
+    for node in model.nodes {
+      for (word, excludes) in model.exclusions(at: node) {
+        s += [
+          "        case \(M.fishQuote(node.key + "|" + word))",
+          "            printf '%s\\n' \(excludes.map(M.fishQuote).joined(separator: " "))",
+        ]
+      }
+    }
+    s += ["    end", "end", ""]
     s += #"""
-      # Prints four lines: the verb path, the count of positional arguments after it, the
-      # verb path after `mn help`, and the --root value.
+      # Prints the verb path, the count of positional arguments after it, the verb path
+      # after `mn help`, the --root value, and then every option word given, a line each.
       function __fish_mn_state
           set -l tokens (commandline -opc)
           set -e tokens[1]
@@ -56,6 +71,7 @@ extension CompletionRenderer {
           set -l ended 0
           set -l npos 0
           set -l name
+          set -l seen
           for word in $tokens
               if test -n "$expect"
                   test "$expect" = --root; and set root $word
@@ -71,8 +87,10 @@ extension CompletionRenderer {
                           set root (string replace -- --root= '' $word)
                           continue
                       case '-?*=*'
+                          set -a seen (string replace -r -- '=.*' '' $word)
                           continue
                       case '-?*'
+                          set -a seen $word
                           __fish_mn_value_kind "$vpath" $word >/dev/null; and set expect $word
                           continue
                   end
@@ -88,7 +106,16 @@ extension CompletionRenderer {
                   set npos (math $npos + 1)
               end
           end
-          printf '%s\n' "$vpath" $npos "$hpath" "$root"
+          printf '%s\n' "$vpath" $npos "$hpath" "$root" $seen
+      end
+
+      # Whether option $argv[1] is still open: no option given rules it out.
+      function __fish_mn_allowed
+          set -l state (__fish_mn_state)
+          for word in $state[5..-1]
+              contains -- $argv[1] (__fish_mn_excludes "$state[1]" $word); and return 1
+          end
+          return 0
       end
 
       # Whether the verbs after the verb path $argv[1] are wanted now.
@@ -143,13 +170,19 @@ extension CompletionRenderer {
         }
       }
     }
+    let grouped = Set(model.nodes.flatMap { $0.spec.groups.flatMap(\.names) })
+    func allowed(_ option: OptionSpec) -> String {
+      "__fish_mn_allowed " + M.fishQuote("--" + option.name)
+    }
     for option in model.globals {
-      s.append("complete -c mn " + fishOption(option))
+      let condition = grouped.contains(option.name) ? "-n \(M.fishQuote(allowed(option))) " : ""
+      s.append("complete -c mn " + condition + fishOption(option))
     }
     for node in model.nodes {
-      let condition = M.fishQuote("__fish_mn_in " + M.fishQuote(node.key))
       for option in node.spec.options {
-        s.append("complete -c mn -n \(condition) " + fishOption(option))
+        var test = "__fish_mn_in " + M.fishQuote(node.key)
+        if M.isGrouped(option, at: node) { test += "; and " + allowed(option) }
+        s.append("complete -c mn -n \(M.fishQuote(test)) " + fishOption(option))
       }
       guard node.spec.name != "help" || node.path.count > 1 else { continue }
       for (index, argument) in node.spec.arguments.enumerated() {

@@ -44,6 +44,20 @@ extension CompletionRenderer {
     }
     s += ["    *) reply=(\(globalEntries)) ;;", "  esac", "}", ""]
     s += [
+      "# Sets reply to the options that option $2 of the verb path $1 rules out (its groups'",
+      "# other members).",
+      "_mn_excludes() {",
+      "  case \"$1|$2\" in",
+    ]
+    for node in model.nodes {
+      for (word, excludes) in model.exclusions(at: node) {
+        s.append(
+          "    \(M.quote(node.key + "|" + word))) reply=(\(excludes.map(M.quote).joined(separator: " "))) ;;"
+        )
+      }
+    }
+    s += ["    *) reply=() ;;", "  esac", "}", ""]
+    s += [
       "# Sets REPLY to the value kind of option $2 of the verb path $1; fails for flags.",
       "_mn_value_kind() {",
       "  case \"$1|$2\" in",
@@ -96,8 +110,8 @@ extension CompletionRenderer {
       _mn() {
         local cur="${words[CURRENT]}" vpath="" hpath="" helping="" root="" expect="" ended="" word
         local -i i=2 npos=0
-        local -a reply
-        local REPLY
+        local -a reply seen excluded offered
+        local REPLY entry
         while (( i < CURRENT )); do
           word="${words[i]}"
           i+=1
@@ -110,8 +124,11 @@ extension CompletionRenderer {
             case "$word" in
               --) ended=1; continue ;;
               --root=*) root="${word#--root=}"; continue ;;
-              -?*=*) continue ;;
-              -?*) _mn_value_kind "$vpath" "$word" && expect="$word"; continue ;;
+              -?*=*) seen+=("${word%%=*}"); continue ;;
+              -?*)
+                seen+=("$word")
+                _mn_value_kind "$vpath" "$word" && expect="$word"
+                continue ;;
             esac
           fi
           if [[ -n $helping ]]; then
@@ -134,7 +151,16 @@ extension CompletionRenderer {
             _mn_values "$REPLY" "$root"
             return
           fi
+          # An option that a given one rules out is not offered.
+          for word in $seen; do
+            _mn_excludes "$vpath" "$word"
+            excluded+=($reply)
+          done
           _mn_options "$vpath"
+          for entry in $reply; do
+            (( ${excluded[(Ie)${entry%%:*}]} )) || offered+=("$entry")
+          done
+          reply=($offered)
           _describe -t options option reply
           return
         fi

@@ -64,6 +64,19 @@ extension CompletionRenderer {
     }
     s += ["    *) echo \(M.quote(globalWords)) ;;", "  esac", "}", ""]
     s += [
+      "# The options that option $2 of the verb path $1 rules out (its groups' other members).",
+      "_mn_excludes() {",
+      "  case \"$1|$2\" in",
+    ]
+    for node in model.nodes {
+      for (word, excludes) in model.exclusions(at: node) {
+        s.append(
+          "    \(M.quote(node.key + "|" + word))) echo \(M.quote(excludes.joined(separator: " "))) ;;"
+        )
+      }
+    }
+    s += ["  esac", "}", ""]
+    s += [
       "# The value kind of option $2 of the verb path $1; fails for flags and unknown options.",
       "_mn_value_kind() {",
       "  case \"$1|$2\" in",
@@ -114,6 +127,7 @@ extension CompletionRenderer {
       _mn() {
         local cur="${COMP_WORDS[COMP_CWORD]}"
         local vpath="" hpath="" helping="" root="" expect="" ended="" word name kind
+        local -a seen=()
         local -i i=1 npos=0
         COMPREPLY=()
         while [ "$i" -lt "$COMP_CWORD" ]; do
@@ -129,8 +143,11 @@ extension CompletionRenderer {
             case "$word" in
               --) ended=1; continue ;;
               --root=*) root="${word#--root=}"; continue ;;
-              -?*=*) continue ;;
-              -?*) _mn_value_kind "$vpath" "$word" >/dev/null && expect="$word"; continue ;;
+              -?*=*) seen+=("${word%%=*}"); continue ;;
+              -?*)
+                seen+=("$word")
+                _mn_value_kind "$vpath" "$word" >/dev/null && expect="$word"
+                continue ;;
             esac
           fi
           if [ -n "$helping" ]; then
@@ -158,7 +175,13 @@ extension CompletionRenderer {
               for j in "${!COMPREPLY[@]}"; do COMPREPLY[j]="${cur%%=*}=${COMPREPLY[j]}"; done
               return 0 ;;
             -*)
-              COMPREPLY=($(compgen -W "$(_mn_options "$vpath")" -- "$cur"))
+              # An option that a given one rules out is not offered.
+              local excluded=" " offered=""
+              for word in "${seen[@]}"; do excluded+="$(_mn_excludes "$vpath" "$word") "; done
+              for word in $(_mn_options "$vpath"); do
+                case "$excluded" in *" $word "*) ;; *) offered+=" $word" ;; esac
+              done
+              COMPREPLY=($(compgen -W "$offered" -- "$cur"))
               return 0 ;;
           esac
         fi

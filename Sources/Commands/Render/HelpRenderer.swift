@@ -67,6 +67,8 @@ public enum HelpRenderer {
     if !spec.options.isEmpty {
       lines += ["", "OPTIONS:"]
       lines += TextLayout.columns(spec.options.map { ($0.helpLabel, optionHelp($0)) })
+      if !spec.groups.isEmpty { lines.append("") }
+      for group in spec.groups { lines += TextLayout.wrap(group.sentence, first: "  ", rest: "  ") }
     }
     if !globals.isEmpty {
       lines += ["", "GLOBAL OPTIONS:"]

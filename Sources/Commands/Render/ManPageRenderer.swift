@@ -107,11 +107,13 @@ public enum ManPageRenderer {
         out.line(".Pp")
         out.text("Options:")
         out.optionList(sub.options)
+        out.groups(sub.groups)
       }
     }
     out.section("OPTIONS")
     if !spec.options.isEmpty {
       out.optionList(spec.options)
+      out.groups(spec.groups)
       out.line(".Pp")
     }
     out.text("The global options of")
@@ -193,8 +195,15 @@ private struct Mdoc {
   mutating func synopsis(path: [String], _ spec: CommandSpec) {
     line(".Nm mn")
     line(".Cm " + path.map(Self.argument).joined(separator: " "))
-    for option in spec.options {
-      line(".Op " + Self.optionHead(option))
+    // The members of a group share one bracket: `[--long | --null]`.
+    var shown: Set<String> = []
+    for option in spec.options where !shown.contains(option.name) {
+      let group = spec.groups.first { $0.names.contains(option.name) }
+      let members = spec.options.filter {
+        group?.names.contains($0.name) ?? ($0.name == option.name)
+      }
+      shown.formUnion(members.map(\.name))
+      line(".Op " + members.map(Self.optionHead).joined(separator: " | "))
     }
     for argument in spec.arguments {
       let core = "Ar " + Self.argument(argument.name) + (argument.variadic ? " ..." : "")
@@ -224,6 +233,13 @@ private struct Mdoc {
       text(HelpRenderer.optionHelp(option))
     }
     line(".El")
+  }
+
+  /// The groups of mutually exclusive options, one sentence each.
+  mutating func groups(_ groups: [OptionGroup]) {
+    guard !groups.isEmpty else { return }
+    line(".Pp")
+    for group in groups { text(group.sentence) }
   }
 
   mutating func environment(_ variables: [EnvironmentVariable]) {

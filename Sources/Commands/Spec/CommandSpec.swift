@@ -21,9 +21,17 @@ public struct Example: Sendable {
   }
 }
 
+/// What a verb runs, and what the dispatcher hands it.
+public enum Runner: Sendable {
+  /// A verb that needs no data folder.
+  case plain(@Sendable (Invocation, Environment) throws -> ExitStatus)
+  /// A `.needsStore` or `.writesStore` verb: the dispatcher discovers the data folder first
+  /// (exit 66 with a message when there is none) and hands it over as `root`.
+  case inFolder(@Sendable (Invocation, _ root: String, Environment) throws -> ExitStatus)
+}
+
 /// One verb of `mn`, described once as data (style.md (b)).
 public struct CommandSpec: Sendable {
-  public typealias Run = @Sendable (Invocation, Environment) throws -> ExitStatus
 
   /// The verb, kebab-case (`merge-conflicts`).
   public var name: String
@@ -34,7 +42,10 @@ public struct CommandSpec: Sendable {
   /// Other names the verb answers to; parsed like `name`, listed in help and completions.
   public var aliases: [String]
   public var arguments: [ArgumentSpec]
+  /// The verb's own options (the global ones are `CommandTable.globalOptions`).
   public var options: [OptionSpec]
+  /// The groups of mutually exclusive options; members may be global options.
+  public var groups: [OptionGroup]
   public var flags: CommandFlags
   /// The exit statuses the command can return, `ok` first.
   public var exits: [ExitStatus]
@@ -44,22 +55,27 @@ public struct CommandSpec: Sendable {
   /// The sub-verb that runs when none is given (`mn backups` is `mn backups list`); nil
   /// makes a missing sub-verb a usage error.
   public var defaultSubcommand: String?
-  public var run: Run?
+  public var run: Runner?
 
   /// Creates a command spec.
+  ///
+  /// `options` takes the verb's declarations (`Flag`, `Option`, `FlagChoice`,
+  /// `OptionGroup`), in the order help lists them; they give `options` and `groups`.
   public init(
     name: String, abstract: String, discussion: String = "", aliases: [String] = [],
     arguments: [ArgumentSpec] = [],
-    options: [OptionSpec] = [], flags: CommandFlags = [], exits: [ExitStatus] = [.ok, .usage],
+    options: [any OptionDeclaration] = [], flags: CommandFlags = [],
+    exits: [ExitStatus] = [.ok, .usage],
     examples: [Example] = [], subcommands: [CommandSpec] = [], defaultSubcommand: String? = nil,
-    run: Run? = nil
+    run: Runner? = nil
   ) {
     self.name = name
     self.abstract = abstract
     self.discussion = discussion
     self.aliases = aliases
     self.arguments = arguments
-    self.options = options
+    self.options = options.flatMap(\.optionSpecs)
+    self.groups = options.compactMap(\.optionGroup)
     self.flags = flags
     self.exits = exits
     self.examples = examples

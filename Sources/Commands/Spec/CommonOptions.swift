@@ -1,7 +1,6 @@
 /// Options shared by several verbs, declared once.
 enum CommonOptions {
   /// How long a writing verb waits for the write lock (mn.md §6); the dispatcher reads it.
-  static let wait = OptionSpec.option(
-    "wait", .seconds, valueName: "SECONDS",
-    help: "Wait this long for another writer's lock before giving up with 75 (default 10).")
+  static let wait = Option.seconds(
+    "wait", help: "Wait this long for another writer's lock before giving up with 75 (default 10).")
 }

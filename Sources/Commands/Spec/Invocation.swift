@@ -10,6 +10,9 @@ public struct GlobalOptions: Sendable {
 }
 
 /// A parsed command line: the verb path, its option values and arguments.
+///
+/// A verb reads its options through the values it declares: `call[Ls.Options.form]`,
+/// `call[Watch.Options.quietFor]`; there is no lookup by name.
 public struct Invocation: Sendable {
   /// The verb path, e.g. `["doc", "info"]`.
   public var path: [String]
@@ -22,12 +25,10 @@ public struct Invocation: Sendable {
   /// Positional arguments.
   public var arguments: [String]
   public var global: GlobalOptions
-  /// The resolved data folder, set by the dispatcher for `.needsStore` verbs.
-  public var root: String?
 
   public init(
     path: [String], spec: CommandSpec, values: [String: [String]] = [:], flags: Set<String> = [],
-    arguments: [String] = [], global: GlobalOptions = GlobalOptions(), root: String? = nil
+    arguments: [String] = [], global: GlobalOptions = GlobalOptions()
   ) {
     self.path = path
     self.spec = spec
@@ -35,15 +36,33 @@ public struct Invocation: Sendable {
     self.flags = flags
     self.arguments = arguments
     self.global = global
-    self.root = root
   }
 
-  /// Whether the flag `name` was given.
-  public func flag(_ name: String) -> Bool { flags.contains(name) }
+  /// Whether the flag was given.
+  public subscript(_ flag: Flag) -> Bool { flags.contains(flag.spec.name) }
 
-  /// The last value given for option `name`.
-  public func value(_ name: String) -> String? { values[name]?.last }
+  /// The last value given for the option, typed; nil when it was not given.
+  public subscript<Value>(_ option: Option<Value>) -> Value? {
+    values[option.spec.name]?.last.flatMap(option.convert)
+  }
 
-  /// Every value given for option `name`.
-  public func allValues(_ name: String) -> [String] { values[name] ?? [] }
+  /// Every value given for a repeatable option, in command-line order.
+  public subscript<Value>(all option: Option<Value>) -> [Value] {
+    (values[option.spec.name] ?? []).compactMap(option.convert)
+  }
+
+  /// The case of the flag that was given (the first in declaration order: the parser has
+  /// refused two); nil when none was.
+  public subscript<Choice>(_ choice: FlagChoice<Choice>) -> Choice? {
+    choice.cases.first { self[$0.flag] }?.choice
+  }
+
+  /// Whether an option of the spec was given at all (flag or value), for code that walks
+  /// the spec's options (`mn watch --service` repeats them).
+  public func isGiven(_ option: OptionSpec) -> Bool {
+    option.takesValue ? values[option.name] != nil : flags.contains(option.name)
+  }
+
+  /// The last value given for an option of the spec, as typed on the command line.
+  public func word(for option: OptionSpec) -> String? { values[option.name]?.last }
 }

@@ -6,6 +6,26 @@ import Storage
 
 /// `mn backups …`: list, verify and prune the backup archives (mn.md §13).
 enum Backups {
+  /// The options of `mn backups prune`.
+  enum Options {
+    static let keepLast = Option<String>(
+      "keep-last", .text, valueName: "N", help: "Keep the N newest backups.")
+    static let keepDaily = Option<String>(
+      "keep-daily", .text, valueName: "N",
+      help: "Keep the newest backup of each of the N latest days with one.")
+    static let keepWeekly = Option<String>(
+      "keep-weekly", .text, valueName: "N",
+      help: "Keep the newest backup of each of the N latest weeks with one.")
+    static let keepMonthly = Option<String>(
+      "keep-monthly", .text, valueName: "N",
+      help: "Keep the newest backup of each of the N latest months with one.")
+    static let dryRun = Flag(
+      "dry-run", short: "n", help: "Print what would be kept and removed; remove nothing.")
+    static let wait = Option.seconds(
+      "wait", help: "Wait this long for another prune's lock before giving up with 75 (default 10)."
+    )
+  }
+
   static let spec = CommandSpec(
     name: "backups",
     abstract: "List, verify and prune the backups that mn wrote.",
@@ -39,7 +59,7 @@ enum Backups {
       """,
     exits: [.ok, .usage, .cantCreate, .ioErr],
     examples: [Example("mn backups list --json", "The same as JSON.")],
-    run: runList)
+    run: .plain(runList))
 
   static let verify = CommandSpec(
     name: "verify",
@@ -60,7 +80,7 @@ enum Backups {
       Example("mn backups verify", "Check every backup."),
       Example("mn backups verify minuta-20260906-154512.tar.gz", "Check an exported archive."),
     ],
-    run: runVerify)
+    run: .plain(runVerify))
 
   static let prune = CommandSpec(
     name: "prune",
@@ -80,21 +100,8 @@ enum Backups {
       at once (--dry-run takes none and changes nothing); it needs no data folder.
       """,
     options: [
-      .option(
-        "keep-last", .text, valueName: "N", help: "Keep the N newest backups."),
-      .option(
-        "keep-daily", .text, valueName: "N",
-        help: "Keep the newest backup of each of the N latest days with one."),
-      .option(
-        "keep-weekly", .text, valueName: "N",
-        help: "Keep the newest backup of each of the N latest weeks with one."),
-      .option(
-        "keep-monthly", .text, valueName: "N",
-        help: "Keep the newest backup of each of the N latest months with one."),
-      .flag("dry-run", short: "n", help: "Print what would be kept and removed; remove nothing."),
-      .option(
-        "wait", .seconds, valueName: "SECONDS",
-        help: "Wait this long for another prune's lock before giving up with 75 (default 10)."),
+      Options.keepLast, Options.keepDaily, Options.keepWeekly, Options.keepMonthly,
+      Options.dryRun, Options.wait,
     ],
     exits: [.ok, .usage, .cantCreate, .ioErr, .tempFail],
     examples: [
@@ -103,7 +110,7 @@ enum Backups {
         "mn backups prune --keep-daily 7 --keep-weekly 5 --keep-monthly 12",
         "A week of dailies, five weeklies, a year of monthlies."),
     ],
-    run: runPrune)
+    run: .plain(runPrune))
 
   static func runList(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     let listing = try BackupCatalog.list(
@@ -134,13 +141,12 @@ enum Backups {
       for argument in call.arguments {
         let path = Paths.normalize(argument, relativeTo: env.currentDirectory)
         guard try env.fileSystem.infoFollowingLinks(path) != nil else {
-          throw CommandError(.noInput, "no such archive '\(argument)'")
+          throw CommandError.noSuchArchive(argument)
         }
         checked.append(
           (argument, path, BackupCatalog.inspect(path: path, fileSystem: env.fileSystem)))
       }
     }
-    var damaged = 0
     var reports: [JSONValue] = []
     var out = ""
     for item in checked {
@@ -154,7 +160,6 @@ enum Backups {
             ("files", .int(Int64(contents.files))),
           ]))
       case .failure(let error):
-        damaged += 1
         try env.stderr.write("mn: error: damaged backup '\(item.path)': \(error)\n")
         reports.append(
           .object([
@@ -169,12 +174,12 @@ enum Backups {
       try env.stdout.write(out)
       if checked.isEmpty { try env.stderr.write("mn: no backups to verify\n") }
     }
-    return damaged == 0 ? .ok : .dataErr
+    return ErrorReport.status(ofVerified: checked.map(\.state))
   }
 
   static func runPrune(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
-    func count(_ name: String) throws(UsageError) -> Int {
-      guard let value = call.value(name) else { return 0 }
+    func count(_ option: Option<String>) throws(UsageError) -> Int {
+      guard let value = call[option] else { return 0 }
       if value == "unlimited" { return BackupRetention.Policy.unlimited }
       guard !value.isEmpty,
         value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
@@ -182,34 +187,32 @@ enum Backups {
       else {
         throw UsageError(
           message:
-            "invalid value '\(value)' for '--\(name)': expected a whole number or 'unlimited'",
+            "invalid value '\(value)' for '--\(option.spec.name)': expected a whole number or 'unlimited'",
           path: call.path)
       }
       return n
     }
     let policy = BackupRetention.Policy(
-      last: try count("keep-last"), daily: try count("keep-daily"),
-      weekly: try count("keep-weekly"), monthly: try count("keep-monthly"))
+      last: try count(Options.keepLast), daily: try count(Options.keepDaily),
+      weekly: try count(Options.keepWeekly), monthly: try count(Options.keepMonthly))
     guard !policy.isEmpty else {
       throw UsageError(
         message: "no --keep option above 0: say what to keep (the newest is always kept)",
         path: call.path)
     }
     let report = try BackupCatalog.prune(
-      directory: try env.backupDirectory(), policy: policy, dryRun: call.flag("dry-run"),
-      wait: Double(call.value("wait") ?? "") ?? 10, fileSystem: env.fileSystem,
+      directory: try env.backupDirectory(), policy: policy, dryRun: call[Options.dryRun],
+      wait: call[Options.wait] ?? 10, fileSystem: env.fileSystem,
       sleep: env.sleep, offset: env.utcOffset)
     if call.global.json {
       try env.stdout.write(JSONWriter.string(json(report), indent: 2) + "\n")
     } else if !call.global.quiet {
       try env.stdout.write(text(report))
     }
-    var status = ExitStatus.ok
     for backup in report.removed {
       switch backup.removal {
       case .failed(let error):
         try env.stderr.write("mn: error: \(error)\n")
-        status = .ioErr
       case .changed:
         try env.stderr.write(
           "mn: warning: '\(backup.entry.fileName)' changed while prune ran; left in place\n")
@@ -227,6 +230,6 @@ enum Backups {
         "mn: kept \(report.kept.count), \(verb) \(removed.count) of \(report.backups.count) backups\n"
       )
     }
-    return status
+    return ErrorReport.status(of: report)
   }
 }

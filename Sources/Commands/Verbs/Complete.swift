@@ -16,7 +16,7 @@ enum Complete {
     ],
     flags: [.hidden],
     exits: [.ok, .usage],
-    run: run)
+    run: .plain(run))
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     let words = Array(call.arguments.dropFirst())

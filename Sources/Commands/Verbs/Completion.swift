@@ -20,7 +20,7 @@ enum Completion {
         "mn completion bash > ~/.local/share/bash-completion/completions/mn",
         "Install the completion for bash.")
     ],
-    run: run)
+    run: .plain(run))
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     guard let name = call.arguments.first, let shell = Shell(rawValue: name) else {

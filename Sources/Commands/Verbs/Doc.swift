@@ -8,6 +8,16 @@ enum Doc {
     "FILE", .document,
     help: "An Automerge file, a document's logical name, or - for standard input.")
 
+  enum Options {
+    /// `doc show --typed`.
+    static let typed = Flag(
+      "typed", help: "Wrap values whose JSON form loses their Automerge type.")
+    /// `doc merge -o OUT`.
+    static let output = Option<String>(
+      "output", short: "o", .path, valueName: "OUT",
+      help: "Where to write the merge (- for standard output).")
+  }
+
   static let spec = CommandSpec(
     name: "doc",
     abstract: "Inspect, check and merge single Automerge files.",
@@ -31,14 +41,14 @@ enum Doc {
     arguments: [fileArgument],
     exits: [.ok, .usage, .dataErr, .noInput],
     examples: [Example("mn doc info --json tags.automerge", "The same as JSON.")],
-    run: runInfo)
+    run: .plain(runInfo))
 
   static let heads = CommandSpec(
     name: "heads",
     abstract: "Print a file's head hashes, sorted, one a line.",
     arguments: [fileArgument],
     exits: [.ok, .usage, .dataErr, .noInput],
-    run: { call, env in
+    run: .plain { call, env in
       let (_, file) = try DocInput.decode(call.arguments[0], call, env)
       try env.stdout.write(ChangeListing.heads(file.heads))
       return .ok
@@ -53,7 +63,7 @@ enum Doc {
       """,
     arguments: [fileArgument],
     exits: [.ok, .usage, .dataErr, .noInput],
-    run: { call, env in
+    run: .plain { call, env in
       let (_, file) = try DocInput.decode(call.arguments[0], call, env)
       try env.stdout.write(ChangeListing.changes(file.changes))
       return .ok
@@ -70,11 +80,11 @@ enum Doc {
       {"$text": "…"}.
       """,
     arguments: [fileArgument],
-    options: [.flag("typed", help: "Wrap values whose JSON form loses their Automerge type.")],
+    options: [Options.typed],
     exits: [.ok, .usage, .dataErr, .noInput],
-    run: { call, env in
+    run: .plain { call, env in
       let input = try DocInput.read(call.arguments[0], call, env)
-      let typed = call.flag("typed")
+      let typed = call[Options.typed]
       // A file as Automerge's save() writes it is read from its columns; anything else
       // through its changes.
       let direct = try DocInput.decoding(input) {
@@ -106,13 +116,9 @@ enum Doc {
         "FILE", .document, help: "The files to merge; the first one's bytes are kept.",
         variadic: true)
     ],
-    options: [
-      .option(
-        "output", short: "o", .path, valueName: "OUT",
-        help: "Where to write the merge (- for standard output).")
-    ],
+    options: [Options.output],
     exits: [.ok, .usage, .dataErr, .noInput, .cantCreate, .ioErr],
-    run: runMerge)
+    run: .plain(runMerge))
 
   static let check = CommandSpec(
     name: "check",
@@ -126,7 +132,7 @@ enum Doc {
       """,
     arguments: [ArgumentSpec("FILE", .document, help: "The files to check.", variadic: true)],
     exits: [.ok, .usage, .dataErr, .noInput],
-    run: runCheck)
+    run: .plain(runCheck))
 
   static func runInfo(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     let (input, file) = try DocInput.decode(call.arguments[0], call, env)
@@ -176,13 +182,13 @@ enum Doc {
   }
 
   static func runMerge(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
-    guard let output = call.value("output") else {
+    guard let output = call[Options.output] else {
       throw UsageError(message: "missing option '--output'", path: ["doc", "merge"])
     }
     let inputs = try call.arguments.map { try DocInput.read($0, call, env) }
     let (result, holdsEveryChange) = try AutomergeMerge.mergeAndVerify(inputs.map(\.bytes))
     guard holdsEveryChange else {
-      throw CommandError(.software, "the merge does not hold every input change; nothing written")
+      throw CommandError.mergeIncomplete
     }
     if output == "-" {
       try env.stdout.write(result.bytes)
@@ -242,7 +248,7 @@ enum Doc {
     if call.global.json {
       try env.stdout.write(JSONWriter.string(.array(reports), indent: 2) + "\n")
     }
-    return bad == 0 ? .ok : .dataErr
+    return ErrorReport.status(ofCheckedFiles: bad)
   }
 }
 
@@ -269,7 +275,7 @@ struct DocInput {
     do {
       return DocInput(displayName: argument, bytes: try fs.readFile(path, limit: limit))
     } catch let error as FileSystemError where error.errno == .noSuchFileOrDirectory {
-      throw CommandError(.noInput, "no such file '\(argument)'")
+      throw CommandError.noSuchFile(argument)
     }
   }
 
@@ -292,7 +298,7 @@ struct DocInput {
     do {
       return try body()
     } catch {
-      throw CommandError(.dataErr, "'\(input.displayName)' is not a valid Automerge file: \(error)")
+      throw CommandError.notAutomerge(name: input.displayName, error)
     }
   }
 }

@@ -28,7 +28,7 @@ enum Doctor {
       Example("mn doctor", "Check the data folder."),
       Example("mn doctor --json | jq -r '.findings[].fix'", "Only the fixes."),
     ],
-    run: run)
+    run: .plain(run))
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     let found = env.discover(root: call.global.root)

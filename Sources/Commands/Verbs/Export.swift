@@ -5,6 +5,20 @@ import Storage
 
 /// `mn export`: the data folder as a verified archive (mn.md §8).
 enum Export {
+  enum Options {
+    static let output = Option<String>(
+      "output", short: "o", .path, valueName: "FILE",
+      help: "Write the archive here (- for standard output).")
+    static let format = Option.choice(
+      "format", of: ArchiveFormat.self, valueName: "FORMAT",
+      help: "The archive format (default: from the output's extension, else tar.gz).")
+    static let allowPlaceholders = Flag(
+      "allow-placeholders", help: "List files not downloaded as missing instead of failing.")
+    static let reproducible = Flag(
+      "reproducible", help: "Fix times and owners: the same folder gives the same bytes.")
+    static let noVerify = Flag("no-verify", help: "Do not read the archive back to check it.")
+  }
+
   static let spec = CommandSpec(
     name: "export",
     abstract: "Write the data folder to a verified archive.",
@@ -35,15 +49,8 @@ enum Export {
       large archive is written or a slow pipe drains.
       """,
     options: [
-      .option(
-        "output", short: "o", .path, valueName: "FILE",
-        help: "Write the archive here (- for standard output)."),
-      .option(
-        "format", .choice(ArchiveFormat.allCases.map(\.rawValue)), valueName: "FORMAT",
-        help: "The archive format (default: from the output's extension, else tar.gz)."),
-      .flag("allow-placeholders", help: "List files not downloaded as missing instead of failing."),
-      .flag("reproducible", help: "Fix times and owners: the same folder gives the same bytes."),
-      .flag("no-verify", help: "Do not read the archive back to check it."),
+      Options.output, Options.format, Options.allowPlaceholders, Options.reproducible,
+      Options.noVerify,
     ],
     flags: [.needsStore],
     exits: [.ok, .usage, .dataErr, .noInput, .unavailable, .cantCreate, .ioErr],
@@ -55,10 +62,9 @@ enum Export {
       Example(
         "mn export --reproducible -o a.tar.zst", "The same folder always gives the same bytes."),
     ],
-    run: run)
+    run: .inFolder(run))
 
-  static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
-    guard let root = call.root else { return .software }
+  static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
     let target = try ExportTarget.resolve(call, env)
     if case .file(let path) = target.output {
       try ExportTarget.refuseInside(root: root, output: path, env.fileSystem)
@@ -74,8 +80,8 @@ enum Export {
       .filter { $0.kind != .placeholder || !stale.contains($0.absolutePath) }
     let options = ExportOptions(
       format: target.format, version: CommandTable.version,
-      reproducible: call.flag("reproducible"), verify: !call.flag("no-verify"),
-      allowPlaceholders: call.flag("allow-placeholders"))
+      reproducible: call[Options.reproducible], verify: !call[Options.noVerify],
+      allowPlaceholders: call[Options.allowPlaceholders])
     let progress = Progress(env, call, label: "export", total: files.count)
     let summary = try export(root, files, target, options, env) { progress.advance(item: $0) }
     progress.finish()
@@ -105,11 +111,7 @@ enum Export {
         fileSystem: env.fileSystem, inspect: DocumentTools.inspect, progress: progress)
     } catch {
       guard case .placeholdersPresent(let paths) = error else { throw error }
-      throw CommandError(
-        .unavailable, "the data folder is incomplete: \(paths.count) file(s) not downloaded",
-        details: paths.map { "  \($0)" } + [
-          "hint: download them first, or use --allow-placeholders to export without them"
-        ])
+      throw CommandError.incompleteFolder(paths)
     }
   }
 

@@ -12,21 +12,11 @@ struct ExportTarget {
   /// whose extension must agree with `--format`, and no `-o` a new
   /// `minuta-YYYYMMDD-HHMMSS.EXT` (UTC) in the current directory.
   static func resolve(_ call: Invocation, _ env: Environment) throws -> ExportTarget {
-    var named: ArchiveFormat?
-    if let word = call.value("format") {
-      guard let format = ArchiveFormat(name: word) else {
-        throw UsageError(
-          message: "unknown archive format '\(word)' (choose tar, tar.gz, tar.xz, tar.zst or zip)",
-          path: call.path)
-      }
-      named = format
-    }
-    switch call.value("output") {
+    let named = call[Export.Options.format]
+    switch call[Export.Options.output] {
     case "-":
       guard !env.stdoutIsTerminal else {
-        throw CommandError(
-          .usage, "refusing to write an archive to a terminal",
-          details: ["hint: redirect standard output, or write a file with -o FILE"])
+        throw CommandError.archiveToTerminal
       }
       guard !call.global.json else {
         throw UsageError(
@@ -75,9 +65,7 @@ struct ExportTarget {
     )
     for (d, r) in [(directory, root), resolved] where d == r || d.hasPrefix(r == "/" ? r : r + "/")
     {
-      throw CommandError(
-        .cantCreate, "refusing to write the archive inside the data folder '\(root)'",
-        details: ["hint: write it elsewhere with -o FILE"])
+      throw CommandError.archiveInsideDataFolder(root: root)
     }
   }
 }

@@ -46,10 +46,9 @@ enum Fetch {
       Example(
         "mn fetch --exec 'rclone copyto remote:Minuta/{rel} {}'", "Download each file with rclone."),
     ],
-    run: run)
+    run: .inFolder(run))
 
-  static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
-    guard let root = call.root else { return .software }
+  static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
     let names = FetchOptionNames.fetch
     try names.check(call)
     let fs = env.fileSystem
@@ -59,10 +58,10 @@ enum Fetch {
     }
     let documents = try Ls.select(call.arguments, in: listing, env)
     var source = FetchSource.sync
-    if let from = call.value(names.from) {
+    if let from = call[names.from] {
       source = try FetchOperation.source(
         from: Paths.normalize(from, relativeTo: env.currentDirectory), root: root, fileSystem: fs)
-    } else if let command = call.value(names.exec) {
+    } else if let command = call[names.exec] {
       source = .command(command)
     }
     var plan = FetchOperation.plan(root: root, documents: documents)
@@ -128,9 +127,7 @@ enum Fetch {
       try env.stderr.write("mn: error: \(message)\n")
       if !quiet { try env.stderr.write(report.missing.map { $0.logicalName + "\n" }.joined()) }
     }
-    if report.failed.contains(where: \.reason.isIOError) { return .ioErr }
-    if !report.failed.isEmpty { return .dataErr }
-    return report.missing.isEmpty ? .ok : .unavailable
+    return ErrorReport.status(of: report)
   }
 
   static func json(_ report: FetchReport, root: String, source: FetchSource) -> JSONValue {
@@ -168,52 +165,59 @@ enum Fetch {
 /// The options that say how placeholders are fetched: `mn fetch` takes them as they are,
 /// `mn migrate --fetch` under a `fetch-` prefix. One definition, so that the two verbs
 /// cannot drift apart.
-struct FetchOptionNames {
+struct FetchOptionNames: Sendable {
   let verb: String
-  let prefix: String
-  var from: String { prefix + "from" }
-  var exec: String { prefix + "exec" }
-  var timeoutName: String { prefix + "timeout" }
+  /// `--from SOURCE`: another copy of the data folder, or an export archive.
+  let from: Option<String>
+  /// `--exec COMMAND`: a shell command per placeholder.
+  let exec: Option<String>
+  /// `--timeout SECONDS` (default 300).
+  let timeoutOption: Option<Double>
 
   static let fetch = FetchOptionNames(verb: "fetch", prefix: "")
   static let migrate = FetchOptionNames(verb: "migrate", prefix: "fetch-")
   static let watch = FetchOptionNames(verb: "watch", prefix: "fetch-")
 
-  /// The option specs; under a prefix, each help line says it needs `--fetch`.
-  var options: [OptionSpec] {
+  /// The options under `prefix`; under a prefix, each help line says it needs `--fetch`.
+  init(verb: String, prefix: String) {
+    self.verb = verb
     let lead = prefix.isEmpty ? "" : "With --fetch: "
     let take = prefix.isEmpty ? "Take" : "take"
     let run = prefix.isEmpty ? "Run" : "run"
     let wait = prefix.isEmpty ? "Wait" : "wait"
-    return [
-      .option(
-        from, .path, valueName: "SOURCE",
-        help: lead + take
-          + " the files from another copy of the data folder, or an mn export archive."),
-      .option(
-        exec, .command, valueName: "COMMAND",
-        help: lead + run
-          + " this shell command per placeholder ({} the path, {rel} the logical name)."),
-      .option(
-        timeoutName, .seconds, valueName: "SECONDS",
-        help: lead + wait + " this long for the files and commands (default 300)."),
-    ]
+    from = Option(
+      prefix + "from", .path, valueName: "SOURCE",
+      help: lead + take
+        + " the files from another copy of the data folder, or an mn export archive.")
+    exec = Option(
+      prefix + "exec", .command, valueName: "COMMAND",
+      help: lead + run
+        + " this shell command per placeholder ({} the path, {rel} the logical name).")
+    timeoutOption = Option.seconds(
+      prefix + "timeout", help: lead + wait + " this long for the files and commands (default 300)."
+    )
   }
 
-  /// Refuses a source given both ways, and an empty command.
+  /// The declarations for the verb's spec: the three options, and the source given at most
+  /// one way.
+  var options: [any OptionDeclaration] {
+    [from, exec, timeoutOption, OptionGroup.atMostOne(from, exec)]
+  }
+
+  /// The names of those given of the three, in declaration order.
+  func given(_ call: Invocation) -> [String] {
+    [from.spec, exec.spec, timeoutOption.spec].filter(call.isGiven).map(\.name)
+  }
+
+  /// Refuses an empty command.
   func check(_ call: Invocation) throws {
-    if call.value(from) != nil && call.value(exec) != nil {
-      throw UsageError(message: "--\(from) and --\(exec) cannot be used together", path: [verb])
-    }
-    if let command = call.value(exec), command.allSatisfy(\.isWhitespace) {
-      throw UsageError(message: "empty command for '--\(exec)'", path: [verb])
+    if let command = call[exec], command.allSatisfy(\.isWhitespace) {
+      throw UsageError(message: "empty command for '--\(exec.spec.name)'", path: [verb])
     }
   }
 
   /// The timeout in seconds (default 300).
-  func timeout(_ call: Invocation) -> Double {
-    call.value(timeoutName).flatMap(Double.init) ?? 300
-  }
+  func timeout(_ call: Invocation) -> Double { call[timeoutOption] ?? 300 }
 
   /// What FetchOperation needs from the environment, reporting each item to `progress`.
   func context(_ source: FetchSource, _ progress: Progress, _ env: Environment) -> FetchContext {

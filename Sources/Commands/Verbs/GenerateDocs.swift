@@ -15,7 +15,7 @@ enum GenerateDocs {
     flags: [.hidden],
     exits: [.ok, .usage, .cantCreate, .ioErr],
     examples: [Example("mn __generate-docs .", "Regenerate the files of this checkout.")],
-    run: run)
+    run: .plain(run))
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     guard let argument = call.arguments.first else {

@@ -10,7 +10,7 @@ enum Help {
     ],
     exits: [.ok, .usage],
     examples: [Example("mn help completion", "Explain the completion verb.")],
-    run: run)
+    run: .plain(run))
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     guard

@@ -6,6 +6,24 @@ import Storage
 
 /// `mn ls`: the documents of the data folder and their state (mn.md §3).
 enum Ls {
+  /// What `--placeholders`, `--conflicts` and `--all` select.
+  enum Filter { case placeholders, conflicts, all }
+  /// How the rows are written: `--long`, `--json` or `-0` (plain names without any).
+  enum Form { case long, json, null }
+
+  enum Options {
+    static let filter = FlagChoice<Filter>([
+      (.placeholders, Flag("placeholders", help: "List only documents that are not downloaded.")),
+      (.conflicts, Flag("conflicts", help: "List only documents that have conflict copies.")),
+      (.all, Flag("all", help: "Also list files that are not documents (state other).")),
+    ])
+    static let form = FlagChoice<Form>([
+      (.long, Flag("long", short: "l", help: "Add state, size, time and copy count columns.")),
+      (.json, CommandTable.Global.json),
+      (.null, Flag("null", short: "0", help: "End every name with NUL instead of a newline.")),
+    ])
+  }
+
   static let spec = CommandSpec(
     name: "ls",
     abstract: "List the documents of the data folder and their state.",
@@ -28,13 +46,7 @@ enum Ls {
         "PATH", .document, help: "Documents or folders to list (logical names or paths).",
         optional: true, variadic: true)
     ],
-    options: [
-      .flag("placeholders", help: "List only documents that are not downloaded."),
-      .flag("conflicts", help: "List only documents that have conflict copies."),
-      .flag("all", help: "Also list files that are not documents (state other)."),
-      .flag("long", short: "l", help: "Add state, size, time and copy count columns."),
-      .flag("null", short: "0", help: "End every name with NUL instead of a newline."),
-    ],
+    options: [Options.filter, Options.form],
     flags: [.needsStore],
     exits: [.ok, .usage, .noInput],
     examples: [
@@ -44,7 +56,7 @@ enum Ls {
         "Script over what is not downloaded."),
       Example("mn ls --conflicts --json", "Conflict copies with their service and device."),
     ],
-    run: run)
+    run: .inFolder(run))
 
   /// One row of the listing: a document or, with --all, another file.
   struct Row {
@@ -60,25 +72,16 @@ enum Ls {
     var copyCount: Int { copies.count + versions.count }
   }
 
-  static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
-    guard let root = call.root else { return .software }
-    let exclusive = ["placeholders", "conflicts", "all"].filter { call.flag($0) }
-    guard exclusive.count <= 1 else {
-      throw UsageError(
-        message: "--\(exclusive[0]) and --\(exclusive[1]) cannot be used together", path: ["ls"])
-    }
-    let forms = ["long", "null"].filter { call.flag($0) } + (call.global.json ? ["json"] : [])
-    guard forms.count <= 1 else {
-      throw UsageError(message: "choose one of --long, --json and -0", path: ["ls"])
-    }
+  static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
+    let filter = call[Options.filter]
     let listing = try env.scanFolder(root)
     if !call.global.quiet {
       for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
     }
     var documents = try select(call.arguments, in: listing, env)
-    if call.flag("placeholders") { documents = documents.filter(\.isNotDownloaded) }
+    if filter == .placeholders { documents = documents.filter(\.isNotDownloaded) }
     let versions = ConflictVersions.list(documents, root: root, provider: env.syncProvider).versions
-    if call.flag("conflicts") {
+    if filter == .conflicts {
       documents = documents.filter { $0.hasCopies || versions[$0.logicalName] != nil }
     }
     var rows = documents.map { d in
@@ -89,7 +92,7 @@ enum Ls {
         modified: d.modificationSeconds,
         copies: d.copies, placeholder: d.placeholder, versions: found)
     }
-    if call.flag("all") && call.arguments.isEmpty {
+    if filter == .all && call.arguments.isEmpty {
       rows += listing.others.map { o in
         Row(
           name: o.logicalName, state: "other", path: o.path, size: o.size,
@@ -97,14 +100,11 @@ enum Ls {
       }
       rows.sort { $0.name.precedesByBytes($1.name) }
     }
-    if call.global.json {
-      try json(rows) { try env.stdout.write($0) }
-    } else if call.flag("null") {
-      for row in rows { try env.stdout.write(Array(row.name.utf8) + [0]) }
-    } else if call.flag("long") {
-      for row in rows { try env.stdout.write(long(row) + "\n") }
-    } else {
-      for row in rows { try env.stdout.write(row.name + "\n") }
+    switch call[Options.form] {
+    case .json?: try json(rows) { try env.stdout.write($0) }
+    case .null?: for row in rows { try env.stdout.write(Array(row.name.utf8) + [0]) }
+    case .long?: for row in rows { try env.stdout.write(long(row) + "\n") }
+    case nil: for row in rows { try env.stdout.write(row.name + "\n") }
     }
     return .ok
   }
@@ -112,7 +112,7 @@ enum Ls {
   /// The documents that `PATH…` arguments name (all of them when there are none).
   ///
   /// - Throws: `StorageError.outsideRoot` (64) for a path outside the root, and a
-  ///   `CommandError` (66) naming the first argument that selects no document.
+  ///   `CommandError.noSuchDocument` naming the first argument that selects no document.
   static func select(_ arguments: [String], in listing: FolderListing, _ env: Environment) throws
     -> [DocumentEntry]
   {
@@ -123,7 +123,7 @@ enum Ls {
     }
     let (selected, unmatched) = listing.select(logical)
     if let index = logical.firstIndex(where: { unmatched.contains($0) }) {
-      throw CommandError(.noInput, "no such document '\(arguments[index])'")
+      throw CommandError.noSuchDocument(arguments[index])
     }
     return selected
   }

@@ -8,7 +8,7 @@ extension MergeConflicts {
     let env: Environment
 
     var quiet: Bool { call.global.quiet || call.global.json }
-    var keepCopies: Bool { call.flag("keep-copies") }
+    var keepCopies: Bool { call[Options.keepCopies] }
 
     /// A diagnostic line on stderr (`mn: …`), silenced by `-q`.
     func note(_ text: String) {

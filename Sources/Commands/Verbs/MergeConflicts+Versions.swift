@@ -2,43 +2,6 @@ import AutomergeCodec
 import Operations
 import Storage
 
-extension MergeConflicts {
-  /// The exit status a version report calls for (mn.md §15): 69 for a document that is not
-  /// current, 65 for a version that is not Automerge, 74 for one that cannot be read or
-  /// resolved.
-  static func status(_ report: VersionMergeReport) -> ExitStatus {
-    var found: [ExitStatus] = []
-    for document in report.documents {
-      switch document.refusal {
-      case .none: break
-      case .notDownloaded, .notCurrent: found.append(.unavailable)
-      case .canonicalCannotRead(let error): found.append(ErrorReport.status(of: error))
-      case .changedDuringRun: found.append(.tempFail)
-      default: found.append(.dataErr)
-      }
-      for item in document.versions {
-        switch item.problem {
-        case .none: break
-        case .notAutomerge: found.append(.dataErr)
-        case .cannotRead, .cannotResolve: found.append(.ioErr)
-        }
-      }
-    }
-    let order: [ExitStatus] = [.dataErr, .ioErr, .unavailable, .tempFail]
-    return order.first { found.contains($0) } ?? .ok
-  }
-
-  /// The more serious of two statuses (the first that is not 0, by the order of `status`).
-  static func worse(_ a: ExitStatus, _ b: ExitStatus) -> ExitStatus {
-    if a == .ok { return b }
-    if b == .ok { return a }
-    let order: [ExitStatus] = [
-      .interrupted, .dataErr, .ioErr, .cantCreate, .noInput, .unavailable, .tempFail,
-    ]
-    return order.first { $0 == a || $0 == b } ?? a
-  }
-}
-
 extension MergeConflicts.Output {
   /// Renders what became of the conflict versions (iCloud `NSFileVersion`s): a line a
   /// version on stdout, problems on stderr. With `--json` nothing: `json(_:versions:dryRun:)`

@@ -4,6 +4,15 @@ import Storage
 
 /// `mn merge-conflicts`: merge conflict copies into their documents (mn.md §5).
 enum MergeConflicts {
+  enum Options {
+    static let dryRun = Flag(
+      "dry-run", short: "n", help: "Print what would be merged and removed; change nothing.")
+    static let keepCopies = Flag(
+      "keep-copies", help: "Merge, but keep the copies (and make no backup).")
+    static let noBackup = Flag(
+      "no-backup", help: "Remove copies without a backup archive first (risky).")
+  }
+
   static let spec = CommandSpec(
     name: "merge-conflicts",
     abstract: "Merge conflict copies into their documents and remove the copies.",
@@ -58,12 +67,7 @@ enum MergeConflicts {
         "PATH", .document, help: "Documents, copies or folders to merge (default: all).",
         optional: true, variadic: true)
     ],
-    options: [
-      .flag("dry-run", short: "n", help: "Print what would be merged and removed; change nothing."),
-      .flag("keep-copies", help: "Merge, but keep the copies (and make no backup)."),
-      .flag("no-backup", help: "Remove copies without a backup archive first (risky)."),
-      CommonOptions.wait,
-    ],
+    options: [Options.dryRun, Options.keepCopies, Options.noBackup, CommonOptions.wait],
     flags: [.writesStore],
     exits: [
       .ok, .usage, .dataErr, .noInput, .unavailable, .software, .cantCreate, .ioErr, .tempFail,
@@ -75,10 +79,9 @@ enum MergeConflicts {
       Example("mn merge-conflicts records/2026", "Only the documents of 2026."),
       Example("mn merge-conflicts --keep-copies --json", "Merge, keep the copies, report as JSON."),
     ],
-    run: run)
+    run: .inFolder(run))
 
-  static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
-    guard let root = call.root else { return .software }
+  static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
     let listing = try env.scanFolder(root)
     var selected = listing.documents
     if !call.arguments.isEmpty {
@@ -87,7 +90,7 @@ enum MergeConflicts {
           for: $0, root: root, currentDirectory: env.currentDirectory, fileSystem: env.fileSystem)
       }
       let (documents, unmatched) = listing.select(logical)
-      if let first = unmatched.first { throw CommandError(.noInput, "no such document '\(first)'") }
+      if let first = unmatched.first { throw CommandError.noSuchDocument(first) }
       selected = documents
     }
     // Only current inputs are merged (mn.md §15): the others are refused before being read.
@@ -100,13 +103,14 @@ enum MergeConflicts {
     let versions = ConflictVersions.plan(
       ready, root: root, provider: env.syncProvider, fileSystem: env.fileSystem)
     let out = Output(call: call, env: env)
-    if call.flag("dry-run") {
+    if call[Options.dryRun] {
       let report = ConflictMergeReport(root: root, documents: plan.documents)
       let versionReport = VersionMergeReport(plan: versions)
       try out.finish(report, dryRun: true)
       try out.finish(versionReport, dryRun: true)
       try out.finishJSON(report, versions: versionReport, dryRun: true)
-      return worse(status(report), status(versionReport))
+      return ErrorReport.worse(
+        ErrorReport.status(of: report), ErrorReport.status(of: versionReport))
     }
     Interrupt.install()
     let progress = Progress(env, call, label: "merging", total: plan.documents.count)
@@ -114,7 +118,7 @@ enum MergeConflicts {
     var backedUp: String?
     let backup = { (files: [ExportFile]) throws -> String? in
       if let backedUp { return backedUp }
-      guard !call.flag("no-backup") else { return nil }
+      guard !call[Options.noBackup] else { return nil }
       var all = files
       for file in ConflictVersions.backupFiles(versions)
       where !all.contains(where: { $0.relativePath == file.relativePath }) {
@@ -129,7 +133,7 @@ enum MergeConflicts {
       return made.path
     }
     let report = try ConflictMerge.execute(
-      plan, keepCopies: call.flag("keep-copies"), fileSystem: env.fileSystem,
+      plan, keepCopies: call[Options.keepCopies], fileSystem: env.fileSystem,
       backup: backup,
       progress: { step in
         switch step {
@@ -147,11 +151,11 @@ enum MergeConflicts {
     try out.finish(report, dryRun: false)
     guard !report.interrupted else {
       try out.finishJSON(report, versions: VersionMergeReport(plan: versions), dryRun: false)
-      return status(report)
+      return ErrorReport.status(of: report)
     }
     let versionReport = try ConflictVersions.execute(
       versions, provider: env.syncProvider, fileSystem: env.fileSystem,
-      resolving: !call.flag("keep-copies"),
+      resolving: !call[Options.keepCopies],
       backup: { files in
         let path = try backup(files)
         if let path, path != report.backupPath { out.note("backup written to '\(path)'") }
@@ -159,35 +163,7 @@ enum MergeConflicts {
       })
     try out.finish(versionReport, dryRun: false)
     try out.finishJSON(report, versions: versionReport, dryRun: false)
-    return worse(status(report), status(versionReport))
-  }
-
-  /// The exit status a report calls for: 130 when interrupted, else the worst problem.
-  static func status(_ report: ConflictMergeReport) -> ExitStatus {
-    if report.interrupted { return .interrupted }
-    var found: [ExitStatus] = []
-    for document in report.documents {
-      switch document.refusal {
-      case .none: break
-      case .notDownloaded, .notCurrent: found.append(.unavailable)
-      case .canonicalNotAutomerge, .collision, .noReadableCopy, .canonicalNotRegularFile:
-        found.append(.dataErr)
-      case .canonicalCannotRead(let error): found.append(ErrorReport.status(of: error))
-      case .changedDuringRun: found.append(.tempFail)
-      }
-      guard document.refusal == nil else { continue }
-      for copy in document.copies {
-        switch copy.problem {
-        case .none: break
-        case .notDownloaded: found.append(.unavailable)
-        case .notAutomerge: found.append(.dataErr)
-        case .cannotRead(let error), .cannotRemove(let error):
-          found.append(ErrorReport.status(of: error))
-        case .changedDuringRun: found.append(.tempFail)
-        }
-      }
-    }
-    let order: [ExitStatus] = [.dataErr, .ioErr, .cantCreate, .noInput, .unavailable, .tempFail]
-    return order.first { found.contains($0) } ?? (found.isEmpty ? .ok : .ioErr)
+    return ErrorReport.worse(
+      ErrorReport.status(of: report), ErrorReport.status(of: versionReport))
   }
 }

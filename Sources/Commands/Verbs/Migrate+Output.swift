@@ -87,7 +87,7 @@ extension Migrate {
     let strings = { (values: [String]) in JSONValue.array(values.map(JSONValue.string)) }
     var members: [(String, JSONValue)] = [
       ("source", .string(plan.source)), ("destination", .string(plan.destination)),
-      ("dryRun", .bool(call.flag("dry-run"))),
+      ("dryRun", .bool(call[Options.dryRun])),
       (
         "documents",
         .array(

@@ -45,17 +45,7 @@ enum Migrate {
 
       Without --yes, mn asks for confirmation on a terminal and refuses (64) otherwise.
       """,
-    options: [
-      .option(
-        "from", .directory, valueName: "DIR",
-        help: "The folder to migrate from (default: the local folder)."),
-      .option(
-        "to", .directory, valueName: "DIR",
-        help: "The folder to migrate into (default: the iCloud Drive container)."),
-      .flag("dry-run", help: "Print the plan and check it; change nothing."),
-      .flag("yes", short: "y", help: "Do not ask for confirmation."),
-      .flag("keep-source", help: "Copy instead of move: remove nothing from the source."),
-    ] + fetchOptions + [CommonOptions.wait],
+    options: Options.all,
     exits: [
       .ok, .negative, .usage, .dataErr, .noInput, .unavailable, .cantCreate, .ioErr, .tempFail,
     ],
@@ -70,172 +60,118 @@ enum Migrate {
         "mn migrate --from ~/Dropbox/Minuta --to ~/Documents/Minuta --keep-source",
         "Copy one folder into another."),
     ],
-    run: run)
+    run: .plain(run))
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     guard call.global.root == nil else {
       throw UsageError(message: "migrate takes --from and --to, not --root", path: ["migrate"])
     }
     try checkFetchOptions(call)
-    let fs = env.fileSystem
     let home = env.variables["HOME"].flatMap { $0.isEmpty ? nil : $0 }
-    let from = call.value("from").map { Paths.normalize($0, relativeTo: env.currentDirectory) }
-    guard
-      let destination = call.value("to").map({
-        Paths.normalize($0, relativeTo: env.currentDirectory)
-      }) ?? home.map(WellKnownPaths.icloud)
-    else {
-      throw CommandError(.usage, "HOME is not set", details: ["hint: give --from and --to"])
-    }
-    var previous: MigrationJournal?
-    switch MigrationJournal.read(destination: destination, fileSystem: fs) {
-    case .found(let journal): previous = journal
-    case .unreadable(let why):
-      try note(env, call, "warning: ignoring the migration journal: \(why)")
-    case .none: break
-    }
-    if let from, let previous, from != previous.source {
-      throw MigrationError.unfinishedMigration(
-        journal: MigrationJournal.path(destination: destination), source: previous.source,
-        requested: from)
-    }
-    guard let source = from ?? previous?.source ?? home.map(WellKnownPaths.local) else {
-      throw CommandError(.usage, "HOME is not set", details: ["hint: give --from and --to"])
-    }
-    try Migration.checkRoots(source: source, destination: destination, fileSystem: fs)
-    let sourceExists = isDirectory(source, fs)
-    if !sourceExists && previous == nil {
-      if from != nil { throw MigrationError.noSuchSource(source) }
-      return try nothing(call, env, source, destination, "'\(source)' does not exist")
-    }
-    var destinationExists = isDirectory(destination, fs)
-    let wait = Double(call.value("wait") ?? "") ?? 10
-    var locks = try Migration.lock(
-      [source, destination].filter { isDirectory($0, fs) }, destination: destination, timeout: wait,
-      fileSystem: fs, sleep: env.sleep)
-    defer { locks.forEach { $0.release() } }
-    var plan = try Migration.plan(
-      source: source, destination: destination, fileSystem: fs, syncProvider: env.syncProvider)
-    if plan.sourceListing.documents.isEmpty && previous == nil {
-      return try nothing(call, env, source, destination, "'\(source)' holds no documents")
-    }
-    if !destinationExists && call.value("to") == nil {
-      throw MigrationError.noSuchDestination(destination)
-    }
-    cleanTemporaries(plan, call, env)
-    let stale = staleProvider(call, env)
-    let toFetch = call.flag("fetch") && !Migration.fetchPlans(plan, staleFrom: stale).isEmpty
-    let wouldFetch = toFetch && call.flag("dry-run")
-    if toFetch && !call.flag("dry-run") { plan = try fetch(plan, call, env) }
-    var checked = plan
-    if wouldFetch { checked.placeholders = Migration.unfetchable(plan, staleFrom: stale) }
-    if let blocker = checked.blocker {
-      try printPlan(plan, call, env)
-      if wouldFetch { try printWouldFetch(plan, call, env) }
-      throw blocker
-    }
-    if !call.global.json { try printPlan(plan, call, env) }
-    if wouldFetch { try printWouldFetch(plan, call, env) }
-    if let previous {
-      try note(
-        env, call,
-        "resuming the unfinished migration recorded in '\(MigrationJournal.path(destination: previous.destination))'"
-      )
-    }
-    if call.flag("dry-run") {
+    let absolute = { (path: String) in Paths.normalize(path, relativeTo: env.currentDirectory) }
+    let names = FetchOptionNames.migrate
+    let request = MigrateOperation.Request(
+      from: call[Options.from].map(absolute), to: call[Options.to].map(absolute),
+      defaultSource: home.map(WellKnownPaths.local),
+      defaultDestination: home.map(WellKnownPaths.icloud), dryRun: call[Options.dryRun],
+      keepSource: call[Options.keepSource],
+      fetch: call[Options.fetch]
+        ? MigrateOperation.FetchRequest(
+          from: call[names.from].map(absolute), command: call[names.exec],
+          timeout: names.timeout(call)) : nil,
+      lockTimeout: call[CommonOptions.wait] ?? 10,
+      pointerFile: WellKnownPaths.pointerFile(
+        variables: env.variables, isDarwin: Environment.isDarwin),
+      version: CommandTable.version)
+    var progress: Progress?
+    let context = MigrateOperation.Context(
+      fileSystem: env.fileSystem, syncProvider: env.syncProvider, sleep: env.sleep,
+      now: { env.nowSeconds }, backupDirectory: { try env.backupDirectory() },
+      fetchContext: { source, total in
+        let bar = Progress(env, call, label: "fetching", total: total)
+        bar.advance(by: 0)
+        progress = bar
+        return names.context(source, bar, env)
+      },
+      confirm: { plan in try confirm(plan, call, env) },
+      event: { event in
+        switch event {
+        case .executing(let total):
+          progress = Progress(env, call, label: "migrate", total: total)
+        case .migrating(let name):
+          progress?.advance(item: name)
+          if call.global.verbose { try? env.stderr.write("mn: migrating '\(name)'\n") }
+        case .fetched(let report):
+          progress?.finish()
+          try fetched(report, call, env)
+        default:
+          try show(event, call, env)
+        }
+      })
+    switch try MigrateOperation.run(request, context: context) {
+    case .nothingToDo(let plan, let reason):
+      return try nothing(call, env, plan, reason)
+    case .checked(let plan):
       if call.global.json {
         try env.stdout.write(JSONWriter.string(json(plan, call, nil, nil), indent: 2) + "\n")
       }
       return .ok
-    }
-    if !call.flag("yes") {
-      guard env.stdinIsTerminal else {
-        throw CommandError(
-          .usage, "refusing to migrate without confirmation (standard input is not a terminal)",
-          details: ["hint: check the plan with --dry-run, then rerun with --yes"])
+    case .declined:
+      try env.stderr.write("mn: nothing changed\n")
+      return .negative
+    case .migrated(let plan, let report, let backup):
+      progress?.finish()
+      for (name, summary) in report.replaces.sorted(by: { $0.key.precedesByBytes($1.key) }) {
+        ReplaceNote.write(name, summary, call, env)
       }
-      try env.stderr.write(
-        "Migrate \(plan.documents.count) documents from '\(source)' to '\(destination)'? [y/N] ")
-      let answer = (env.readLine() ?? "").lowercased().filter { !$0.isWhitespace }
-      guard answer == "y" || answer == "yes" else {
-        try env.stderr.write("mn: nothing changed\n")
-        return .negative
-      }
+      try printSummary(plan, report, backup, call, env)
+      return .ok
     }
-    if !destinationExists {
-      try Migration.createDestination(destination, fileSystem: fs)
-      destinationExists = true
-      locks += try Migration.lock(
-        [destination], destination: destination, timeout: wait, fileSystem: fs, sleep: env.sleep)
-      plan = try Migration.plan(
-        source: source, destination: destination, fileSystem: fs, syncProvider: env.syncProvider)
-      if let blocker = plan.blocker { throw blocker }
-    }
-    var backup: String?
-    let keepSource = call.flag("keep-source")
-    if plan.hasWork(keepSource: keepSource) {
-      let result = try Backup.make(
-        files: Migration.backupFiles(plan), source: "\(source) -> \(destination)",
-        reason: "migrate",
-        directory: try env.backupDirectory(), dataRoots: [source, destination],
-        version: CommandTable.version,
-        now: env.nowSeconds, fileSystem: fs, inspect: DocumentTools.inspect)
-      backup = result.path
-      try note(env, call, "backup written to '\(result.path)'")
-    }
-    if !plan.conflicts.isEmpty || !plan.versions.isEmpty {
-      plan = try Migration.mergeConflicts(
-        plan, keepSource: keepSource, backupPath: backup, fileSystem: fs,
-        syncProvider: env.syncProvider)
-      if let blocker = plan.blocker { throw blocker }
-    }
-    let progress = Progress(
-      env, call, label: "migrate", total: plan.documents.count + plan.files.count)
-    let pointer = WellKnownPaths.pointerFile(
-      variables: env.variables, isDarwin: Environment.isDarwin)
-    let report = try Migration.execute(
-      plan, keepSource: keepSource, pointerFile: pointer, previous: previous, fileSystem: fs,
-      syncProvider: env.syncProvider,
-      progress: { name in
-        progress.advance(item: name)
-        if call.global.verbose { try? env.stderr.write("mn: migrating '\(name)'\n") }
-      })
-    progress.finish()
-    for (name, summary) in report.replaces.sorted(by: { $0.key.precedesByBytes($1.key) }) {
-      ReplaceNote.write(name, summary, call, env)
-    }
-    try printSummary(plan, report, backup, call, env)
-    return .ok
   }
 
-  static func isDirectory(_ path: String, _ fs: any FileSystem) -> Bool {
-    (try? fs.infoFollowingLinks(path))??.kind == .directory
+  /// Asks once, on a terminal, unless `--yes`.
+  static func confirm(_ plan: MigrationPlan, _ call: Invocation, _ env: Environment) throws
+    -> Bool
+  {
+    guard !call[Options.yes] else { return true }
+    guard env.stdinIsTerminal else { throw CommandError.confirmationUnavailable }
+    try env.stderr.write(
+      "Migrate \(plan.documents.count) documents from '\(plan.source)' to '\(plan.destination)'? [y/N] "
+    )
+    let answer = (env.readLine() ?? "").lowercased().filter { !$0.isWhitespace }
+    return answer == "y" || answer == "yes"
   }
 
-  /// Removes mn's leftover temporaries in both folders (mn.md §6); both locks are held.
-  static func cleanTemporaries(_ plan: MigrationPlan, _ call: Invocation, _ env: Environment) {
-    for listing in [plan.sourceListing] + (plan.destinationListing.map { [$0] } ?? []) {
-      for name in TemporaryCleanup.removeStale(listing, fileSystem: env.fileSystem)
-      where call.global.verbose {
-        try? env.stderr.write(
-          "mn: removed leftover temporary '\(Paths.join(listing.root, name))'\n")
-      }
+  /// What the operation reports on the way: the plan, notes and removed temporaries.
+  static func show(_ event: MigrateOperation.Event, _ call: Invocation, _ env: Environment)
+    throws
+  {
+    switch event {
+    case .journalIgnored(let why):
+      try note(env, call, "warning: ignoring the migration journal: \(why)")
+    case .removedTemporary(let path) where call.global.verbose:
+      try? env.stderr.write("mn: removed leftover temporary '\(path)'\n")
+    case .planned(let plan, let wouldFetch, let blocked):
+      if blocked || !call.global.json { try printPlan(plan, call, env) }
+      try printWouldFetch(wouldFetch, plan, call, env)
+    case .resuming(let journal):
+      try note(env, call, "resuming the unfinished migration recorded in '\(journal)'")
+    case .backupWritten(let path):
+      try note(env, call, "backup written to '\(path)'")
+    default: break
     }
   }
 
   /// "Nothing to migrate": exit 0, so that a rerun after a finished migration is harmless.
   static func nothing(
-    _ call: Invocation, _ env: Environment, _ source: String, _ destination: String, _ why: String
-  )
-    throws -> ExitStatus
-  {
+    _ call: Invocation, _ env: Environment, _ empty: MigrationPlan,
+    _ reason: MigrateOperation.NothingReason
+  ) throws -> ExitStatus {
     if call.global.json {
-      let empty = MigrationPlan(
-        source: source, destination: destination,
-        destinationExists: isDirectory(destination, env.fileSystem))
       try env.stdout.write(JSONWriter.string(json(empty, call, nil, nil), indent: 2) + "\n")
     }
-    try note(env, call, "nothing to migrate: \(why)")
+    let why = reason == .sourceMissing ? "does not exist" : "holds no documents"
+    try note(env, call, "nothing to migrate: '\(empty.source)' \(why)")
     return .ok
   }
 

@@ -5,6 +5,14 @@ import Storage
 
 /// `mn repair`: give a damaged document back every change that survives anywhere (mn.md §14).
 enum Repair {
+  enum Options {
+    static let from = Option<String>(
+      "from", .path, valueName: "DIR|ARCHIVE",
+      help: "Also take changes from another data folder or an archive.", repeatable: true)
+    static let dryRun = Flag(
+      "dry-run", short: "n", help: "Report what would be recovered; write nothing.")
+  }
+
   static let spec = CommandSpec(
     name: "repair",
     abstract: "Rebuild damaged documents from every change that survives anywhere.",
@@ -31,14 +39,7 @@ enum Repair {
         "PATH", .document, help: "Documents or folders to repair (default: all damaged).",
         optional: true, variadic: true)
     ],
-    options: [
-      .option(
-        "from", .path, valueName: "DIR|ARCHIVE",
-        help: "Also take changes from another data folder or an archive.",
-        repeatable: true),
-      .flag("dry-run", short: "n", help: "Report what would be recovered; write nothing."),
-      CommonOptions.wait,
-    ],
+    options: [Options.from, Options.dryRun, CommonOptions.wait],
     flags: [.writesStore],
     exits: [
       .ok, .negative, .usage, .dataErr, .noInput, .unavailable, .software, .cantCreate, .ioErr,
@@ -50,15 +51,14 @@ enum Repair {
       Example(
         "mn repair --from /mnt/laptop/Minuta", "Also take changes from another device's folder."),
     ],
-    run: run)
+    run: .inFolder(run))
 
-  static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
-    guard let root = call.root else { return .software }
+  static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
     let fs = env.fileSystem
     let listing = try env.scanFolder(root)
     let documents = call.arguments.isEmpty ? nil : try Ls.select(call.arguments, in: listing, env)
     var origins: [RepairOrigin] = []
-    for value in call.allValues("from") {
+    for value in call[all: Options.from] {
       let path = Paths.normalize(value, relativeTo: env.currentDirectory)
       switch try FetchOperation.source(from: path, root: root, fileSystem: fs) {
       case .archive(let archive): origins.append(.archive(archive))
@@ -77,9 +77,9 @@ enum Repair {
       })
     reading?.finish()
     let out = Output(call: call, env: env)
-    guard !call.flag("dry-run") else {
+    guard !call[Options.dryRun] else {
       try out.finish(plan, dryRun: true)
-      return status(plan)
+      return ErrorReport.status(of: plan)
     }
     let writing = Progress(env, call, label: "repairing", total: plan.repairable.count)
     let report = try RepairOperation.execute(
@@ -95,23 +95,6 @@ enum Repair {
       progress: { done, _, name in writing.advance(by: done == 0 ? 0 : 1, item: name) })
     writing.finish()
     try out.finish(report, dryRun: false)
-    return status(report)
-  }
-
-  /// 65 when a damaged document got nothing back, 1 when something is known lost, else 0.
-  static func status(_ report: RepairReport) -> ExitStatus {
-    var found: [ExitStatus] = []
-    for document in report.documents {
-      switch document.refusal {
-      case .none: if document.losesSomething { found.append(.negative) }
-      case .loads: break
-      case .nothingRecovered, .collision: found.append(.dataErr)
-      case .notDownloaded: found.append(.unavailable)
-      case .cannotRead: found.append(.ioErr)
-      case .changedDuringRun: found.append(.tempFail)
-      }
-    }
-    let order: [ExitStatus] = [.dataErr, .ioErr, .unavailable, .tempFail, .negative]
-    return order.first { found.contains($0) } ?? .ok
+    return ErrorReport.status(of: report)
   }
 }

@@ -3,6 +3,24 @@ import Storage
 
 /// `mn resolve`: print the data folder that mn would use (mn.md §2).
 enum Resolve {
+  /// The well-known place `--icloud` or `--local` asks for.
+  enum Place { case icloud, local }
+
+  enum Options {
+    static let explain = Flag(
+      "explain", help: "Show every discovery step and why it was or was not chosen.")
+    static let place = FlagChoice<Place>([
+      (
+        .icloud,
+        Flag("icloud", help: "Print the iCloud Drive container path, whether or not it exists.")
+      ),
+      (
+        .local,
+        Flag("local", help: "Print the local default folder path, whether or not it exists.")
+      ),
+    ])
+  }
+
   static let spec = CommandSpec(
     name: "resolve",
     abstract: "Print the data folder that mn would use.",
@@ -13,29 +31,22 @@ enum Resolve {
       not exist is reported and discovery goes on. --root and MINUTA_STORAGE are explicit \
       choices: when they name a folder that does not exist, discovery stops with exit 66.
       """,
-    options: [
-      .flag("explain", help: "Show every discovery step and why it was or was not chosen."),
-      .flag("icloud", help: "Print the iCloud Drive container path, whether or not it exists."),
-      .flag("local", help: "Print the local default folder path, whether or not it exists."),
-    ],
+    options: [Options.explain, Options.place],
     exits: [.ok, .usage, .noInput],
     examples: [
       Example("mn resolve", "Print the data folder."),
       Example("mn resolve --explain", "Show how it was found."),
       Example(#"mn migrate --to "$(mn resolve --icloud)""#, "Use the iCloud path in a script."),
     ],
-    run: run)
+    run: .plain(run))
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
-    if call.flag("icloud") || call.flag("local") {
-      guard !(call.flag("icloud") && call.flag("local")) else {
-        throw CommandError(.usage, "--icloud and --local cannot be used together")
-      }
+    if let place = call[Options.place] {
       guard let home = env.variables["HOME"], !home.isEmpty else {
-        throw CommandError(.noInput, "HOME is not set")
+        throw CommandError.homeNotSet
       }
       let path =
-        call.flag("icloud") ? WellKnownPaths.icloud(home: home) : WellKnownPaths.local(home: home)
+        place == .icloud ? WellKnownPaths.icloud(home: home) : WellKnownPaths.local(home: home)
       try env.stdout.write(path + "\n")
       return .ok
     }
@@ -45,7 +56,7 @@ enum Resolve {
     }
     if call.global.json {
       try env.stdout.write(JSONWriter.string(json(found), indent: 2) + "\n")
-    } else if call.flag("explain") {
+    } else if call[Options.explain] {
       try env.stdout.write(explain(found))
     } else if let root = found.root {
       try env.stdout.write(root + "\n")
@@ -56,11 +67,9 @@ enum Resolve {
 
   static func notFound(_ found: Discovery) -> CommandError {
     if let missing = found.explicitMissing {
-      return CommandError(.noInput, "data folder '\(missing)' does not exist")
+      return .dataFolderMissing(missing)
     }
-    return CommandError(
-      .noInput, "no data folder found",
-      details: ["hint: use --root PATH or MINUTA_STORAGE, or see 'mn resolve --explain'"])
+    return .noDataFolder
   }
 
   /// How each discovery step is named for people.

@@ -9,6 +9,13 @@ import Storage
 /// Not `.writesStore`: the destination may be `--to DIR` rather than the discovered folder,
 /// and may not exist yet, so the verb creates it and takes its lock itself.
 enum Restore {
+  enum Options {
+    static let to = Option<String>(
+      "to", .directory, valueName: "DIR",
+      help: "Restore into DIR (created when missing) instead of the data folder.")
+    static let dryRun = Flag("dry-run", help: "Print what would be done and change nothing.")
+  }
+
   static let spec = CommandSpec(
     name: "restore",
     abstract: "Restore an archive into a data folder, merging documents.",
@@ -37,13 +44,7 @@ enum Restore {
     arguments: [
       ArgumentSpec("ARCHIVE", .path, help: "The archive to restore (- for standard input).")
     ],
-    options: [
-      .option(
-        "to", .directory, valueName: "DIR",
-        help: "Restore into DIR (created when missing) instead of the data folder."),
-      .flag("dry-run", help: "Print what would be done and change nothing."),
-      CommonOptions.wait,
-    ],
+    options: [Options.to, Options.dryRun, CommonOptions.wait],
     exits: [.ok, .usage, .dataErr, .noInput, .unavailable, .cantCreate, .ioErr, .tempFail],
     examples: [
       Example("mn restore minuta-20260906-154512.tar.gz", "Merge an export into the data folder."),
@@ -52,7 +53,7 @@ enum Restore {
         "mn restore --to ~/Minuta-old archive.tar.xz", "Unpack an archive into a new folder."),
       Example("mn restore - < minuta.tar.gz", "Read the archive from standard input."),
     ],
-    run: run)
+    run: .plain(run))
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     let source = call.arguments[0]
@@ -63,7 +64,7 @@ enum Restore {
       try env.stderr.write(
         "mn: warning: '\(source)' has no manifest: its files cannot be checked\n")
     }
-    if call.flag("dry-run") {
+    if call[Options.dryRun] {
       let plan = try RestoreWorkflow.plan(
         archive: archive, destination: destination, fileSystem: env.fileSystem)
       let backup = !plan.items(.merge).isEmpty
@@ -83,8 +84,8 @@ enum Restore {
       return .ok
     }
     try RestoreWorkflow.prepareDestination(destination, fileSystem: env.fileSystem)
-    let lock = try FileLock.acquire(
-      root: destination, timeout: Double(call.value("wait") ?? "") ?? 10,
+    let lock = try WriteLocks.acquire(
+      [destination], timeout: call[CommonOptions.wait] ?? 10,
       fileSystem: env.fileSystem, sleep: env.sleep)
     defer { lock.release() }
     let outcome = try RestoreWorkflow.run(
@@ -133,15 +134,13 @@ enum Restore {
 
   /// `--to DIR`, else the discovered data folder, else an explicit one still to be created.
   static func destination(_ call: Invocation, _ env: Environment) throws -> String {
-    if let to = call.value("to") { return Paths.normalize(to, relativeTo: env.currentDirectory) }
+    if let to = call[Options.to] { return Paths.normalize(to, relativeTo: env.currentDirectory) }
     let found = env.discover(root: call.global.root)
     if !call.global.quiet {
       for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
     }
     guard let root = found.root ?? found.explicitMissing else {
-      throw CommandError(
-        .noInput, "no data folder found",
-        details: ["hint: name the destination with --to DIR (it is created when missing)"])
+      throw CommandError.noRestoreDestination
     }
     return root
   }

@@ -21,12 +21,12 @@ extension Watch {
 
     /// 0, or with `--once` the status `merge-conflicts` would give for the same documents.
     var status: ExitStatus {
-      guard call.flag("once") else { return .ok }
+      guard call[Watch.Options.once] else { return .ok }
       var versions = VersionMergeReport(plan: VersionMergePlan(root: ""))
       versions.documents = mergedVersions
-      let worst = MergeConflicts.worse(
-        MergeConflicts.status(ConflictMergeReport(root: "", documents: merged)),
-        MergeConflicts.status(versions))
+      let worst = ErrorReport.worse(
+        ErrorReport.status(of: ConflictMergeReport(root: "", documents: merged)),
+        ErrorReport.status(of: versions))
       return worst != .ok ? worst : failure ?? .ok
     }
 
@@ -56,7 +56,7 @@ extension Watch {
       switch report {
       case .watching(let root, let once):
         if once { return [(false, "one pass over '\(root)'")] }
-        let quiet = call.value("quiet-for") ?? "10"
+        let quiet = call.word(for: Watch.Options.quietFor.spec) ?? "10"
         return [(false, "watching '\(root)' (merging copies quiet for \(quiet)s)")]
       case .rescanning(let reason): return [(false, "rescanning (\(reason.rawValue))")]
       case .waitingForLock(let path): return [(false, "waiting for the write lock ('\(path)')")]
@@ -85,7 +85,7 @@ extension Watch {
       case .failed(let action, let error):
         return [(true, "cannot \(action): \(ErrorReport.describe(error).1) (will try again)")]
       case .notQuietYet(let paths):
-        let quiet = call.value("quiet-for") ?? "10"
+        let quiet = call.word(for: Watch.Options.quietFor.spec) ?? "10"
         return [
           (false, "left \(merge.plural(paths.count, "copy")) changed less than \(quiet)s ago")
         ]

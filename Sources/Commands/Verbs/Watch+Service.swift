@@ -68,10 +68,10 @@ extension Watch {
   }
 
   /// The unit or agent for `mn watch` run with this invocation's other options.
-  static func service(_ kind: String, _ call: Invocation, _ env: Environment) -> String {
+  static func service(_ kind: ServiceKind, _ call: Invocation, _ env: Environment) -> String {
     let arguments = serviceArguments(call, env)
     let executable = runningExecutable(env) ?? "/usr/bin/mn"
-    if kind == "launchd" {
+    if kind == .launchd {
       let home = env.variables["HOME"] ?? "/tmp"
       return launchAgent(
         executable: executable, arguments: arguments,
@@ -87,10 +87,11 @@ extension Watch {
     if let root = call.global.root {
       arguments += ["--root", Paths.normalize(root, relativeTo: env.currentDirectory)]
     }
-    for option in spec.options where option.name != "service" && option.name != "once" {
+    let left = [Options.service.spec.name, Options.once.spec.name]
+    for option in spec.options where !left.contains(option.name) {
       if option.value == nil {
-        if call.flag(option.name) { arguments.append("--" + option.name) }
-      } else if var value = call.value(option.name) {
+        if call.isGiven(option) { arguments.append("--" + option.name) }
+      } else if var value = call.word(for: option) {
         if option.value == .path {
           value = Paths.normalize(value, relativeTo: env.currentDirectory)
         }

@@ -5,6 +5,35 @@ import Storage
 
 /// `mn watch`: keep a data folder healthy, event-driven (mn.md §12).
 enum Watch {
+  /// What `--service` prints.
+  enum ServiceKind: String, CaseIterable, Sendable { case systemd, launchd }
+
+  enum Options {
+    static let quietFor = Option.seconds(
+      "quiet-for", help: "Merge a copy once it has not changed for this long (default 10).")
+    static let backupEvery = Option<String>(
+      "backup-every", .text, valueName: "DURATION",
+      help: "Write a verified backup this often (90, 30m, 12h, 1d, 1w; default never).")
+    static let keepLast = Option.count(
+      "keep-last", help: "With --backup-every: keep the N newest backups.")
+    static let keepDaily = Option.count(
+      "keep-daily", help: "With --backup-every: keep the newest backup of each of N days.")
+    static let keepWeekly = Option.count(
+      "keep-weekly", help: "With --backup-every: keep the newest backup of each of N weeks.")
+    static let keepMonthly = Option.count(
+      "keep-monthly", help: "With --backup-every: keep the newest backup of each of N months.")
+    static let fetch = Flag("fetch", help: "Fetch placeholders as they appear, as 'mn fetch' does.")
+    static let once = Flag("once", help: "Make one pass over the folder, then exit.")
+    static let service = Option.choice(
+      "service", of: ServiceKind.self, valueName: "KIND",
+      help: "Print a systemd user unit or a launchd agent that runs mn watch, and exit.")
+
+    /// In the order help lists them.
+    static let all: [any OptionDeclaration] =
+      [quietFor, backupEvery, keepLast, keepDaily, keepWeekly, keepMonthly, fetch]
+      + FetchOptionNames.watch.options + [once, service]
+  }
+
   static let spec = CommandSpec(
     name: "watch",
     abstract: "Keep the data folder healthy: merge conflict copies as they arrive.",
@@ -46,32 +75,7 @@ enum Watch {
       options given, --service launchd a LaunchAgent property list; see the README for how \
       to install them.
       """,
-    options: [
-      .option(
-        "quiet-for", .seconds, valueName: "SECONDS",
-        help: "Merge a copy once it has not changed for this long (default 10)."),
-      .option(
-        "backup-every", .text, valueName: "DURATION",
-        help: "Write a verified backup this often (90, 30m, 12h, 1d, 1w; default never)."),
-      .option(
-        "keep-last", .count, valueName: "N", help: "With --backup-every: keep the N newest backups."
-      ),
-      .option(
-        "keep-daily", .count, valueName: "N",
-        help: "With --backup-every: keep the newest backup of each of N days."),
-      .option(
-        "keep-weekly", .count, valueName: "N",
-        help: "With --backup-every: keep the newest backup of each of N weeks."),
-      .option(
-        "keep-monthly", .count, valueName: "N",
-        help: "With --backup-every: keep the newest backup of each of N months."),
-      .flag("fetch", help: "Fetch placeholders as they appear, as 'mn fetch' does."),
-    ] + FetchOptionNames.watch.options + [
-      .flag("once", help: "Make one pass over the folder, then exit."),
-      .option(
-        "service", .choice(["systemd", "launchd"]), valueName: "KIND",
-        help: "Print a systemd user unit or a launchd agent that runs mn watch, and exit."),
-    ],
+    options: Options.all,
     exits: [.ok, .usage, .dataErr, .noInput, .unavailable, .cantCreate, .ioErr, .interrupted],
     examples: [
       Example("mn watch", "Merge copies 10 seconds after they stop changing."),
@@ -81,11 +85,11 @@ enum Watch {
         "mn watch --service systemd > ~/.config/systemd/user/mn-watch.service",
         "Install as a systemd user service."),
     ],
-    run: run)
+    run: .plain(run))
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     let policy = try policy(call)
-    if let kind = call.value("service") {
+    if let kind = call[Options.service] {
       try env.stdout.write(service(kind, call, env))
       return .ok
     }
@@ -123,7 +127,7 @@ enum Watch {
       takeHangups: { WatchSignals.takeHangup(wake) ? 1 : 0 },
       report: { out.report($0) }, syncProvider: env.syncProvider)
     var runner = WatchRunner(
-      policy: policy, once: call.flag("once"),
+      policy: policy, once: call[Options.once],
       lastBackup: backupDirectory.flatMap {
         WatchPaths.lastScheduledBackup(in: $0, fileSystem: fs)
       },
@@ -134,9 +138,9 @@ enum Watch {
 
   /// The options as a `WatchPolicy`; usage errors for what does not parse or go together.
   static func policy(_ call: Invocation) throws -> WatchPolicy {
-    let quietFor = call.value("quiet-for").flatMap(Double.init) ?? 10
+    let quietFor = call[Options.quietFor] ?? 10
     var backupEvery: Double?
-    if let text = call.value("backup-every") {
+    if let text = call[Options.backupEvery] {
       guard let seconds = WatchPolicy.parseDuration(text) else {
         throw UsageError(
           message:
@@ -145,21 +149,19 @@ enum Watch {
       }
       backupEvery = seconds
     }
-    func count(_ name: String) -> Int? { call.value(name).flatMap { Int($0) } }
     let keep = BackupKeepPolicy(
-      last: count("keep-last"), daily: count("keep-daily"), weekly: count("keep-weekly"),
-      monthly: count("keep-monthly"))
+      last: call[Options.keepLast], daily: call[Options.keepDaily],
+      weekly: call[Options.keepWeekly], monthly: call[Options.keepMonthly])
     if keep != nil && backupEvery == nil {
       throw UsageError(message: "--keep-* options need --backup-every", path: ["watch"])
     }
     let names = FetchOptionNames.watch
-    let given = [names.from, names.exec, names.timeoutName].filter { call.value($0) != nil }
-    if !call.flag("fetch"), let first = given.first {
+    if !call[Options.fetch], let first = names.given(call).first {
       throw UsageError(message: "--\(first) needs --fetch", path: ["watch"])
     }
     try names.check(call)
     return WatchPolicy(
-      quietFor: quietFor, backupEvery: backupEvery, fetch: call.flag("fetch"), keep: keep)
+      quietFor: quietFor, backupEvery: backupEvery, fetch: call[Options.fetch], keep: keep)
   }
 
   /// The data folder: discovered as every verb does, or the explicitly named folder that is
@@ -170,7 +172,7 @@ enum Watch {
       for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
     }
     if let root = found.root { return root }
-    if let missing = found.explicitMissing, !call.flag("once") { return missing }
+    if let missing = found.explicitMissing, !call[Options.once] { return missing }
     throw Resolve.notFound(found)
   }
 
@@ -178,14 +180,14 @@ enum Watch {
   static func fetcher(_ call: Invocation, _ env: Environment, root: String) throws
     -> ((FolderListing) throws -> FetchReport)?
   {
-    guard call.flag("fetch") else { return nil }
+    guard call[Options.fetch] else { return nil }
     let names = FetchOptionNames.watch
     var source = FetchSource.sync
-    if let from = call.value(names.from) {
+    if let from = call[names.from] {
       source = try FetchOperation.source(
         from: Paths.normalize(from, relativeTo: env.currentDirectory), root: root,
         fileSystem: env.fileSystem)
-    } else if let command = call.value(names.exec) {
+    } else if let command = call[names.exec] {
       source = .command(command)
     }
     let timeout = names.timeout(call)

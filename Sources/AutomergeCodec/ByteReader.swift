@@ -293,11 +293,7 @@ struct ByteWriter {
 
   /// A 64-bit word, big-endian (a hash's words are written without an array per hash).
   @inline(__always) private mutating func word(_ w: UInt64) {
-    var s = 56
-    while s >= 0 {
-      bytes.append(UInt8(truncatingIfNeeded: w >> UInt64(s)))
-      s -= 8
-    }
+    withUnsafeBytes(of: w.bigEndian) { bytes.append(contentsOf: $0) }
   }
 
   /// The length of the uLEB encoding of `value`.

@@ -131,3 +131,19 @@ public enum ArchiveError: Error, Sendable, Equatable, CustomStringConvertible {
     }
   }
 }
+
+extension ArchiveError {
+  /// Creates the missing directories of `path` (`FileSystem.makeDirectories`); a failure is
+  /// `.cannotCreateOutput(path:)`.
+  public static func makeDirectories(
+    _ path: String, permissions: UInt32, fileSystem: any FileSystem
+  ) throws(ArchiveError) {
+    do {
+      try fileSystem.makeDirectories(AbsolutePath(path), permissions: permissions)
+    } catch let error as FileSystemError {
+      throw .cannotCreateOutput(path: path, error)
+    } catch {
+      throw .writeFailed(path: path, detail: "\(error)")
+    }
+  }
+}

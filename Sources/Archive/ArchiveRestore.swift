@@ -126,19 +126,19 @@ public enum ArchiveRestore {
     _ = try plan(
       archive: archive, destination: destination, fileSystem: fileSystem, isDocument: isDocument,
       limits: limits)
-    try ArchivePaths.makeDirectories(destination, permissions: 0o755, fileSystem: fileSystem)
+    try ArchiveError.makeDirectories(destination, permissions: 0o755, fileSystem: fileSystem)
     var report = RestoreReport()
     for entry in archive.entries {
       let kind = kind(of: entry.path, in: archive, isDocument: isDocument)
       let action = try decide(
         entry, kind: kind, destination: destination, exists: true, fileSystem: fileSystem,
         limits: limits)
-      let target = Paths.join(destination, entry.path)
+      let target = AbsolutePath(destination).appending(entry.path).string
       do {
         switch action {
         case .write:
-          try ArchivePaths.makeDirectories(
-            Paths.split(target).directory, permissions: 0o755, fileSystem: fileSystem)
+          try ArchiveError.makeDirectories(
+            AbsolutePath(target).parent.string, permissions: 0o755, fileSystem: fileSystem)
           let mode = entry.permissions & 0o777
           if kind == .document {
             // Absent when decided: a version that a sync client brings meanwhile is merged.
@@ -228,14 +228,14 @@ public enum ArchiveRestore {
     do {
       var current = destination
       for component in components.dropLast() {
-        current = Paths.join(current, component)
+        current = AbsolutePath(current).appending(component).string
         guard let info = try fileSystem.info(current) else { return .write }
         guard info.kind == .directory else {
           throw ArchiveError.destinationConflict(
             path: current, reason: info.kind == .symlink ? "a symbolic link" : "not a directory")
         }
       }
-      let target = Paths.join(destination, entry.path)
+      let target = AbsolutePath(destination).appending(entry.path).string
       guard let info = try fileSystem.info(target) else { return .write }
       guard info.kind == .regular else {
         throw ArchiveError.destinationConflict(

@@ -42,7 +42,7 @@ public enum Backup {
     random: () -> String = AtomicFile.randomSuffix
   ) throws(ArchiveError) -> Result {
     try checkOutside(directory: directory, roots: dataRoots, fileSystem: fileSystem)
-    try ArchivePaths.makeDirectories(directory, permissions: 0o700, fileSystem: fileSystem)
+    try ArchiveError.makeDirectories(directory, permissions: 0o700, fileSystem: fileSystem)
     let path = try uniquePath(
       directory: directory,
       stem: "minuta-backup-\(UTCDateTime(secondsSinceEpoch: now).compact)-\(sanitized(reason))",
@@ -75,7 +75,7 @@ public enum Backup {
     var attempt = 1
     while true {
       let name = attempt == 1 ? "\(stem).tar.gz" : "\(stem)-\(attempt).tar.gz"
-      let path = Paths.join(directory, name)
+      let path = AbsolutePath(directory).appending(name).string
       do {
         if try fileSystem.info(path) == nil { return path }
       } catch let error as FileSystemError {
@@ -96,14 +96,14 @@ public enum Backup {
   static func checkOutside(directory: String, roots: [String], fileSystem: FileSystem)
     throws(ArchiveError)
   {
-    let resolvedDirectory = ArchivePaths.resolved(directory, fileSystem: fileSystem)
+    let resolvedDirectory = AbsolutePath(directory).resolvingLinks(fileSystem)
     for root in roots {
-      let resolvedRoot = ArchivePaths.resolved(root, fileSystem: fileSystem)
+      let resolvedRoot = AbsolutePath(root).resolvingLinks(fileSystem)
       for (d, r) in [
-        (ArchivePaths.normalized(directory), ArchivePaths.normalized(root)),
+        (AbsolutePath(directory).normalized, AbsolutePath(root).normalized),
         (resolvedDirectory, resolvedRoot),
       ] {
-        if d == r || r == "/" || d.hasPrefix(r + "/") {
+        if d.isInside(r) {
           throw .backupInsideDataFolder(backupDirectory: directory, root: root)
         }
       }

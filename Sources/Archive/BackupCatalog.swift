@@ -212,7 +212,7 @@ public enum BackupCatalog {
     var foreign: [String] = []
     for fileName in names.sorted(by: { $0.precedesByBytes($1) }) {
       guard let name = Name(fileName) else { continue }
-      let path = Paths.join(directory, fileName)
+      let path = AbsolutePath(directory).appending(fileName).string
       guard let info = try? fileSystem.info(path) else { continue }
       guard info.kind == .regular else {
         foreign.append(fileName)
@@ -310,7 +310,8 @@ public enum BackupCatalog {
     if !dryRun {
       do {
         lock = try FileLock.acquire(
-          file: Paths.join(directory, lockFileName), timeout: wait, fileSystem: fileSystem,
+          file: AbsolutePath(directory).appending(lockFileName).string, timeout: wait,
+          fileSystem: fileSystem,
           sleep: sleep)
       } catch {
         throw .lock(error)

@@ -223,7 +223,7 @@ public enum Exporter {
           throw ArchiveError.writeFailed(path: path, detail: "\(error)")
         }
         // The archive is in place; a failed directory sync cannot undo that.
-        try? fileSystem.syncDirectory(Paths.split(path).directory)
+        try? fileSystem.syncDirectory(AbsolutePath(path).parent.string)
         return summary
       } catch {
         if open { try? fileSystem.close(fd, path: temporary) }
@@ -249,9 +249,9 @@ public enum Exporter {
     var seen = Set<String>()
     for file in files {
       let path = file.relativePath
-      let components = path.split(separator: "/", omittingEmptySubsequences: false)
-      let clean = !path.isEmpty && components.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
-      guard clean, path != ArchiveManifest.entryName, seen.insert(path).inserted else {
+      guard !path.isEmpty, LogicalName(path) != nil, path != ArchiveManifest.entryName,
+        seen.insert(path).inserted
+      else {
         throw .invalidExportPath(path)
       }
     }

@@ -344,7 +344,7 @@ public enum ConflictMerge {
       do {
         try fileSystem.removeFile(item.copy.path)
         document.copies[k].removed = true
-        let directory = Paths.split(item.copy.path).directory
+        let directory = AbsolutePath(item.copy.path).parent.string
         if !directories.contains(directory) { directories.append(directory) }
       } catch let error as FileSystemError {
         document.copies[k].problem = .cannotRemove(error)

@@ -280,7 +280,7 @@ public enum ConflictVersions {
       throw error
     }
     try fileSystem.close(fd, path: path)
-    try fileSystem.syncDirectory(Paths.split(path).directory)
+    try fileSystem.syncDirectory(AbsolutePath(path).parent.string)
   }
 }
 

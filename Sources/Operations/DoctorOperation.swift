@@ -61,7 +61,9 @@ public enum DoctorOperation {
   /// Whether another process holds the write lock; the lock file is never created.
   static func lockState(root: String, fileSystem: any FileSystem) -> LockState {
     do {
-      guard try fileSystem.info(FolderLayout.lockPath(root: root)) != nil else { return .free }
+      guard try fileSystem.info(DataFolder.lockPath(root: AbsolutePath(root)).string) != nil else {
+        return .free
+      }
     } catch {
       return .unknown("\(error)")
     }

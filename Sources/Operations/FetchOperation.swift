@@ -62,7 +62,7 @@ public enum FetchOperation {
           copy.logicalName,
           default: FetchItem(
             logicalName: copy.logicalName,
-            path: FolderLayout.path(root: root, logicalName: copy.logicalName), placeholders: [],
+            path: AbsolutePath(root).appending(copy.logicalName).string, placeholders: [],
             isCopy: true, fileExists: false)
         ].placeholders.append(placeholder)
       }
@@ -406,7 +406,7 @@ struct FetchRun {
     switch source {
     case .directory(let directory):
       for item in plan.items {
-        let origin = Paths.join(directory, item.logicalName)
+        let origin = AbsolutePath(directory).appending(item.logicalName).string
         do {
           deliver(
             item, try fileSystem.readFile(origin, limit: FetchOperation.maxDocumentSize), origin)

@@ -22,9 +22,11 @@ public enum FolderFiles {
             relativePath: document.logicalName, absolutePath: document.path, kind: .document))
       }
       for placeholder in document.placeholders {
-        if let relative = Paths.relative(placeholder.path, to: listing.root) {
+        if let relative = AbsolutePath(placeholder.path).logicalName(in: AbsolutePath(listing.root))
+        {
           files.append(
-            ExportFile(relativePath: relative, absolutePath: placeholder.path, kind: .placeholder))
+            ExportFile(
+              relativePath: relative.string, absolutePath: placeholder.path, kind: .placeholder))
         }
       }
       guard includeCopies else { continue }

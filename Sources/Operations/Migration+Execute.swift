@@ -127,7 +127,7 @@ extension Migration {
       }
       if !keepSource {
         if try removeVersionFile(plan, fileSystem: fs) {
-          report.removedFromSource.append(FolderLayout.versionFileName)
+          report.removedFromSource.append(DataFolder.versionFileName)
         }
         report.removedDirectories = removeEmptyDirectories(
           plan.source, names: journal.steps.map(\.name), fileSystem: fs)
@@ -255,11 +255,12 @@ extension Migration {
   static func makeDirectories(_ logical: String, root: String, fileSystem fs: any FileSystem)
     throws
   {
-    var current = ""
+    let rootPath = AbsolutePath(root)
+    var current = LogicalName.root
     for part in logical.split(separator: "/") {
-      let parent = FolderLayout.path(root: root, logicalName: current)
-      current = FolderLayout.join(current, String(part))
-      let directory = FolderLayout.path(root: root, logicalName: current)
+      let parent = rootPath.appending(current).string
+      current = current.appending(String(part))
+      let directory = rootPath.appending(current).string
       if let info = try fs.info(directory) {
         guard info.kind == .directory else {
           throw FileSystemError("create directory", directory, .notDirectory)
@@ -276,7 +277,7 @@ extension Migration {
   /// Removes the source's `.minuta-version` when the destination holds the same bytes.
   static func removeVersionFile(_ plan: MigrationPlan, fileSystem fs: any FileSystem) throws -> Bool
   {
-    guard let file = plan.files.first(where: { $0.logicalName == FolderLayout.versionFileName }),
+    guard let file = plan.files.first(where: { $0.logicalName == DataFolder.versionFileName }),
       file.action != .differs,
       let source = try? fs.readFile(file.sourcePath, limit: readLimit),
       let target = try? fs.readFile(file.destinationPath, limit: readLimit), source == target
@@ -307,7 +308,7 @@ extension Migration {
       return a != b ? a > b : $0.precedesByBytes($1)
     }
     for directory in deepestFirst {
-      let path = FolderLayout.path(root: root, logicalName: directory)
+      let path = AbsolutePath(root).appending(directory).string
       if (try? fs.contentsOfDirectory(path))?.isEmpty == true,
         (try? fs.removeDirectory(path)) != nil
       {
@@ -315,8 +316,8 @@ extension Migration {
       }
     }
     guard let left = try? fs.contentsOfDirectory(root) else { return removed }
-    if left == [FolderLayout.lockFileName] {
-      try? fs.removeFile(FolderLayout.lockPath(root: root))
+    if left == [DataFolder.lockFileName] {
+      try? fs.removeFile(DataFolder.lockPath(root: AbsolutePath(root)).string)
     } else if !left.isEmpty {
       return removed
     }
@@ -333,7 +334,7 @@ extension Migration {
     let target = String(
       text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     guard target.hasPrefix("/") else { return false }
-    if Paths.normalize(target, relativeTo: "/") == Paths.normalize(source, relativeTo: "/") {
+    if AbsolutePath(target).normalized == AbsolutePath(source).normalized {
       return true
     }
     guard let a = try? fs.realPath(target), let b = try? fs.realPath(source) else { return false }

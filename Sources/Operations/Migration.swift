@@ -33,14 +33,13 @@ public enum Migration {
     throws(MigrationError)
   {
     let pairs = [
-      (ArchivePaths.normalized(source), ArchivePaths.normalized(destination)),
+      (AbsolutePath(source).normalized, AbsolutePath(destination).normalized),
       (
-        ArchivePaths.resolved(source, fileSystem: fileSystem),
-        ArchivePaths.resolved(destination, fileSystem: fileSystem)
+        AbsolutePath(source).resolvingLinks(fileSystem),
+        AbsolutePath(destination).resolvingLinks(fileSystem)
       ),
     ]
-    for (s, d) in pairs
-    where s == d || s == "/" || d == "/" || d.hasPrefix(s + "/") || s.hasPrefix(d + "/") {
+    for (s, d) in pairs where s.isInside(d) || d.isInside(s) {
       throw .nested(source: source, destination: destination)
     }
   }
@@ -85,7 +84,8 @@ public enum Migration {
   /// cannot be written.
   static func lockError(_ error: LockError, destination: String) -> any Error {
     if case .fileSystem(let inner) = error,
-      inner.path == Paths.join(destination, FileLock.fileName), isUnwritable(inner.errno)
+      inner.path == AbsolutePath(destination).appending(FileLock.fileName).string,
+      isUnwritable(inner.errno)
     {
       return MigrationError.destinationNotWritable(destination, inner)
     }
@@ -99,8 +99,8 @@ public enum Migration {
     throws(MigrationError)
   {
     do {
-      try ArchivePaths.makeDirectories(destination, permissions: 0o755, fileSystem: fileSystem)
-    } catch .cannotCreateOutput(_, let error) {
+      try fileSystem.makeDirectories(AbsolutePath(destination), permissions: 0o755)
+    } catch let error as FileSystemError {
       throw .destinationNotWritable(destination, error)
     } catch {
       throw .destinationNotWritable(destination, FileSystemError("create", destination, .ioError))
@@ -186,9 +186,9 @@ public enum Migration {
         plan.placeholders.append(placeholder.path)
         continue
       }
-      let target = FolderLayout.path(root: destination, logicalName: other.logicalName)
+      let target = AbsolutePath(destination).appending(other.logicalName).string
       let action = compare(other, target, fileSystem: fs)
-      if action == .differs && other.logicalName == FolderLayout.versionFileName {
+      if action == .differs && other.logicalName == DataFolder.versionFileName {
         plan.warnings.append(.versionDiffers)
       }
       plan.files.append(

@@ -51,7 +51,7 @@ public struct MigrationJournal: Sendable, Equatable {
 
   /// The journal's path in the destination root.
   public static func path(destination: String) -> String {
-    FolderLayout.path(root: destination, logicalName: fileName)
+    AbsolutePath(destination).appending(fileName).string
   }
 
   /// The journal as bytes (JSON, one line per step for a human reading it).

@@ -107,7 +107,7 @@ public enum RepairOperation {
     }
     if let backupDirectory {
       for name in backupArchives(in: backupDirectory, fileSystem: fileSystem) {
-        archives.append((.backup, Paths.join(backupDirectory, name)))
+        archives.append((.backup, AbsolutePath(backupDirectory).appending(name).string))
       }
     }
     for (kind, path) in archives {
@@ -175,21 +175,23 @@ public enum RepairOperation {
   static func fromFiles(in root: String, logicalName: String, _ fileSystem: any FileSystem)
     -> [String]
   {
-    let (sub, name) = Paths.split(logicalName)
-    let folder = sub == "." ? root : Paths.join(root, sub)
-    let names = (try? fileSystem.contentsOfDirectory(folder)) ?? []
+    let document = AbsolutePath(root).appending(logicalName)
+    let (folder, name) = (document.parent, document.lastComponent)
+    let names = (try? fileSystem.contentsOfDirectory(folder.string)) ?? []
     let copies = names.filter { other in
       other != name && ConflictCopy.parse(fileName: other)?.canonicalName == name
     }.sorted { $0.precedesByBytes($1) }
-    return ((names.contains(name) ? [name] : []) + copies).map { Paths.join(folder, $0) }
+    return ((names.contains(name) ? [name] : []) + copies).map { folder.appending($0).string }
   }
 
   /// Whether an archive entry is the document `logicalName` or one of its conflict copies,
   /// directly under the top folder or under one more folder (a migrate backup's).
   static func holds(_ entryPath: String, logicalName: String) -> Bool {
-    let (directory, name) = Paths.split(entryPath)
+    guard let entry = LogicalName(entryPath) else { return false }
+    let name = entry.lastComponent
     let canonical = ConflictCopy.parse(fileName: name)?.canonicalName ?? name
-    let path = directory == "." ? canonical : directory + "/" + canonical
+    let directory = entry.parent ?? .root
+    let path = directory.isRoot ? canonical : directory.appending(canonical).string
     if path == logicalName { return true }
     guard path.hasSuffix("/" + logicalName) else { return false }
     return !path.dropLast(logicalName.count + 1).contains("/")

@@ -29,7 +29,7 @@ public enum RestoreWorkflow {
     throws(ArchiveError)
   {
     guard try !ArchiveRestore.destinationExists(destination, fileSystem: fileSystem) else { return }
-    try ArchivePaths.makeDirectories(destination, permissions: 0o755, fileSystem: fileSystem)
+    try ArchiveError.makeDirectories(destination, permissions: 0o755, fileSystem: fileSystem)
   }
 
   /// The documents that `archive` holds and that are not downloaded in `listing` (only a
@@ -71,7 +71,8 @@ public enum RestoreWorkflow {
       let path = plan.items[index].path
       guard let incoming = archive.entry(path)?.bytes,
         let existing = try? fileSystem.readFile(
-          Paths.join(plan.destination, path), limit: ArchiveLimits.standard.maxEntrySize),
+          AbsolutePath(plan.destination).appending(path).string,
+          limit: ArchiveLimits.standard.maxEntrySize),
         let merged = try? DocumentTools.merge(existing: existing, incoming: incoming)
       else { continue }
       if merged == existing { plan.items[index].action = .unchanged }

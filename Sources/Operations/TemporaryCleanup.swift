@@ -25,8 +25,7 @@ public enum TemporaryCleanup {
         guard
           mergeIntoDocument(
             temporary,
-            target: FolderLayout.path(
-              root: listing.root, logicalName: temporary.targetLogicalName),
+            target: AbsolutePath(listing.root).appending(temporary.targetLogicalName).string,
             fileSystem: fileSystem)
         else { continue }
       }

@@ -21,9 +21,10 @@ public enum WatchPaths {
   /// A document rewritten by the app (under the lock, or not) is `.document`: only names that
   /// the conflict-copy table matches, in a folder that holds their document, are copies.
   public static func kind(of path: String, root: String) -> WatchPathKind {
-    guard let relative = Paths.relative(path, to: root), !relative.isEmpty else { return .other }
-    let (directory, name) = Paths.split(relative)
-    let folder = DocumentFolder(logicalPath: directory == "." ? "" : directory)
+    guard let relative = AbsolutePath(path).logicalName(in: AbsolutePath(root)), !relative.isRoot
+    else { return .other }
+    let name = relative.lastComponent
+    let folder = DocumentFolder(logicalPath: (relative.parent ?? .root).string)
     guard folder.documentCount > 0 else { return .other }
     if let (_, realName) = Placeholder.parseFileName(name) {
       return isCopyOrDocument(realName, in: folder) ? .placeholder : .other

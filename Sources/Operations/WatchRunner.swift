@@ -270,7 +270,8 @@ public struct WatchRunner {
         return try body(&self)
       }
       if waitingSince == nil {
-        context.report(.waitingForLock(path: FolderLayout.lockPath(root: context.root)))
+        context.report(
+          .waitingForLock(path: DataFolder.lockPath(root: AbsolutePath(context.root)).string))
         waitingSince = context.now()
       }
       take(try context.notifier.wait(timeout: Self.lockRetryInterval))

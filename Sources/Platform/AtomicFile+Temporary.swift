@@ -14,10 +14,11 @@ extension AtomicFile {
     beside path: String, permissions: UInt32, fileSystem: any FileSystem,
     random: () -> String = AtomicFile.randomSuffix
   ) throws -> (FileDescriptor, String) {
-    let (directory, name) = Paths.split(path)
+    let target = AbsolutePath(path)
+    let (directory, name) = (target.parent, target.lastComponent)
     var attempt = 0
     while true {
-      let temporary = Paths.join(directory, temporaryName(for: name, random: random()))
+      let temporary = directory.appending(temporaryName(for: name, random: random())).string
       do {
         return (try fileSystem.createExclusive(temporary, permissions: permissions), temporary)
       } catch let error as FileSystemError where error.errno == .fileExists && attempt < 16 {

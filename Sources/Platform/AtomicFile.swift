@@ -53,7 +53,7 @@ public enum AtomicFile {
       try? fileSystem.removeFile(temporary.path)
       throw error
     }
-    try fileSystem.syncDirectory(Paths.split(path).directory)
+    try fileSystem.syncDirectory(AbsolutePath(path).parent.string)
   }
 
   /// A temporary written, synced and closed, ready to be put in place.

@@ -92,7 +92,7 @@ public enum ChangeNotifiers {
         let entries = try? fileSystem.directoryItemsWithKinds(directory)
       else { continue }
       for entry in entries where entry.kind == .directory {
-        let path = Paths.join(directory, entry.name)
+        let path = AbsolutePath(directory).appending(entry.name).string
         found.append(path)
         stack.append((path, depth + 1))
       }
@@ -102,12 +102,12 @@ public enum ChangeNotifiers {
 
   /// The nearest existing ancestor directory of `path` ("/" at worst).
   static func nearestAncestor(of path: String, fileSystem: any FileSystem) -> String {
-    var current = Paths.split(path).directory
+    var current = AbsolutePath(path).parent.string
     while current != "/" && !current.isEmpty {
       if let info = try? fileSystem.infoFollowingLinks(current), info.kind == .directory {
         return current
       }
-      current = Paths.split(current).directory
+      current = AbsolutePath(current).parent.string
     }
     return "/"
   }

@@ -111,7 +111,7 @@
         let entries = try? fileSystem.directoryItemsWithKinds(directory)
       else { return }
       for entry in entries {
-        let path = Paths.join(directory, entry.name)
+        let path = AbsolutePath(directory).appending(entry.name).string
         guard descriptors[path] == nil else { continue }
         if entry.kind == .directory {
           if add(path, directory: true) { addEntries(of: path) }

@@ -47,7 +47,8 @@ public final class FileLock: @unchecked Sendable {
     root: String, timeout: Double, fileSystem: any FileSystem, sleep: (Double) -> Void
   ) throws(LockError) -> FileLock {
     try acquire(
-      file: Paths.join(root, fileName), timeout: timeout, fileSystem: fileSystem, sleep: sleep)
+      file: AbsolutePath(root).appending(fileName).string, timeout: timeout, fileSystem: fileSystem,
+      sleep: sleep)
   }
 
   /// Takes an exclusive `flock` on the file at `path` (created if missing), polling until

@@ -146,7 +146,7 @@
         return
       }
       guard let directory = paths[wd], !name.isEmpty else { return }
-      let path = Paths.join(directory, name)
+      let path = AbsolutePath(directory).appending(name).string
       let isDirectory = mask & UInt32(IN_ISDIR) != 0
       if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
         if isDirectory {

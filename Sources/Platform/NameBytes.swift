@@ -79,25 +79,12 @@ public enum NameBytes {
     String(decoding: bytes, as: UTF8.self)
   }
 
-  /// `a`, `separator` and `b` in one string, built in one allocation (`+` costs several times
-  /// as much).
-  @inlinable public static func joined(_ a: String, _ separator: UInt8, _ b: String) -> String {
-    withBytes(a) { first in
-      withBytes(b) { second in
-        String(unsafeUninitializedCapacity: first.count + 1 + second.count) { out in
-          var at = out.initialize(fromContentsOf: first)
-          out[at] = separator
-          at += 1
-          let rest = UnsafeMutableBufferPointer(rebasing: out[at...])
-          return at + rest.initialize(fromContentsOf: second)
-        }
-      }
-    }
-  }
-
   /// An ISO date and time, `YYYY-MM-DDTHH:MM:SS`, from its two parts.
   @inlinable public static func dateTime(_ date: String, _ time: String) -> String {
-    joined(date, 0x54, time)
+    var out = date
+    out.append("T")
+    out.append(time)
+    return out
   }
 
   /// The decimal value of `bytes[range]` when every byte is a digit (at most 9 of them).
@@ -350,13 +337,10 @@ public enum NameBytes {
     while let l = s.last, l == space { s = s.dropLast() }
     return s
   }
-  /// Whether `name` can be a file name: not empty, not `.` or `..`, no `/` and no NUL.
+  /// Whether `name` can be a file name: one component (`LogicalName.isComponent`), at most
+  /// 1,024 bytes.
   @inlinable public static func isValidComponent(_ name: String) -> Bool {
-    withBytes(name) { bytes in
-      guard !bytes.isEmpty, bytes.count <= 1024, !equals(bytes, "."), !equals(bytes, "..")
-      else { return false }
-      return !bytes.contains { $0 == 0x2F || $0 == 0 }
-    }
+    name.utf8.count <= 1024 && LogicalName.isComponent(name)
   }
 }
 

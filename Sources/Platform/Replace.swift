@@ -276,7 +276,7 @@ private struct Round {
       throw error
     }
     do {
-      try fileSystem.syncDirectory(Paths.split(path).directory)
+      try fileSystem.syncDirectory(AbsolutePath(path).parent.string)
     } catch {
       // The exchange stands; a displaced basis holds nothing the target lacks.
       if route == .exchange, let known = basis.info,
@@ -365,9 +365,10 @@ private struct Round {
 
   /// Renames an arrival that cannot be merged to a free name beside the target.
   func keepAside(_ displacedPath: String) throws -> String {
-    let (directory, name) = Paths.split(path)
+    let target = AbsolutePath(path)
+    let (directory, name) = (target.parent, target.lastComponent)
     for attempt in 0..<100 {
-      let aside = Paths.join(directory, merger.asideName(name, attempt))
+      let aside = directory.appending(merger.asideName(name, attempt)).string
       do {
         try fileSystem.renameExclusive(displacedPath, to: aside)
         return aside
@@ -383,7 +384,7 @@ private struct Round {
   /// of every displaced file) is merged with what is there now, for another round.
   mutating func settle(placed: FileInfo, route: ReplaceOutcome.Route) throws -> ReplaceOutcome? {
     for file in displaced { try fileSystem.removeFile(file) }
-    if !displaced.isEmpty { try fileSystem.syncDirectory(Paths.split(path).directory) }
+    if !displaced.isEmpty { try fileSystem.syncDirectory(AbsolutePath(path).parent.string) }
     displaced = []
     guard let now = try regularFileInfo() else {
       // The target went away after it was put in place: put the content back.

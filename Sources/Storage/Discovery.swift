@@ -55,23 +55,27 @@ public struct DiscoveryInput: Sendable {
 public enum WellKnownPaths {
   /// The iCloud Drive container of Minuta under `home`.
   public static func icloud(home: String) -> String {
-    Paths.join(home, "Library/Mobile Documents/iCloud~tools~minuta~app/Documents")
+    AbsolutePath(home).appending("Library/Mobile Documents/iCloud~tools~minuta~app/Documents")
+      .string
   }
 
   /// The local default folder under `home`.
-  public static func local(home: String) -> String { Paths.join(home, "Documents/Minuta") }
+  public static func local(home: String) -> String {
+    AbsolutePath(home).appending("Documents/Minuta").string
+  }
 
   /// The pointer file `storage-path.txt`, or nil when neither HOME nor XDG_CONFIG_HOME is set.
   public static func pointerFile(variables: [String: String], isDarwin: Bool) -> String? {
     if isDarwin {
       guard let home = nonEmpty(variables["HOME"]) else { return nil }
-      return Paths.join(home, "Library/Application Support/Minuta/storage-path.txt")
+      return AbsolutePath(home).appending("Library/Application Support/Minuta/storage-path.txt")
+        .string
     }
     if let config = nonEmpty(variables["XDG_CONFIG_HOME"]), config.hasPrefix("/") {
-      return Paths.join(config, "minuta/storage-path.txt")
+      return AbsolutePath(config).appending("minuta/storage-path.txt").string
     }
     guard let home = nonEmpty(variables["HOME"]) else { return nil }
-    return Paths.join(home, ".config/minuta/storage-path.txt")
+    return AbsolutePath(home).appending(".config/minuta/storage-path.txt").string
   }
 
   /// The backup directory of mn.md §8: `$MN_BACKUP_DIR`, else the state directory.
@@ -79,13 +83,13 @@ public enum WellKnownPaths {
     if let dir = nonEmpty(variables["MN_BACKUP_DIR"]) { return dir }
     if isDarwin {
       guard let home = nonEmpty(variables["HOME"]) else { return nil }
-      return Paths.join(home, "Library/Application Support/Minuta/Backups")
+      return AbsolutePath(home).appending("Library/Application Support/Minuta/Backups").string
     }
     if let state = nonEmpty(variables["XDG_STATE_HOME"]), state.hasPrefix("/") {
-      return Paths.join(state, "minuta/backups")
+      return AbsolutePath(state).appending("minuta/backups").string
     }
     guard let home = nonEmpty(variables["HOME"]) else { return nil }
-    return Paths.join(home, ".local/state/minuta/backups")
+    return AbsolutePath(home).appending(".local/state/minuta/backups").string
   }
 
   static func nonEmpty(_ value: String?) -> String? {
@@ -134,14 +138,14 @@ extension Discovery {
         DiscoveryCandidate(source: source, path: path, exists: exists, note: note))
     }
 
-    let cwd = input.currentDirectory
+    let cwd = AbsolutePath(input.currentDirectory)
     consider(
-      .flag, input.flag.map { Paths.normalize($0, relativeTo: cwd) }, explicit: true,
-      unset: "no --root given")
+      .flag, input.flag.map { AbsolutePath(normalizing: $0, relativeTo: cwd).string },
+      explicit: true, unset: "no --root given")
     consider(
       .env,
       WellKnownPaths.nonEmpty(input.variables["MINUTA_STORAGE"]).map {
-        Paths.normalize($0, relativeTo: cwd)
+        AbsolutePath(normalizing: $0, relativeTo: cwd).string
       }, explicit: true, unset: "MINUTA_STORAGE is not set")
 
     // The pointer file: one absolute path, surrounding white space ignored.
@@ -158,7 +162,7 @@ extension Discovery {
           DiscoveryCandidate(
             source: .pointer, path: nil, exists: false, note: "pointer file \(reason)"))
       } else {
-        let normalized = Paths.normalize(target, relativeTo: "/")
+        let normalized = AbsolutePath(target).normalized.string
         consider(.pointer, normalized, explicit: false, unset: "")
         if !isDirectory(normalized) {
           result.warnings.append(

@@ -88,7 +88,7 @@ public struct DocumentName: Hashable, Comparable, Sendable, CustomStringConverti
 
   /// The absolute path of the document in the data folder at `root`.
   public func path(root: String) -> String {
-    FolderLayout.path(root: root, logicalName: logicalName)
+    AbsolutePath(root).appending(logicalName).string
   }
 
   /// The byte order of the logical names, read off the kinds: `records/…` before

@@ -1,3 +1,5 @@
+import Platform
+
 /// The state of a document in a listing (mn.md §3). The raw value is the `ls` spelling.
 public enum DocumentState: String, Sendable, Hashable, CaseIterable {
   /// The file is present and downloaded, with no conflict copy and no placeholder.
@@ -154,27 +156,29 @@ public struct FolderListing: Sendable, Hashable {
 
   /// The documents that `PATH…` arguments name, for verbs that take them.
   ///
-  /// A logical path (from `FolderPaths.logicalPath`) selects a document when it is the
+  /// A logical name (from `DataFolder.logicalName(for:…)`) selects a document when it is the
   /// document's logical name, a directory above it (`records/2026`, or `""` for the root),
   /// the logical path of one of its conflict copies, or the path of one of its placeholders
   /// (`records/2026/.09.automerge.icloud`). With no paths, every document is selected.
   ///
-  /// - Parameter logicalPaths: resolved arguments.
-  /// - Returns: the selected documents in listing order, and the paths that selected none
+  /// - Parameter logicalNames: resolved arguments.
+  /// - Returns: the selected documents in listing order, and the names that selected none
   ///   (in argument order; a verb reports them as "no such document").
-  public func select(_ logicalPaths: [String]) -> (documents: [DocumentEntry], unmatched: [String])
+  public func select(_ logicalNames: [LogicalName])
+    -> (documents: [DocumentEntry], unmatched: [LogicalName])
   {
-    if logicalPaths.isEmpty { return (documents, []) }
-    func selects(_ path: String, _ entry: DocumentEntry) -> Bool {
+    if logicalNames.isEmpty { return (documents, []) }
+    func selects(_ logical: LogicalName, _ entry: DocumentEntry) -> Bool {
       let name = entry.logicalName
+      let path = logical.string
       if path.isEmpty || name == path || name.hasPrefix(path + "/") { return true }
       if entry.copies.contains(where: { $0.logicalName == path }) { return true }
-      let absolute = FolderLayout.path(root: root, logicalName: path)
+      let absolute = AbsolutePath(root).appending(logical).string
       return entry.placeholders.contains { $0.path == absolute }
         || entry.copies.contains { $0.path == absolute }
     }
-    let selected = documents.filter { entry in logicalPaths.contains { selects($0, entry) } }
-    let unmatched = logicalPaths.filter { path in !documents.contains { selects(path, $0) } }
+    let selected = documents.filter { entry in logicalNames.contains { selects($0, entry) } }
+    let unmatched = logicalNames.filter { name in !documents.contains { selects(name, $0) } }
     return (selected, unmatched)
   }
 

@@ -61,6 +61,8 @@ public enum FolderScan {
 /// The mutable state of one scan.
 private struct Walker {
   let root: String
+  /// The root, as the paths of what the scan finds are built on it.
+  let rootPath: AbsolutePath
   let fileSystem: any FileSystem
   /// The root's components, as given and with links resolved, for telling where links go.
   let rootForms: [[Substring]]
@@ -95,28 +97,29 @@ private struct Walker {
 
   init(root: String, fileSystem: any FileSystem, putsOffStubs: Bool) {
     self.root = root
+    self.rootPath = AbsolutePath(root)
     self.fileSystem = fileSystem
     self.putsOffStubs = putsOffStubs
-    var forms = [PathComponents.normalizedAbsolute(root)]
+    var forms = [rootPath.components]
     if let real = try? fileSystem.realPath(root) {
-      let realForm = PathComponents.normalizedAbsolute(real)
+      let realForm = AbsolutePath(real).components
       if realForm != forms[0] { forms.append(realForm) }
     }
     rootForms = forms
   }
 
   mutating func walk() throws(StorageError) {
-    var pending: [(directory: String, depth: Int)] = [("", 0)]
+    var pending: [(directory: LogicalName, depth: Int)] = [(.root, 0)]
     while let (directory, depth) = pending.popLast() {
       let entries: [DirectoryEntry]
-      let folder = DocumentFolder(logicalPath: directory)
+      let folder = DocumentFolder(logicalPath: directory.string)
       let directoryPath = path(directory)
       do {
         entries = try list(directoryPath, folder)
       } catch {
         let errno = (error as? FileSystemError)?.errno ?? .ioError
-        if directory.isEmpty { throw .cannotReadDirectory(root, errno) }
-        problems.append(.cannotReadDirectory(directory, errno))
+        if directory.isRoot { throw .cannotReadDirectory(root, errno) }
+        problems.append(.cannotReadDirectory(directory.string, errno))
         continue
       }
       checkEquivalentNames(entries, in: directory)
@@ -125,10 +128,10 @@ private struct Walker {
       subdirectories += readStubs(in: directory, at: directoryPath, folder)
       // Walked in byte order (the last pushed is walked first): the documents then come out
       // nearly in order, and sorting them in `listing` costs about one pass.
-      subdirectories.sort { $1.precedesByBytes($0) }
+      subdirectories.sort { $1.string.precedesByBytes($0.string) }
       for sub in subdirectories {
         if depth + 1 > FolderScan.maxDepth {
-          problems.append(.tooDeep(sub))
+          problems.append(.tooDeep(sub.string))
         } else {
           pending.append((sub, depth + 1))
         }
@@ -214,9 +217,9 @@ private struct Walker {
   /// makes them stale, and they are kept unread; otherwise they are read now. Returns what
   /// `visit` returns for them (a stub replaced by a directory meanwhile is walked).
   /// `directoryPath` is the directory's absolute path.
-  mutating func readStubs(in directory: String, at directoryPath: String, _ folder: DocumentFolder)
-    -> [String]
-  {
+  mutating func readStubs(
+    in directory: LogicalName, at directoryPath: String, _ folder: DocumentFolder
+  ) -> [LogicalName] {
     var unread: [DirectoryEntry] = []
     for index in parts.indices {
       guard let entry = parts[index].stub else { continue }
@@ -230,7 +233,7 @@ private struct Walker {
         NameBytes.string(UnsafeBufferPointer(rebasing: $0[1..<($0.count - 7)]))
       }
       let stub = Placeholder(
-        kind: .icloud, path: FolderLayout.path(root: directoryPath, logicalName: entry.name),
+        kind: .icloud, path: AbsolutePath(directoryPath).appending(entry.name).string,
         realName: realName)
       parts[index].placeholders.append((stub, entry.info))
     }
@@ -246,7 +249,7 @@ private struct Walker {
     } catch {
       // The listed entries then go on unread: each is still a placeholder, with the reason.
       problems.append(
-        .cannotReadDirectory(directory, (error as? FileSystemError)?.errno ?? .ioError))
+        .cannotReadDirectory(directory.string, (error as? FileSystemError)?.errno ?? .ioError))
     }
     return entries.compactMap { visit($0, in: directory, folder, puttingOffStubs: false) }
   }
@@ -255,14 +258,14 @@ private struct Walker {
   /// path when it is a directory to walk. Paths are built only for what is kept. A document's
   /// stub is put off (`readStubs`) unless `puttingOffStubs` is false.
   mutating func visit(
-    _ entry: DirectoryEntry, in directory: String, _ folder: DocumentFolder,
+    _ entry: DirectoryEntry, in directory: LogicalName, _ folder: DocumentFolder,
     puttingOffStubs: Bool = true
-  ) -> String? {
+  ) -> LogicalName? {
     let name = entry.name
     let temporaryTarget = TemporaryFileName.target(of: name)
-    if temporaryTarget == nil && FolderLayout.isNoSync(name) { return nil }
+    if temporaryTarget == nil && DataFolder.isNoSync(name) { return nil }
     guard let kind = entry.kind else {
-      problems.append(.cannotReadEntry(FolderLayout.join(directory, name), entry.error ?? .ioError))
+      problems.append(.cannotReadEntry(directory.appending(name).string, entry.error ?? .ioError))
       return nil
     }
     switch kind {
@@ -270,30 +273,31 @@ private struct Walker {
       if temporaryTarget != nil { return nil }
       if let info = entry.info, DatalessFiles.isDataless(info) {
         // Listing it would make the File Provider download it (mn.md §15).
-        problems.append(.notDownloadedDirectory(FolderLayout.join(directory, name)))
+        problems.append(.notDownloadedDirectory(directory.appending(name).string))
         return nil
       }
       if folder.documentIndex(named: name) != nil {
-        problems.append(.documentIsDirectory(FolderLayout.join(directory, name)))
+        problems.append(.documentIsDirectory(directory.appending(name).string))
       }
-      return FolderLayout.join(directory, name)
+      return directory.appending(name)
     case .symlink:
-      let logical = FolderLayout.join(directory, name)
+      let logical = directory.appending(name)
       let target = (try? fileSystem.readLink(path(logical))) ?? ""
       problems.append(
-        .symbolicLink(logical, target: target, outsideRoot: pointsOutside(target, from: directory)))
+        .symbolicLink(
+          logical.string, target: target, outsideRoot: pointsOutside(target, from: directory)))
       return nil
     case .other:
-      problems.append(.unsupportedFileType(FolderLayout.join(directory, name)))
+      problems.append(.unsupportedFileType(directory.appending(name).string))
       return nil
     case .regular:
       if let target = temporaryTarget {
-        let logical = FolderLayout.join(directory, name)
+        let logical = directory.appending(name)
         guard let info = info(of: entry, in: directory) else { return nil }
         temporaries.append(
           TemporaryFile(
-            logicalName: logical, path: path(logical),
-            targetLogicalName: FolderLayout.join(directory, target),
+            logicalName: logical.string, path: path(logical),
+            targetLogicalName: directory.appending(target).string,
             size: info.size, modificationSeconds: info.modificationSeconds))
       } else {
         file(entry, in: directory, folder, puttingOffStubs: puttingOffStubs)
@@ -305,28 +309,29 @@ private struct Walker {
   /// The `lstat` information of a regular file: from the listing, or (when it gave the kind
   /// only) asked now. Nil when the file vanished or is no longer a regular file (the next
   /// scan sees what replaced it), or could not be examined (a problem).
-  mutating func info(of entry: DirectoryEntry, in directory: String) -> FileInfo? {
+  mutating func info(of entry: DirectoryEntry, in directory: LogicalName) -> FileInfo? {
     if let info = entry.info { return info }
-    let logical = FolderLayout.join(directory, entry.name)
+    let logical = directory.appending(entry.name)
     do {
       guard let info = try fileSystem.info(path(logical)), info.kind == .regular else {
         return nil
       }
       return info
     } catch {
-      problems.append(.cannotReadEntry(logical, (error as? FileSystemError)?.errno ?? .ioError))
+      problems.append(
+        .cannotReadEntry(logical.string, (error as? FileSystemError)?.errno ?? .ioError))
       return nil
     }
   }
 
-  /// The absolute path of a logical path.
-  func path(_ logical: String) -> String {
-    FolderLayout.path(root: root, logicalName: logical)
+  /// The absolute path of a logical name.
+  func path(_ logical: LogicalName) -> String {
+    rootPath.appending(logical).string
   }
 
   /// Sorts a regular file into a document, a copy of one, or an other file.
   mutating func file(
-    _ entry: DirectoryEntry, in directory: String, _ folder: DocumentFolder,
+    _ entry: DirectoryEntry, in directory: LogicalName, _ folder: DocumentFolder,
     puttingOffStubs: Bool
   ) {
     let name = entry.name
@@ -337,9 +342,9 @@ private struct Walker {
     var placeholder: Placeholder?
     if let info = entry.info, DatalessFiles.isDataless(info) {
       placeholder = Placeholder(
-        kind: .dataless, path: path(FolderLayout.join(directory, name)), realName: name)
+        kind: .dataless, path: path(directory.appending(name)), realName: name)
     } else if let parsed = Placeholder.parseFileName(name) {
-      let stubPath = path(FolderLayout.join(directory, name))
+      let stubPath = path(directory.appending(name))
       placeholder = Placeholder.read(path: stubPath, parsed: parsed) {
         if let content = entry.content { return .success(content) }
         if let error = entry.readError { return .failure(error) }
@@ -349,7 +354,7 @@ private struct Walker {
     }
     let realName = placeholder?.realName ?? name
     // A placeholder for a local-only file is as local-only as the file.
-    if placeholder != nil && FolderLayout.isNoSync(realName) { return }
+    if placeholder != nil && DataFolder.isNoSync(realName) { return }
     if let index = folder.documentIndex(named: realName) {
       guard let info = info(of: entry, in: directory) else { return }
       if let placeholder {
@@ -360,36 +365,36 @@ private struct Walker {
       return
     }
     // Without a placeholder the real name is the file's own.
-    let logical = FolderLayout.join(directory, realName)
+    let logical = directory.appending(realName)
     let filePath = placeholder?.path ?? path(logical)
     if folder.mayHoldCopy(named: realName), let copyName = ConflictCopy.parse(fileName: realName),
       let index = folder.documentIndex(named: copyName.canonicalName)
     {
       let copy = ConflictCopy(
-        path: filePath, logicalName: logical, name: copyName, placeholder: placeholder)
+        path: filePath, logicalName: logical.string, name: copyName, placeholder: placeholder)
       parts[index].copies.append(copy)
       return
     }
     guard let info = info(of: entry, in: directory) else { return }
     others.append(
       OtherFile(
-        logicalName: logical, path: filePath,
+        logicalName: logical.string, path: filePath,
         size: placeholder == nil ? info.size : placeholder?.declaredSize,
         modificationSeconds: info.modificationSeconds, placeholder: placeholder))
   }
 
   /// Whether a link's target leaves the data folder (lexically; links are never followed).
-  func pointsOutside(_ target: String, from directory: String) -> Bool {
+  func pointsOutside(_ target: String, from directory: LogicalName) -> Bool {
     if target.isEmpty { return true }
     if target.hasPrefix("/") {
-      let components = PathComponents.normalizedAbsolute(target)
-      return !rootForms.contains { PathComponents.remainder(components, after: $0) != nil }
+      let components = AbsolutePath(target).components
+      return !rootForms.contains { AbsolutePath.remainder(components, after: $0) != nil }
     }
-    return PathComponents.normalizedRelative(FolderLayout.join(directory, target)) == nil
+    return directory.resolving(target) == nil
   }
 
   /// Reports names that are canonically equivalent but not byte-identical.
-  mutating func checkEquivalentNames(_ entries: [DirectoryEntry], in directory: String) {
+  mutating func checkEquivalentNames(_ entries: [DirectoryEntry], in directory: LogicalName) {
     var seen: [String: String] = [:]
     for entry in entries where !NameBytes.isASCII(entry.name) {
       let name = entry.name
@@ -397,7 +402,7 @@ private struct Walker {
         let pair = [other, name].sorted { $0.precedesByBytes($1) }
         problems.append(
           .equivalentNames(
-            FolderLayout.join(directory, pair[0]), FolderLayout.join(directory, pair[1])))
+            directory.appending(pair[0]).string, directory.appending(pair[1]).string))
       } else {
         seen[name] = name
       }

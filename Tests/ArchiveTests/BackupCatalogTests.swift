@@ -72,7 +72,7 @@ import Testing
     defer { folder.scratch.remove() }
     for now: Int64 in [0, Self.t0, 951_782_400 /* 2000-02-29 */, 4_102_444_799] {
       let path = try folder.backup(at: now, reason: "migrate")
-      let name = BackupCatalog.Name(Paths.split(path).name)
+      let name = BackupCatalog.Name(AbsolutePath(path).lastComponent)
       #expect(name?.time == now)
       #expect(name?.verb == "migrate")
     }
@@ -146,7 +146,7 @@ import Testing
     let folder = try Folder()
     defer { folder.scratch.remove() }
     let good = try folder.backup(at: Self.t0)
-    let bytes = folder.scratch.read("backups/" + Paths.split(good).name) ?? []
+    let bytes = folder.scratch.read("backups/" + AbsolutePath(good).lastComponent) ?? []
     // Truncated: the end, with the manifest, is missing.
     try folder.scratch.write(
       "backups/minuta-backup-20260908-000000-migrate.tar.gz", Array(bytes.prefix(bytes.count - 64)))

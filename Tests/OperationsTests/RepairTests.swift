@@ -138,7 +138,7 @@ import Testing
     let report = try plan(folder)
     #expect(
       report.unusableArchives.map(\.path) == [
-        Paths.join(folder.backups, "minuta-backup-20990101-000000-x.tar.gz")
+        AbsolutePath(folder.backups).appending("minuta-backup-20990101-000000-x.tar.gz").string
       ])
     #expect(report.documents.first?.recovered == (try merged()).count)
   }
@@ -146,7 +146,7 @@ import Testing
   @Test func aNamedDocumentThatLoadsIsNeverRewritten() throws {
     let folder = try damagedFolder()
     let listing = try FolderScan.scan(root: folder.data.path, fileSystem: fs)
-    let (selected, _) = listing.select(["tags.automerge"])
+    let (selected, _) = listing.select([LogicalName.root.appending("tags.automerge")])
     let report = RepairOperation.plan(
       listing: listing, documents: selected, backupDirectory: nil, fileSystem: fs)
     #expect(report.documents.map(\.refusal) == [.loads])

@@ -123,19 +123,4 @@ import Testing
       WellKnownPaths.backupDirectory(variables: ["HOME": "/h"], isDarwin: true)
         == "/h/Library/Application Support/Minuta/Backups")
   }
-
-  @Test(arguments: [
-    ("a/b/../c", "/x", "/x/a/c"), ("/a//b/./c/", "/x", "/a/b/c"), ("..", "/", "/"),
-    ("../../..", "/x/y", "/"),
-  ])
-  func normalize(path: String, base: String, expected: String) {
-    #expect(Paths.normalize(path, relativeTo: base) == expected)
-  }
-
-  @Test func relativePaths() {
-    #expect(Paths.relative("/r/records/2026/09.automerge", to: "/r") == "records/2026/09.automerge")
-    #expect(Paths.relative("/r", to: "/r") == "")
-    #expect(Paths.relative("/rx/a", to: "/r") == nil)
-    #expect(Paths.relative("/a", to: "/") == "a")
-  }
 }

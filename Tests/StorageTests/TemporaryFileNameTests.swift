@@ -9,7 +9,7 @@ import Testing
     let name = TemporaryFileName.make(for: "09.automerge", token: "Ab12Cd")
     #expect(name == ".09.automerge.mn-Ab12Cd.nosync")
     #expect(TemporaryFileName.target(of: name) == "09.automerge")
-    #expect(FolderLayout.isNoSync(name))
+    #expect(DataFolder.isNoSync(name))
   }
 
   @Test(arguments: [
@@ -24,10 +24,8 @@ import Testing
   }
 
   @Test func layout() {
-    #expect(FolderLayout.isNoSync(FolderLayout.lockFileName))
-    #expect(!FolderLayout.isNoSync(FolderLayout.versionFileName))
-    #expect(FolderLayout.lockPath(root: "/r") == "/r/.minuta.writelock.nosync")
-    #expect(FolderLayout.path(root: "/r/", logicalName: "a") == "/r/a")
-    #expect(FolderLayout.path(root: "/r", logicalName: "") == "/r")
+    #expect(DataFolder.isNoSync(DataFolder.lockFileName))
+    #expect(!DataFolder.isNoSync(DataFolder.versionFileName))
+    #expect(DataFolder.lockPath(root: AbsolutePath("/r")).string == "/r/.minuta.writelock.nosync")
   }
 }

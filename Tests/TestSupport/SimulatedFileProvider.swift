@@ -351,7 +351,7 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
       ((try? AutomergeFile.decode(base.readFile(path, limit: 1 << 30)))?.changes ?? []).map(\.hash))
     let log = snapshot.log
     // Durable: the last rename onto the file (if any) is followed by a sync of its directory.
-    let directory = Paths.split(path).directory
+    let directory = AbsolutePath(path).parent.string
     if let renamed = log.lastIndex(where: { $0.hasPrefix("rename \(path)") }),
       !log[renamed...].contains(where: { $0.hasPrefix("syncDirectory \(directory)") })
     {

@@ -51,7 +51,7 @@ extension Environment {
     guard
       let dir = WellKnownPaths.backupDirectory(variables: variables, isDarwin: Environment.isDarwin)
     else { throw CommandError.noBackupDirectory }
-    return Paths.normalize(dir, relativeTo: currentDirectory)
+    return AbsolutePath(normalizing: dir, relativeTo: AbsolutePath(currentDirectory)).string
   }
 
   /// Seconds since the epoch, for manifests and backup names.

@@ -139,7 +139,9 @@ enum Backups {
     } else {
       checked = []
       for argument in call.arguments {
-        let path = Paths.normalize(argument, relativeTo: env.currentDirectory)
+        let path = AbsolutePath(
+          normalizing: argument, relativeTo: AbsolutePath(env.currentDirectory)
+        ).string
         guard try env.fileSystem.infoFollowingLinks(path) != nil else {
           throw CommandError.noSuchArchive(argument)
         }

@@ -193,7 +193,8 @@ enum Doc {
     if output == "-" {
       try env.stdout.write(result.bytes)
     } else {
-      let path = Paths.normalize(output, relativeTo: env.currentDirectory)
+      let path = AbsolutePath(normalizing: output, relativeTo: AbsolutePath(env.currentDirectory))
+        .string
       try AtomicFile.write(result.bytes, to: path, fileSystem: env.fileSystem)
     }
     if call.global.verbose {
@@ -265,11 +266,12 @@ struct DocInput {
   static func read(_ argument: String, _ call: Invocation, _ env: Environment) throws -> DocInput {
     if argument == "-" { return DocInput(displayName: "-", bytes: try env.readStandardInput()) }
     let fs = env.fileSystem
-    var path = Paths.normalize(argument, relativeTo: env.currentDirectory)
+    var path = AbsolutePath(normalizing: argument, relativeTo: AbsolutePath(env.currentDirectory))
+      .string
     if try fs.info(path) == nil, !argument.hasPrefix("/") {
       let found = env.discover(root: call.global.root)
-      if let root = found.root, try fs.info(Paths.join(root, argument)) != nil {
-        path = Paths.normalize(argument, relativeTo: root)
+      if let root = found.root, try fs.info(AbsolutePath(root).appending(argument).string) != nil {
+        path = AbsolutePath(normalizing: argument, relativeTo: AbsolutePath(root)).string
       }
     }
     do {

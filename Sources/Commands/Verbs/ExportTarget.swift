@@ -27,7 +27,7 @@ struct ExportTarget {
         output: .descriptor(FileDescriptor(rawValue: 1), label: "standard output"),
         format: named ?? .tarGz, display: "standard output")
     case let file?:
-      let implied = ArchiveFormat(fileName: Paths.split(file).name)
+      let implied = ArchiveFormat(fileName: AbsolutePath(file).lastComponent)
       guard let format = named ?? implied else {
         throw UsageError(
           message: "cannot tell the archive format from '\(file)': name it .tar.gz, .tar.xz, "
@@ -39,7 +39,9 @@ struct ExportTarget {
           path: call.path)
       }
       return ExportTarget(
-        output: .file(Paths.normalize(file, relativeTo: env.currentDirectory)), format: format,
+        output: .file(
+          AbsolutePath(normalizing: file, relativeTo: AbsolutePath(env.currentDirectory)).string),
+        format: format,
         display: file)
     case nil:
       let format = named ?? .tarGz
@@ -47,19 +49,22 @@ struct ExportTarget {
       var name = "\(stem).\(format.fileExtension)"
       var attempt = 2
       // Never replace an earlier export made within the same second.
-      while try env.fileSystem.info(Paths.join(env.currentDirectory, name)) != nil {
+      while try env.fileSystem.info(AbsolutePath(env.currentDirectory).appending(name).string)
+        != nil
+      {
         name = "\(stem)-\(attempt).\(format.fileExtension)"
         attempt += 1
       }
       return ExportTarget(
-        output: .file(Paths.join(env.currentDirectory, name)), format: format, display: name)
+        output: .file(AbsolutePath(env.currentDirectory).appending(name).string), format: format,
+        display: name)
     }
   }
 
   /// Refuses an output inside the data folder: it would be synced to every device, exported
   /// again next time, and could replace a document.
   static func refuseInside(root: String, output: String, _ fileSystem: any FileSystem) throws {
-    let directory = Paths.split(output).directory
+    let directory = AbsolutePath(output).parent.string
     let resolved = (
       (try? fileSystem.realPath(directory)) ?? directory, (try? fileSystem.realPath(root)) ?? root
     )

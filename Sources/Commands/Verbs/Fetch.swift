@@ -60,7 +60,8 @@ enum Fetch {
     var source = FetchSource.sync
     if let from = call[names.from] {
       source = try FetchOperation.source(
-        from: Paths.normalize(from, relativeTo: env.currentDirectory), root: root, fileSystem: fs)
+        from: AbsolutePath(normalizing: from, relativeTo: AbsolutePath(env.currentDirectory))
+          .string, root: root, fileSystem: fs)
     } else if let command = call[names.exec] {
       source = .command(command)
     }

@@ -117,9 +117,9 @@ enum Ls {
     -> [DocumentEntry]
   {
     let logical = try arguments.map {
-      try FolderPaths.logicalPath(
-        for: $0, root: listing.root, currentDirectory: env.currentDirectory,
-        fileSystem: env.fileSystem)
+      try DataFolder.logicalName(
+        for: $0, root: AbsolutePath(listing.root),
+        currentDirectory: AbsolutePath(env.currentDirectory), fileSystem: env.fileSystem)
     }
     let (selected, unmatched) = listing.select(logical)
     if let index = logical.firstIndex(where: { unmatched.contains($0) }) {

@@ -1,5 +1,6 @@
 import Archive
 import Operations
+import Platform
 import Storage
 
 /// `mn merge-conflicts`: merge conflict copies into their documents (mn.md §5).
@@ -86,11 +87,12 @@ enum MergeConflicts {
     var selected = listing.documents
     if !call.arguments.isEmpty {
       let logical = try call.arguments.map {
-        try FolderPaths.logicalPath(
-          for: $0, root: root, currentDirectory: env.currentDirectory, fileSystem: env.fileSystem)
+        try DataFolder.logicalName(
+          for: $0, root: AbsolutePath(root), currentDirectory: AbsolutePath(env.currentDirectory),
+          fileSystem: env.fileSystem)
       }
       let (documents, unmatched) = listing.select(logical)
-      if let first = unmatched.first { throw CommandError.noSuchDocument(first) }
+      if let first = unmatched.first { throw CommandError.noSuchDocument(first.string) }
       selected = documents
     }
     // Only current inputs are merged (mn.md §15): the others are refused before being read.

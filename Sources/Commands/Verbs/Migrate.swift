@@ -68,7 +68,9 @@ enum Migrate {
     }
     try checkFetchOptions(call)
     let home = env.variables["HOME"].flatMap { $0.isEmpty ? nil : $0 }
-    let absolute = { (path: String) in Paths.normalize(path, relativeTo: env.currentDirectory) }
+    let absolute = { (path: String) in
+      AbsolutePath(normalizing: path, relativeTo: AbsolutePath(env.currentDirectory)).string
+    }
     let names = FetchOptionNames.migrate
     let request = MigrateOperation.Request(
       from: call[Options.from].map(absolute), to: call[Options.to].map(absolute),

@@ -59,7 +59,8 @@ enum Repair {
     let documents = call.arguments.isEmpty ? nil : try Ls.select(call.arguments, in: listing, env)
     var origins: [RepairOrigin] = []
     for value in call[all: Options.from] {
-      let path = Paths.normalize(value, relativeTo: env.currentDirectory)
+      let path = AbsolutePath(normalizing: value, relativeTo: AbsolutePath(env.currentDirectory))
+        .string
       switch try FetchOperation.source(from: path, root: root, fileSystem: fs) {
       case .archive(let archive): origins.append(.archive(archive))
       default: origins.append(.directory(path))

@@ -125,7 +125,8 @@ enum Restore {
     if source == "-" { return try ArchiveReader.read(bytes: try env.readStandardInput()) }
     do {
       return try ArchiveReader.read(
-        path: Paths.normalize(source, relativeTo: env.currentDirectory), fileSystem: env.fileSystem)
+        path: AbsolutePath(normalizing: source, relativeTo: AbsolutePath(env.currentDirectory))
+          .string, fileSystem: env.fileSystem)
     } catch ArchiveError.io(let error) {
       // The archive file itself cannot be read: mapped like any failed read (66 or 74).
       throw error
@@ -134,7 +135,9 @@ enum Restore {
 
   /// `--to DIR`, else the discovered data folder, else an explicit one still to be created.
   static func destination(_ call: Invocation, _ env: Environment) throws -> String {
-    if let to = call[Options.to] { return Paths.normalize(to, relativeTo: env.currentDirectory) }
+    if let to = call[Options.to] {
+      return AbsolutePath(normalizing: to, relativeTo: AbsolutePath(env.currentDirectory)).string
+    }
     let found = env.discover(root: call.global.root)
     if !call.global.quiet {
       for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }

@@ -75,7 +75,7 @@ extension Watch {
       let home = env.variables["HOME"] ?? "/tmp"
       return launchAgent(
         executable: executable, arguments: arguments,
-        logPath: Paths.join(home, "Library/Logs/mn-watch.log"))
+        logPath: AbsolutePath(home).appending("Library/Logs/mn-watch.log").string)
     }
     return systemdUnit(executable: executable, arguments: arguments)
   }
@@ -85,7 +85,10 @@ extension Watch {
   static func serviceArguments(_ call: Invocation, _ env: Environment) -> [String] {
     var arguments: [String] = []
     if let root = call.global.root {
-      arguments += ["--root", Paths.normalize(root, relativeTo: env.currentDirectory)]
+      arguments += [
+        "--root",
+        AbsolutePath(normalizing: root, relativeTo: AbsolutePath(env.currentDirectory)).string,
+      ]
     }
     let left = [Options.service.spec.name, Options.once.spec.name]
     for option in spec.options where !left.contains(option.name) {
@@ -93,7 +96,8 @@ extension Watch {
         if call.isGiven(option) { arguments.append("--" + option.name) }
       } else if var value = call.word(for: option) {
         if option.value == .path {
-          value = Paths.normalize(value, relativeTo: env.currentDirectory)
+          value =
+            AbsolutePath(normalizing: value, relativeTo: AbsolutePath(env.currentDirectory)).string
         }
         arguments += ["--" + option.name, value]
       }

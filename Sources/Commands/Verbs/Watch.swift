@@ -185,7 +185,8 @@ enum Watch {
     var source = FetchSource.sync
     if let from = call[names.from] {
       source = try FetchOperation.source(
-        from: Paths.normalize(from, relativeTo: env.currentDirectory), root: root,
+        from: AbsolutePath(normalizing: from, relativeTo: AbsolutePath(env.currentDirectory))
+          .string, root: root,
         fileSystem: env.fileSystem)
     } else if let command = call[names.exec] {
       source = .command(command)

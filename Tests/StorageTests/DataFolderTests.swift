@@ -4,12 +4,14 @@ import Testing
 @testable import Storage
 @testable import TestSupport
 
-@Suite struct FolderPathsTests {
+@Suite struct DataFolderTests {
   let fs = LiveFileSystem()
 
   func resolve(_ argument: String, _ scratch: ScratchFolder, cwd: String) throws -> String {
-    try FolderPaths.logicalPath(
-      for: argument, root: scratch.absolute("root"), currentDirectory: cwd, fileSystem: fs)
+    try DataFolder.logicalName(
+      for: argument, root: AbsolutePath(scratch.absolute("root")),
+      currentDirectory: AbsolutePath(cwd), fileSystem: fs
+    ).string
   }
 
   func setUp() throws -> ScratchFolder {
@@ -91,8 +93,10 @@ import Testing
     let s = try setUp()
     try s.symlink("link", to: s.absolute("root"))
     let viaLink = { (arg: String, cwd: String) in
-      try FolderPaths.logicalPath(
-        for: arg, root: s.absolute("link"), currentDirectory: cwd, fileSystem: self.fs)
+      try DataFolder.logicalName(
+        for: arg, root: AbsolutePath(s.absolute("link")), currentDirectory: AbsolutePath(cwd),
+        fileSystem: self.fs
+      ).string
     }
     // The root named through a link, the argument through the real path, and back.
     #expect(try viaLink(s.absolute("root/tags.automerge"), "/") == "tags.automerge")
@@ -109,34 +113,16 @@ import Testing
     try s.write("Zo\u{EB}/tags.automerge")
     let root = s.absolute("Zo\u{EB}")
     let nfdArgument = s.absolute("Zoe\u{308}/tags.automerge")
-    let logical = try FolderPaths.logicalPath(
-      for: nfdArgument, root: root, currentDirectory: "/", fileSystem: fs)
-    #expect(logical == "tags.automerge")
+    let logical = try DataFolder.logicalName(
+      for: nfdArgument, root: AbsolutePath(root), currentDirectory: .root, fileSystem: fs)
+    #expect(logical.string == "tags.automerge")
   }
 
   @Test func manyArguments() throws {
     let s = try setUp()
-    let out = try FolderPaths.logicalPaths(
-      for: ["tags.automerge", s.absolute("root/records")], root: s.absolute("root"),
-      currentDirectory: "/", fileSystem: fs)
-    #expect(out == ["tags.automerge", "records"])
-  }
-}
-
-@Suite struct FolderLayoutJoinTests {
-  @Test func joinsAsConcatenationDoes() {
-    let parts = [
-      "", "a", "records/2026", "/tmp/x", "/tmp/x/", "é/ü", "0123456789abcdef0123", "09 2.automerge",
-    ]
-    for a in parts {
-      for b in parts {
-        #expect(FolderLayout.joined(a, b) == a + "/" + b)
-        #expect(FolderLayout.join(a, b) == (a.isEmpty ? b : a + "/" + b))
-        if !b.isEmpty {
-          #expect(
-            FolderLayout.path(root: a, logicalName: b) == (a.hasSuffix("/") ? a + b : a + "/" + b))
-        }
-      }
-    }
+    let out = try DataFolder.logicalNames(
+      for: ["tags.automerge", s.absolute("root/records")], root: AbsolutePath(s.absolute("root")),
+      currentDirectory: .root, fileSystem: fs)
+    #expect(out.map(\.string) == ["tags.automerge", "records"])
   }
 }

@@ -285,13 +285,15 @@ struct ByteWriter {
   }
 
   mutating func hash(_ h: ChangeHash) {
-    for w in [h.w0, h.w1, h.w2, h.w3] {
-      var s = 56
-      while s >= 0 {
-        bytes.append(UInt8(truncatingIfNeeded: w >> UInt64(s)))
-        s -= 8
-      }
-    }
+    word(h.w0)
+    word(h.w1)
+    word(h.w2)
+    word(h.w3)
+  }
+
+  /// A 64-bit word, big-endian (a hash's words are written without an array per hash).
+  @inline(__always) private mutating func word(_ w: UInt64) {
+    withUnsafeBytes(of: w.bigEndian) { bytes.append(contentsOf: $0) }
   }
 
   /// The length of the uLEB encoding of `value`.

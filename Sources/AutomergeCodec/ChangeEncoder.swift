@@ -17,7 +17,8 @@ struct ChangeEncoder {
   private var expand = BooleanEncoder()
   private var markName = StringRLEEncoder()
   private var body = ByteWriter()
-  private var data = ByteWriter()
+  /// The byte length of each column of `columnSpecs` (reused).
+  private var lengths = [Int](repeating: 0, count: 14)
   /// The chunk being written when it is not kept (`finish(keepChunk: false)`), reused.
   private var scratch: [UInt8] = []
 
@@ -123,21 +124,24 @@ struct ChangeEncoder {
     actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,
     deps: [ChangeHash], extra: [UInt8], keepChunk: Bool = true
   ) -> (chunk: [UInt8], hash: ChangeHash) {
-    data.bytes.removeAll(keepingCapacity: true)
+    // Every column is closed first (its length goes in the body's column list), then
+    // written once, straight into the chunk: no copy of the column data in between, and
+    // no allocation per change once the buffers have grown.
     let hasExpand = expand.anyTrue
-    let lengths: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (
-      objActor.flush(into: &data), objCtr.flush(into: &data), keyActor.flush(into: &data),
-      keyCtr.flush(into: &data), keyStr.flush(into: &data), insert.flush(into: &data),
-      action.flush(into: &data), value.flushMeta(into: &data), value.flushRaw(into: &data),
-      predNum.flush(into: &data), predActor.flush(into: &data), predCtr.flush(into: &data),
-      expand.flush(into: &data, keep: hasExpand), markName.flush(into: &data)
-    )
-    let columns: [(UInt32, Int)] = [
-      (1, lengths.0), (2, lengths.1), (17, lengths.2), (19, lengths.3), (21, lengths.4),
-      (52, lengths.5),
-      (66, lengths.6), (86, lengths.7), (87, lengths.8), (112, lengths.9), (113, lengths.10),
-      (115, lengths.11), (148, lengths.12), (165, lengths.13),
-    ]
+    lengths[0] = objActor.close()
+    lengths[1] = objCtr.close()
+    lengths[2] = keyActor.close()
+    lengths[3] = keyCtr.close()
+    lengths[4] = keyStr.close()
+    lengths[5] = insert.close()
+    lengths[6] = action.close()
+    lengths[7] = value.closeMeta()
+    lengths[8] = value.rawCount
+    lengths[9] = predNum.close()
+    lengths[10] = predActor.close()
+    lengths[11] = predCtr.close()
+    lengths[12] = expand.close(keep: hasExpand)
+    lengths[13] = markName.close()
 
     body.bytes.removeAll(keepingCapacity: true)
     body.uleb(UInt64(deps.count))
@@ -150,14 +154,18 @@ struct ChangeEncoder {
     body.uleb(UInt64(max(0, actors.count - 1)))
     for a in actors.dropFirst() { body.byteString(a.bytes) }
     var present = 0
-    for (_, n) in columns where n > 0 { present += 1 }
+    var dataLength = 0
+    for n in lengths where n > 0 {
+      present += 1
+      dataLength += n
+    }
     body.uleb(UInt64(present))
-    for (spec, n) in columns where n > 0 {
-      body.uleb(UInt64(spec))
+    for (c, n) in lengths.enumerated() where n > 0 {
+      body.uleb(UInt64(ChangeEncoder.columnSpecs[c]))
       body.uleb(UInt64(n))
     }
     // The chunk is written in place: header, body fields, column data, extra bytes.
-    let bodyLength = body.count + data.count + extra.count
+    let bodyLength = body.count + dataLength + extra.count
     var chunk: [UInt8] = []
     if keepChunk {
       chunk.reserveCapacity(bodyLength + 19)
@@ -173,13 +181,32 @@ struct ChangeEncoder {
     }
     chunk.append(UInt8(length))
     chunk.append(contentsOf: body.bytes)
-    chunk.append(contentsOf: data.bytes)
+    // In the order of `columnSpecs`.
+    objActor.drain(into: &chunk)
+    objCtr.drain(into: &chunk)
+    keyActor.drain(into: &chunk)
+    keyCtr.drain(into: &chunk)
+    keyStr.drain(into: &chunk)
+    insert.drain(into: &chunk)
+    action.drain(into: &chunk)
+    value.drainMeta(into: &chunk)
+    value.drainRaw(into: &chunk)
+    predNum.drain(into: &chunk)
+    predActor.drain(into: &chunk)
+    predCtr.drain(into: &chunk)
+    expand.drain(into: &chunk)
+    markName.drain(into: &chunk)
     chunk.append(contentsOf: extra)
     let hash = ChangeEncoder.seal(&chunk)
     if keepChunk { return (chunk, hash) }
     swap(&chunk, &scratch)
     return ([], hash)
   }
+
+  /// The op columns of a change chunk, in the order they are written (§6.5).
+  private static let columnSpecs: [UInt32] = [
+    1, 2, 17, 19, 21, 52, 66, 86, 87, 112, 113, 115, 148, 165,
+  ]
 
   /// Fills in the checksum of a chunk whose header and body are written (§3), in place
   /// (a copy would allocate every chunk twice), and returns the chunk's hash.

@@ -99,7 +99,8 @@ extension Reconstruction {
       let k0 = try key(i)
       let group: StoredKey = isInsert(i) ? .element(Reconstruction.pack(idCtr[i], idActor[i])) : k0
       var j = i
-      pairs.removeAll(keepingCapacity: true)
+      // (Emptying costs a call even on an empty array.)
+      if !pairs.isEmpty { pairs.removeAll(keepingCapacity: true) }
       while j < n {
         if j > i {
           guard try objectKey(j) == obj else { break }
@@ -343,7 +344,7 @@ extension Reconstruction {
     others: inout [Int32]
   ) throws {
     let n = opCount
-    others.removeAll(keepingCapacity: true)
+    if !others.isEmpty { others.removeAll(keepingCapacity: true) }
     @inline(__always) func note(_ a: Int) {
       if a != author && local[a] < 0 {
         local[a] = 0

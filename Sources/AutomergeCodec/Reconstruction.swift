@@ -198,85 +198,113 @@ struct Reconstruction {
       guard let d = data[s] else { return empty }
       return try d.withUnsafeBufferPointer(body)
     }
-    let ctr = try with(S.idCtr, []) {
-      try ColumnDecoder.delta($0, limit: lim, spec: S.idCtr, chunk: ck)
+    /// The bytes of column `s` (none when it is absent: every row null).
+    func column<T>(_ s: UInt32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+      guard let d = data[s] else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+      return try d.withUnsafeBufferPointer(body)
     }
-    let n = ctr.count
+    // The integer columns are read a row at a time (`UIntColumnCursor`, `DeltaColumnCursor`)
+    // straight into the form kept: no temporary array of 8-byte values per column. The
+    // closures fill locals, not `self`'s arrays (through `self` they would copy it per row).
+    let actorCount = actors.count
+    var idCtr: [UInt32] = []
+    try column(S.idCtr) { bytes in
+      var counters = DeltaColumnCursor(bytes, limit: lim, spec: S.idCtr, chunk: ck)
+      while try counters.hasNext() {
+        let c = try counters.next()
+        guard c >= 1, c <= Int64(UInt32.max) else {
+          throw ColumnDecoder.fail(S.idCtr, ck, "op counter out of range")
+        }
+        idCtr.append(UInt32(c))
+      }
+    }
+    let n = idCtr.count
     guard n < Int(UInt32.max) else { throw fail("too many ops") }
     opCount = n
-    let act = try with(S.idActor, []) {
-      try ColumnDecoder.uint($0, limit: n, spec: S.idActor, chunk: ck, expected: n)
-    }
-    guard act.count == n else {
-      throw ColumnDecoder.fail(S.idActor, ck, "invalid load length len=\(act.count), expected=\(n)")
-    }
-    idActor.reserveCapacity(n)
-    idCtr.reserveCapacity(n)
-    for i in 0..<n {
-      guard act[i] < UInt64(actors.count) else {
-        throw ColumnDecoder.fail(S.idActor, ck, "missing actor")
-      }
-      guard ctr[i] >= 1, ctr[i] <= Int64(UInt32.max) else {
-        throw ColumnDecoder.fail(S.idCtr, ck, "op counter out of range")
-      }
-      idActor.append(UInt32(act[i]))
-      idCtr.append(UInt32(ctr[i]))
-    }
-    guard actors.count < Int(Tag.first) else { throw fail("too many actors") }
-    do {
-      let objActor = try with(S.objActor, PackedUInts()) {
-        try ColumnDecoder.packedUInt($0, limit: n, spec: S.objActor, chunk: ck, expected: n)
-      }
-      let objCtr = try with(S.objCtr, PackedUInts()) {
-        try ColumnDecoder.packedUInt($0, limit: n, spec: S.objCtr, chunk: ck, expected: n)
-      }
-      objects.reserveCapacity(n)
+    self.idCtr = idCtr
+    var idActor: [UInt32] = []
+    try column(S.idActor) { bytes in
+      var ids = UIntColumnCursor(bytes, limit: n, spec: S.idActor, chunk: ck)
+      idActor.reserveCapacity(n)
       for i in 0..<n {
-        let a = i < objActor.count ? objActor[i] : ColumnDecoder.nullUInt
-        let c = i < objCtr.count ? objCtr[i] : ColumnDecoder.nullUInt
-        let packed = packObject(a, c)
-        if objectTable.last != packed { objectTable.append(packed) }
-        objects.append(UInt32(truncatingIfNeeded: objectTable.count - 1))
+        guard try ids.hasNext() else {
+          throw ColumnDecoder.fail(S.idActor, ck, "invalid load length len=\(i), expected=\(n)")
+        }
+        let a = try ids.next()
+        guard a < UInt64(actorCount) else {
+          throw ColumnDecoder.fail(S.idActor, ck, "missing actor")
+        }
+        idActor.append(UInt32(a))
+      }
+      try ids.finish()
+    }
+    self.idActor = idActor
+    guard actors.count < Int(Tag.first) else { throw fail("too many actors") }
+    var objects: [UInt32] = []
+    var objectTable: [UInt64] = []
+    try column(S.objActor) { actorBytes in
+      try column(S.objCtr) { counterBytes in
+        var objActor = UIntColumnCursor(actorBytes, limit: n, spec: S.objActor, chunk: ck)
+        var objCtr = UIntColumnCursor(counterBytes, limit: n, spec: S.objCtr, chunk: ck)
+        objects.reserveCapacity(n)
+        for _ in 0..<n {
+          let packed = Reconstruction.packObject(
+            try objActor.next(), try objCtr.next(), actors: actorCount)
+          if objectTable.last != packed { objectTable.append(packed) }
+          objects.append(UInt32(truncatingIfNeeded: objectTable.count - 1))
+        }
+        try objActor.finish()
+        try objCtr.finish()
       }
     }
+    self.objects = objects
+    self.objectTable = objectTable
     do {
-      let keyActor = try with(S.keyActor, []) {
-        try ColumnDecoder.uint($0, limit: n, spec: S.keyActor, chunk: ck, expected: n)
-      }
-      let keyCtr = try with(S.keyCtr, []) {
-        try ColumnDecoder.delta($0, limit: n, spec: S.keyCtr, chunk: ck, expected: n)
-      }
       let keyStr = try with(S.keyStr, []) {
         try ColumnDecoder.string(
           $0, limit: n, spec: S.keyStr, chunk: ck, table: &strings, expected: n)
       }
-      keys.reserveCapacity(n)
-      for i in 0..<n {
-        let s = i < keyStr.count ? keyStr[i] : -1
-        let a = i < keyActor.count ? keyActor[i] : ColumnDecoder.nullUInt
-        let c = i < keyCtr.count ? keyCtr[i] : ColumnDecoder.nullInt
-        keys.append(packKey(s, a, c))
+      var keys: [UInt64] = []
+      try column(S.keyActor) { actorBytes in
+        try column(S.keyCtr) { counterBytes in
+          var keyActor = UIntColumnCursor(actorBytes, limit: n, spec: S.keyActor, chunk: ck)
+          var keyCtr = DeltaColumnCursor(counterBytes, limit: n, spec: S.keyCtr, chunk: ck)
+          keys.reserveCapacity(n)
+          for i in 0..<n {
+            let s = i < keyStr.count ? keyStr[i] : -1
+            keys.append(
+              Reconstruction.packKey(
+                s, try keyActor.next(), try keyCtr.next(), actors: actorCount))
+          }
+          try keyActor.finish()
+          try keyCtr.finish()
+        }
       }
+      self.keys = keys
     }
     insert = try with(S.insert, []) {
       try ColumnDecoder.boolean($0, limit: n, spec: S.insert, chunk: ck, expected: n)
     }
-    do {
-      let wide = try with(S.action, []) {
-        try ColumnDecoder.uint($0, limit: n, spec: S.action, chunk: ck, expected: n)
-      }
-      action.reserveCapacity(wide.count)
-      for (i, a) in wide.enumerated() {
+    var action: [UInt8] = []
+    var otherActions: [Int: UInt64] = [:]
+    try column(S.action) { bytes in
+      var codes = UIntColumnCursor(bytes, limit: n, spec: S.action, chunk: ck)
+      action.reserveCapacity(n)
+      // A short column stays short: `actionValue` reads the rows past it as null.
+      while try codes.hasNext() {
+        let a = try codes.next()
         if a <= 7 {
           action.append(UInt8(a))
         } else if a == ColumnDecoder.nullUInt {
           action.append(Reconstruction.actionNull)
         } else {
+          otherActions[action.count] = a
           action.append(Reconstruction.actionOther)
-          otherActions[i] = a
         }
       }
     }
+    self.action = action
+    self.otherActions = otherActions
     valMeta = try with(S.valMeta, PackedUInts()) {
       try ColumnDecoder.packedUInt($0, limit: n, spec: S.valMeta, chunk: ck, expected: n)
     }
@@ -285,15 +313,33 @@ struct Reconstruction {
       try ColumnDecoder.packedUInt($0, limit: n, spec: S.succNum, chunk: ck, expected: n)
     }
     let succTotal = try ChangeChunk.groupTotal(succNum, spec: S.succNum, limit: lim, chunk: ck)
-    let sa = try with(S.succActor, []) {
-      try ColumnDecoder.uint($0, limit: succTotal, spec: S.succActor, chunk: ck)
+    var succKeys: [UInt64] = []
+    try column(S.succActor) { actorBytes in
+      try column(S.succCtr) { counterBytes in
+        var succActor = UIntColumnCursor(
+          actorBytes, limit: succTotal, spec: S.succActor, chunk: ck)
+        var succCtr = DeltaColumnCursor(counterBytes, limit: succTotal, spec: S.succCtr, chunk: ck)
+        succKeys.reserveCapacity(succTotal)
+        for _ in 0..<succTotal {
+          guard try succActor.hasNext(), try succCtr.hasNext() else {
+            throw ColumnDecoder.fail(
+              S.succActor, ck, "successor columns do not match their counts")
+          }
+          let a = try succActor.next()
+          let c = try succCtr.next()
+          guard a < UInt64(actorCount) else {
+            throw ColumnDecoder.fail(S.succActor, ck, "missing actor")
+          }
+          guard c >= 1, c <= Int64(UInt32.max) else {
+            throw ColumnDecoder.fail(S.succCtr, ck, "counter out of range")
+          }
+          succKeys.append(Reconstruction.pack(UInt32(c), UInt32(a)))
+        }
+        try succActor.finish()
+        try succCtr.finish()
+      }
     }
-    let sc = try with(S.succCtr, []) {
-      try ColumnDecoder.delta($0, limit: succTotal, spec: S.succCtr, chunk: ck)
-    }
-    guard sa.count == succTotal, sc.count == succTotal else {
-      throw ColumnDecoder.fail(S.succActor, ck, "successor columns do not match their counts")
-    }
+    self.succKeys = succKeys
     expand = try with(S.expand, []) {
       try ColumnDecoder.boolean($0, limit: n, spec: S.expand, chunk: ck, expected: n)
     }
@@ -302,16 +348,6 @@ struct Reconstruction {
         $0, limit: n, spec: S.markName, chunk: ck, table: &strings, expected: n)
     }
 
-    succKeys.reserveCapacity(succTotal)
-    for k in 0..<succTotal {
-      guard sa[k] < UInt64(actors.count) else {
-        throw ColumnDecoder.fail(S.succActor, ck, "missing actor")
-      }
-      guard sc[k] >= 1, sc[k] <= Int64(UInt32.max) else {
-        throw ColumnDecoder.fail(S.succCtr, ck, "counter out of range")
-      }
-      succKeys.append(Reconstruction.pack(UInt32(sc[k]), UInt32(sa[k])))
-    }
     // Value payload offsets; the payloads must fill the raw column exactly.
     guard valRaw.count <= Int(UInt32.max) else {
       throw ColumnDecoder.fail(S.valRaw, ck, "value column longer than 4 GiB")
@@ -404,16 +440,16 @@ struct Reconstruction {
   }
 
   /// Packs an object column pair (root = 0); an invalid id is tagged, and fails when used.
-  private func packObject(_ a: UInt64, _ c: UInt64) -> UInt64 {
+  private static func packObject(_ a: UInt64, _ c: UInt64, actors: Int) -> UInt64 {
     if a == ColumnDecoder.nullUInt && c == ColumnDecoder.nullUInt { return 0 }
-    guard a < UInt64(actors.count), c >= 1, c <= UInt64(UInt32.max) else {
+    guard a < UInt64(actors), c >= 1, c <= UInt64(UInt32.max) else {
       return UInt64(Tag.badObject)
     }
     return Reconstruction.pack(UInt32(c), UInt32(a))
   }
 
   /// Packs a key column triple; an invalid key is tagged with its error, thrown when used.
-  private func packKey(_ s: Int32, _ a: UInt64, _ c: Int64) -> UInt64 {
+  private static func packKey(_ s: Int32, _ a: UInt64, _ c: Int64, actors: Int) -> UInt64 {
     if s >= 0 {
       guard a == ColumnDecoder.nullUInt, c == ColumnDecoder.nullInt else {
         return UInt64(Tag.stringAndElement)
@@ -424,7 +460,7 @@ struct Reconstruction {
       guard c == 0 else { return UInt64(Tag.badKey) }
       return UInt64(Tag.head)
     }
-    guard a < UInt64(actors.count), c >= 0, c <= Int64(UInt32.max) else {
+    guard a < UInt64(actors), c >= 0, c <= Int64(UInt32.max) else {
       return UInt64(Tag.badElement)
     }
     return Reconstruction.pack(UInt32(c), UInt32(a))

@@ -184,6 +184,162 @@ enum ColumnDecoder {
   }
 }
 
+/// One RLE column of uLEB values (§5.3; types 0, 1, 2 and 6) read a row at a time, with the
+/// checks and errors of `ColumnDecoder.uint`: for decoding a column straight into the form
+/// its caller keeps (a narrower integer, a packed id), without a temporary array of 8-byte
+/// values. Past the column's end every row reads as null (a short column is null there).
+///
+/// The reader borrows the column's bytes: make and use it inside their
+/// `withUnsafeBufferPointer`.
+struct UIntColumnCursor {
+  private var reader: ByteReader
+  private let spec: UInt32
+  private let chunk: Int
+  /// The rows the column may still hold: its row limit less the rows of the runs read.
+  private var room: Int
+  /// The rows left in the current run, and what they hold.
+  private var left = 0
+  private var literal = false
+  private var value = ColumnDecoder.nullUInt
+  /// The rows read that the column's bytes held (the rest read as null).
+  private(set) var rows = 0
+
+  /// - Parameter limit: the most rows the column may hold; a run past it is an error.
+  init(_ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int) {
+    reader = ByteReader(data)
+    self.spec = spec
+    self.chunk = chunk
+    room = limit
+  }
+
+  /// Whether the column's bytes hold another row.
+  mutating func hasNext() throws -> Bool {
+    if left > 0 { return true }
+    return try startRun()
+  }
+
+  /// The next row's value; `nullUInt` for a null and past the column's end.
+  @inline(__always) mutating func next() throws -> UInt64 {
+    if left == 0 {
+      guard try startRun() else { return ColumnDecoder.nullUInt }
+    }
+    left -= 1
+    rows += 1
+    guard literal else { return value }
+    return try ColumnDecoder.wrap(spec, chunk) { try reader.uleb() }
+  }
+
+  /// Checks that the column holds no row past those read (zero-length runs aside).
+  mutating func finish() throws {
+    guard try !hasNext() else {
+      throw ColumnDecoder.fail(spec, chunk, "more values than rows")
+    }
+  }
+
+  /// Reads the next run header with a non-zero length; false at the column's end.
+  private mutating func startRun() throws -> Bool {
+    while left == 0 {
+      if reader.isAtEnd { return false }
+      try ColumnDecoder.wrap(spec, chunk) {
+        let n = try ColumnDecoder.runLength(&reader, room, spec, chunk)
+        if n > 0 {
+          value = try reader.uleb()
+          literal = false
+          left = Int(n)
+        } else if n < 0 {
+          literal = true
+          left = Int(-n)
+        } else {
+          let k = try reader.uleb("null run")
+          guard k <= UInt64(room) else { throw ColumnDecoder.fail(spec, chunk, "more values than rows") }
+          value = ColumnDecoder.nullUInt
+          literal = false
+          left = Int(k)
+        }
+      }
+      room -= left
+    }
+    return true
+  }
+}
+
+/// One delta column (§5.6; type 3) read a row at a time, with the checks and errors of
+/// `ColumnDecoder.delta` (as `UIntColumnCursor` is to `ColumnDecoder.uint`): nulls, and every
+/// row past the column's end, read as `nullInt` and keep the accumulator.
+struct DeltaColumnCursor {
+  private var reader: ByteReader
+  private let spec: UInt32
+  private let chunk: Int
+  private var room: Int
+  private var left = 0
+  private enum Run { case repeated, literal, null }
+  private var run = Run.null
+  /// The repeated run's delta.
+  private var delta: Int64 = 0
+  private var accumulator: Int64 = 0
+  private(set) var rows = 0
+
+  /// - Parameter limit: the most rows the column may hold; a run past it is an error.
+  init(_ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int) {
+    reader = ByteReader(data)
+    self.spec = spec
+    self.chunk = chunk
+    room = limit
+  }
+
+  /// Whether the column's bytes hold another row.
+  mutating func hasNext() throws -> Bool {
+    if left > 0 { return true }
+    return try startRun()
+  }
+
+  /// The next row's value; `nullInt` for a null and past the column's end.
+  @inline(__always) mutating func next() throws -> Int64 {
+    if left == 0 {
+      guard try startRun() else { return ColumnDecoder.nullInt }
+    }
+    left -= 1
+    rows += 1
+    switch run {
+    case .repeated: accumulator = accumulator &+ delta
+    case .literal: accumulator = accumulator &+ (try ColumnDecoder.wrap(spec, chunk) { try reader.sleb() })
+    case .null: return ColumnDecoder.nullInt
+    }
+    return accumulator
+  }
+
+  /// Checks that the column holds no row past those read (zero-length runs aside).
+  mutating func finish() throws {
+    guard try !hasNext() else {
+      throw ColumnDecoder.fail(spec, chunk, "more values than rows")
+    }
+  }
+
+  private mutating func startRun() throws -> Bool {
+    while left == 0 {
+      if reader.isAtEnd { return false }
+      try ColumnDecoder.wrap(spec, chunk) {
+        let n = try ColumnDecoder.runLength(&reader, room, spec, chunk)
+        if n > 0 {
+          delta = try reader.sleb()
+          run = .repeated
+          left = Int(n)
+        } else if n < 0 {
+          run = .literal
+          left = Int(-n)
+        } else {
+          let k = try reader.uleb("null run")
+          guard k <= UInt64(room) else { throw ColumnDecoder.fail(spec, chunk, "more values than rows") }
+          run = .null
+          left = Int(k)
+        }
+      }
+      room -= left
+    }
+    return true
+  }
+}
+
 /// A decoded uLEB column at 4 bytes a row: values of `UInt32.max` and above (the null
 /// sentinel `ColumnDecoder.nullUInt` included) are stored as `UInt32.max` in `rows` and
 /// kept aside in `wide`, one entry per run, in row order.

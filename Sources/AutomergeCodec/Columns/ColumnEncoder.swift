@@ -169,6 +169,15 @@ struct RLEEncoder<V: RLEValue> {
   /// Finishes the column, appends its bytes to `w` and returns their count; the encoder
   /// is empty afterwards and keeps its buffers.
   mutating func flush(into w: inout ByteWriter) -> Int {
+    let n = close()
+    drain(into: &w.bytes)
+    return n
+  }
+
+  /// Finishes the column in place and returns its byte count; `drain` then moves the bytes
+  /// out. (A writer that needs every column's length before any column's bytes, as a
+  /// change chunk's header does, closes them all first.)
+  mutating func close() -> Int {
     switch state {
     case .empty: break
     case .nulls:
@@ -178,13 +187,18 @@ struct RLEEncoder<V: RLEValue> {
       }
     default: flushValue()
     }
-    let n = out.bytes.count
-    w.bytes.append(contentsOf: out.bytes)
-    out.bytes.removeAll(keepingCapacity: true)
     state = .empty
     count = 0
     leading = true
-    return n
+    return out.bytes.count
+  }
+
+  /// Appends the closed column's bytes to `bytes`; the encoder is empty afterwards and
+  /// keeps its buffers.
+  @inline(__always) mutating func drain(into bytes: inout [UInt8]) {
+    guard !out.bytes.isEmpty else { return }
+    bytes.append(contentsOf: out.bytes)
+    out.bytes.removeAll(keepingCapacity: true)
   }
 }
 
@@ -211,6 +225,15 @@ struct DeltaEncoder {
     previous = 0
     return rle.flush(into: &w)
   }
+
+  /// As `RLEEncoder.close`.
+  mutating func close() -> Int {
+    previous = 0
+    return rle.close()
+  }
+
+  /// As `RLEEncoder.drain`.
+  @inline(__always) mutating func drain(into bytes: inout [UInt8]) { rle.drain(into: &bytes) }
 }
 
 /// Boolean columns (§5.7): alternating run lengths, starting with false.
@@ -245,15 +268,31 @@ struct BooleanEncoder {
   /// Finishes the column into `w` (unless `keep` is false: then nothing is written) and
   /// returns the byte count written.
   mutating func flush(into w: inout ByteWriter, keep: Bool = true) -> Int {
-    if rows > 0 { out.uleb(count) }
-    let n = keep ? out.bytes.count : 0
-    if keep { w.bytes.append(contentsOf: out.bytes) }
-    out.bytes.removeAll(keepingCapacity: true)
+    let n = close(keep: keep)
+    drain(into: &w.bytes)
+    return n
+  }
+
+  /// Finishes the column in place (unless `keep` is false: then it is dropped) and returns
+  /// its byte count; `drain` then moves the bytes out (as `RLEEncoder.close`).
+  mutating func close(keep: Bool = true) -> Int {
+    if keep {
+      if rows > 0 { out.uleb(count) }
+    } else if !out.bytes.isEmpty {
+      out.bytes.removeAll(keepingCapacity: true)
+    }
     current = false
     count = 0
     rows = 0
     anyTrue = false
-    return n
+    return out.bytes.count
+  }
+
+  /// As `RLEEncoder.drain`.
+  @inline(__always) mutating func drain(into bytes: inout [UInt8]) {
+    guard !out.bytes.isEmpty else { return }
+    bytes.append(contentsOf: out.bytes)
+    out.bytes.removeAll(keepingCapacity: true)
   }
 }
 
@@ -324,8 +363,23 @@ struct ValueEncoder {
   /// Appends the raw column to `w`, returning its length; the encoder is empty afterwards.
   mutating func flushRaw(into w: inout ByteWriter) -> Int {
     let n = raw.bytes.count
-    w.bytes.append(contentsOf: raw.bytes)
-    raw.bytes.removeAll(keepingCapacity: true)
+    drainRaw(into: &w.bytes)
     return n
+  }
+
+  /// Finishes the metadata column in place, returning its length (as `RLEEncoder.close`).
+  mutating func closeMeta() -> Int { meta.close() }
+
+  /// The raw column's length so far.
+  var rawCount: Int { raw.bytes.count }
+
+  /// Appends the closed metadata column to `bytes` (as `RLEEncoder.drain`).
+  @inline(__always) mutating func drainMeta(into bytes: inout [UInt8]) { meta.drain(into: &bytes) }
+
+  /// Appends the raw column to `bytes`; the encoder's raw column is empty afterwards.
+  @inline(__always) mutating func drainRaw(into bytes: inout [UInt8]) {
+    guard !raw.bytes.isEmpty else { return }
+    bytes.append(contentsOf: raw.bytes)
+    raw.bytes.removeAll(keepingCapacity: true)
   }
 }

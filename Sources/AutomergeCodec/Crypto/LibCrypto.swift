@@ -9,11 +9,15 @@
   ///
   /// Linking libcrypto would make the dynamic loader map and relocate it at every start of
   /// `mn`, about 2.5 ms of CPU time, also for verbs that never hash (`resolve`, `ls`). Scripts
-  /// call `mn` in loops, so it is loaded lazily instead. The EVP digest functions are used,
-  /// and the one-shot `SHA256()` where the library still has it: `EVP_Digest` looks the
-  /// algorithm up and allocates a context at every call, which costs more than hashing a
-  /// small change chunk. The C declarations come from `CCrypto`'s header, which no longer
-  /// links.
+  /// call `mn` in loops, so it is loaded lazily instead. The EVP digest functions are used
+  /// for streamed data; a one-shot hash of bytes in memory uses the low-level
+  /// `SHA256_Init`/`SHA256_Update`/`SHA256_Final` where the library still has them
+  /// (deprecated in OpenSSL 3, still exported). `EVP_Digest`, and OpenSSL 3's `SHA256()`,
+  /// which is `EVP_Q_digest`, look the algorithm up at every call (a provider fetch behind a
+  /// lock), which costs more than hashing a small change chunk (a document of 262,961
+  /// changes spent a quarter of its instructions there), and the first lookup loads the
+  /// default provider (about 2 MB of memory). The C declarations come from `CCrypto`'s
+  /// header, which no longer links.
   struct LibCrypto: @unchecked Sendable {
     typealias DigestFunction =
       @convention(c) (
@@ -24,6 +28,9 @@
     typealias OneShot =
       @convention(c) (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?)
       -> UnsafeMutablePointer<UInt8>?
+    typealias LowInit = @convention(c) (UnsafeMutableRawPointer?) -> Int32
+    typealias LowUpdate = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> Int32
+    typealias LowFinal = @convention(c) (UnsafeMutablePointer<UInt8>?, UnsafeMutableRawPointer?) -> Int32
     typealias ContextNew = @convention(c) () -> OpaquePointer?
     typealias ContextFree = @convention(c) (OpaquePointer?) -> Void
     typealias DigestInit = @convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?) -> Int32
@@ -37,6 +44,11 @@
     /// `SHA256()`: the one-shot digest without the algorithm lookup (deprecated in OpenSSL 3,
     /// still exported); nil when the library lacks it.
     let oneShot: OneShot?
+    /// `SHA256_Init`, `SHA256_Update`, `SHA256_Final` on a caller's `SHA256_CTX`
+    /// (`lowLevelContextSize` bytes or fewer); nil when the library lacks one of them.
+    let lowLevel: (initialize: LowInit, update: LowUpdate, final: LowFinal)?
+    /// Room for a `SHA256_CTX` (112 bytes in OpenSSL 1.1 and 3), with a margin.
+    static let lowLevelContextSize = 256
     /// `EVP_sha256()`.
     let sha256: OpaquePointer
     let contextNew: ContextNew
@@ -67,8 +79,15 @@
         let digestUpdate = symbol("EVP_DigestUpdate", DigestUpdate.self),
         let digestFinal = symbol("EVP_DigestFinal_ex", DigestFinal.self)
       else { return nil }
+      var lowLevel: (LowInit, LowUpdate, LowFinal)? = nil
+      if let i = symbol("SHA256_Init", LowInit.self), let u = symbol("SHA256_Update", LowUpdate.self),
+        let f = symbol("SHA256_Final", LowFinal.self)
+      {
+        lowLevel = (i, u, f)
+      }
       return LibCrypto(
-        digest: digest, oneShot: symbol("SHA256", OneShot.self), sha256: sha256,
+        digest: digest, oneShot: symbol("SHA256", OneShot.self), lowLevel: lowLevel,
+        sha256: sha256,
         contextNew: contextNew, contextFree: contextFree,
         digestInit: digestInit, digestUpdate: digestUpdate, digestFinal: digestFinal)
     }

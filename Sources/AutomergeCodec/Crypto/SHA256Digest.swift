@@ -93,6 +93,16 @@ public final class SHA256Digest {
       _ = CC_SHA256(bytes.baseAddress, CC_LONG(bytes.count), out)
     #else
       if let lib = LibCrypto.shared {
+        if let low = lib.lowLevel {
+          let done = withUnsafeTemporaryAllocation(
+            byteCount: LibCrypto.lowLevelContextSize, alignment: 16
+          ) { context in
+            low.initialize(context.baseAddress) == 1
+              && low.update(context.baseAddress, bytes.baseAddress, bytes.count) == 1
+              && low.final(out, context.baseAddress) == 1
+          }
+          if done { return }
+        }
         if let oneShot = lib.oneShot {
           _ = oneShot(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, out)
           return

@@ -15,7 +15,9 @@ import Testing
 
   @Test func libcryptoIsLoadedLazily() {
     #expect(LibCrypto.shared != nil)
-    // Debian's OpenSSL 3 still exports the one-shot SHA256(), the fast path.
+    // Debian's OpenSSL 3 still exports the low-level SHA256_Init/Update/Final, the fast
+    // path (its SHA256() looks the algorithm up at every call), and SHA256().
+    #expect(LibCrypto.shared?.lowLevel != nil)
     #expect(LibCrypto.shared?.oneShot != nil)
   }
 

@@ -12,7 +12,7 @@ public struct WatchContext {
   /// Seconds since the epoch.
   public var now: () -> Double
   /// Tries the write lock once: the held lock, or nil when another writer holds it.
-  public var tryLock: () throws -> FileLock?
+  public var tryLock: () throws -> WriteLocks?
   /// Writes a verified backup archive of `files`, named with `reason`; returns its path.
   public var backup: (_ files: [ExportFile], _ reason: String) throws -> String
   /// Fetches the placeholders of a scan, with `--fetch`'s source; nil without `--fetch`.
@@ -33,7 +33,7 @@ public struct WatchContext {
 
   public init(
     root: String, fileSystem: any FileSystem, notifier: any ChangeNotifier,
-    now: @escaping () -> Double, tryLock: @escaping () throws -> FileLock?,
+    now: @escaping () -> Double, tryLock: @escaping () throws -> WriteLocks?,
     backup: @escaping ([ExportFile], String) throws -> String,
     fetch: ((FolderListing) throws -> FetchReport)?,
     prune: @escaping (BackupKeepPolicy) throws -> [String],

@@ -1,7 +1,8 @@
 /// The write locks a command holds: the one API that takes data folders' locks (mn.md §6).
 ///
 /// A writing verb holds its data folder's lock (the dispatcher takes it from the table's
-/// `.writesStore`); `restore` holds its destination's, and `migrate` both folders'. All of
+/// `.writesStore`); `restore` holds its destination's, `migrate` both folders', and `watch`
+/// its folder's for each merge, tried without waiting. All of
 /// them go through `acquire`, which takes the locks in the order of the roots' bytes, so
 /// that two commands between the same folders, in opposite directions, wait for each
 /// other instead of deadlocking, and which releases what it took when one lock cannot be

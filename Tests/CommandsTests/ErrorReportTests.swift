@@ -57,6 +57,9 @@ struct ReportCase: Sendable, CustomTestStringConvertible {
     .init(
       CommandError.archiveInsideDataFolder(root: "/r"), .cantCreate,
       "refusing to write the archive inside the data folder '/r'"),
+    .init(
+      CommandError.outputNotWritten(FileSystemError("write", "standard output", .noSpace)),
+      .ioErr, "cannot write 'standard output'"),
   ]
 
   static let coreErrors: [ReportCase] = [

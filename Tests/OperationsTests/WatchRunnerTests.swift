@@ -60,7 +60,7 @@ final class ScriptedNotifier: ChangeNotifier {
         root: root, fileSystem: fs, notifier: notifier, now: { [unowned self] in notifier.clock },
         tryLock: { [unowned self] in
           guard notifier.clock >= lockHeldUntil else { return nil }
-          return try FileLock.acquire(root: root, timeout: 0, fileSystem: fs, sleep: { _ in })
+          return try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in })
         },
         backup: { [unowned self] files, reason in
           backups.append(reason)

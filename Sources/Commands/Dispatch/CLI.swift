@@ -14,8 +14,9 @@ public enum CLI {
     do {
       try env.stdout.flush()
     } catch {
-      try? env.stderr.write("mn: error: \(error)\n")
-      return ExitStatus.ioErr.rawValue
+      let (failed, message, _) = ErrorReport.describe(CommandError.outputNotWritten(error))
+      try? env.stderr.write("mn: error: \(message)\n")
+      return failed.rawValue
     }
     return status.rawValue
   }

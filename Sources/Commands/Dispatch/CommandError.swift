@@ -31,4 +31,6 @@ public enum CommandError: Error, Sendable {
   case archiveToTerminal
   /// `mn export -o FILE` inside the data folder `root`.
   case archiveInsideDataFolder(root: String)
+  /// Standard output could not be written at the end of the run (a full disk, a closed pipe).
+  case outputNotWritten(any Error)
 }

@@ -99,6 +99,7 @@ enum ErrorReport {
           "hint: download them first, or use --allow-placeholders to export without them"
         ]
       )
+    case .outputNotWritten(let error): return (.ioErr, "\(error)", [])
     case .archiveToTerminal:
       return (
         .usage, "refusing to write an archive to a terminal",

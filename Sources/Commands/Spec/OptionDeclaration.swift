@@ -96,7 +96,8 @@ extension Option where Value: CaseIterable & RawRepresentable, Value.RawValue ==
     _ name: String, of type: Value.Type = Value.self, valueName: String, help: String
   ) -> Option<Value> {
     Option(
-      spec: .option(name, .choice(type.allCases.map(\.rawValue)), valueName: valueName, help: help),
+      spec: .option(
+        name, .choice(type.allCases.map { $0.rawValue }), valueName: valueName, help: help),
       convert: Value.init(rawValue:))
   }
 }
@@ -126,7 +127,7 @@ public struct OptionGroup: OptionDeclaration, Equatable {
     self.exclusivity = exclusivity
     names = members.flatMap { member -> [String] in
       if let flag = member as? Flag { return [flag.spec.name] }
-      return member.optionSpecs.map(\.name)
+      return member.optionSpecs.map { $0.name }
     }
   }
 
@@ -168,6 +169,7 @@ public struct FlagChoice<Choice: Sendable & Equatable>: OptionDeclaration {
     self.exclusivity = exclusivity
   }
 
-  public var optionSpecs: [OptionSpec] { cases.flatMap(\.flag.optionSpecs) }
-  public var optionGroup: OptionGroup? { OptionGroup(exclusivity, cases.map(\.flag)) }
+  // Closures, not key paths (CommandSpec.init says why).
+  public var optionSpecs: [OptionSpec] { cases.flatMap { $0.flag.optionSpecs } }
+  public var optionGroup: OptionGroup? { OptionGroup(exclusivity, cases.map { $0.flag }) }
 }

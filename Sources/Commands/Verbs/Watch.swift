@@ -104,7 +104,7 @@ enum Watch {
       root: root, fileSystem: fs, notifier: notifier, now: { env.nowDouble },
       tryLock: {
         do {
-          return try FileLock.acquire(root: root, timeout: 0, fileSystem: fs, sleep: { _ in })
+          return try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in })
         } catch LockError.held {
           return nil
         }

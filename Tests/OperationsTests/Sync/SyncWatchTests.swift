@@ -34,7 +34,7 @@ import Testing
       let fs = sim.fileSystem
       let context = WatchContext(
         root: root, fileSystem: fs, notifier: notifier, now: { [unowned self] in notifier.clock },
-        tryLock: { try FileLock.acquire(root: root, timeout: 0, fileSystem: fs, sleep: { _ in }) },
+        tryLock: { try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in }) },
         backup: { [unowned self] files, reason in
           if failBackup { throw BackupFailed() }
           backups.append(files)

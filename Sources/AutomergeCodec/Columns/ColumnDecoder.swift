@@ -204,7 +204,13 @@ struct UIntColumnCursor {
   /// The rows read that the column's bytes held (the rest read as null).
   private(set) var rows = 0
 
-  /// - Parameter limit: the most rows the column may hold; a run past it is an error.
+  /// A cursor over one column's bytes.
+  ///
+  /// - Parameters:
+  ///   - data: The column's bytes.
+  ///   - limit: The most rows the column may hold; a run past it is an error.
+  ///   - spec: The column's specification, for errors.
+  ///   - chunk: The chunk's offset in the file, for errors.
   init(_ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int) {
     reader = ByteReader(data)
     self.spec = spec
@@ -251,7 +257,9 @@ struct UIntColumnCursor {
           left = Int(-n)
         } else {
           let k = try reader.uleb("null run")
-          guard k <= UInt64(room) else { throw ColumnDecoder.fail(spec, chunk, "more values than rows") }
+          guard k <= UInt64(room) else {
+            throw ColumnDecoder.fail(spec, chunk, "more values than rows")
+          }
           value = ColumnDecoder.nullUInt
           literal = false
           left = Int(k)
@@ -279,7 +287,13 @@ struct DeltaColumnCursor {
   private var accumulator: Int64 = 0
   private(set) var rows = 0
 
-  /// - Parameter limit: the most rows the column may hold; a run past it is an error.
+  /// A cursor over one column's bytes.
+  ///
+  /// - Parameters:
+  ///   - data: The column's bytes.
+  ///   - limit: The most rows the column may hold; a run past it is an error.
+  ///   - spec: The column's specification, for errors.
+  ///   - chunk: The chunk's offset in the file, for errors.
   init(_ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int) {
     reader = ByteReader(data)
     self.spec = spec
@@ -302,7 +316,8 @@ struct DeltaColumnCursor {
     rows += 1
     switch run {
     case .repeated: accumulator = accumulator &+ delta
-    case .literal: accumulator = accumulator &+ (try ColumnDecoder.wrap(spec, chunk) { try reader.sleb() })
+    case .literal:
+      accumulator = accumulator &+ (try ColumnDecoder.wrap(spec, chunk) { try reader.sleb() })
     case .null: return ColumnDecoder.nullInt
     }
     return accumulator
@@ -329,7 +344,9 @@ struct DeltaColumnCursor {
           left = Int(-n)
         } else {
           let k = try reader.uleb("null run")
-          guard k <= UInt64(room) else { throw ColumnDecoder.fail(spec, chunk, "more values than rows") }
+          guard k <= UInt64(room) else {
+            throw ColumnDecoder.fail(spec, chunk, "more values than rows")
+          }
           run = .null
           left = Int(k)
         }

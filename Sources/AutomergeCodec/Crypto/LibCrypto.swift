@@ -30,7 +30,8 @@
       -> UnsafeMutablePointer<UInt8>?
     typealias LowInit = @convention(c) (UnsafeMutableRawPointer?) -> Int32
     typealias LowUpdate = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> Int32
-    typealias LowFinal = @convention(c) (UnsafeMutablePointer<UInt8>?, UnsafeMutableRawPointer?) -> Int32
+    typealias LowFinal =
+      @convention(c) (UnsafeMutablePointer<UInt8>?, UnsafeMutableRawPointer?) -> Int32
     typealias ContextNew = @convention(c) () -> OpaquePointer?
     typealias ContextFree = @convention(c) (OpaquePointer?) -> Void
     typealias DigestInit = @convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?) -> Int32
@@ -80,7 +81,8 @@
         let digestFinal = symbol("EVP_DigestFinal_ex", DigestFinal.self)
       else { return nil }
       var lowLevel: (LowInit, LowUpdate, LowFinal)? = nil
-      if let i = symbol("SHA256_Init", LowInit.self), let u = symbol("SHA256_Update", LowUpdate.self),
+      if let i = symbol("SHA256_Init", LowInit.self),
+        let u = symbol("SHA256_Update", LowUpdate.self),
         let f = symbol("SHA256_Final", LowFinal.self)
       {
         lowLevel = (i, u, f)

@@ -184,14 +184,31 @@ enum ColumnDecoder {
   }
 }
 
-/// One RLE column of uLEB values (§5.3; types 0, 1, 2 and 6) read a row at a time, with the
-/// checks and errors of `ColumnDecoder.uint`: for decoding a column straight into the form
-/// its caller keeps (a narrower integer, a packed id), without a temporary array of 8-byte
-/// values. Past the column's end every row reads as null (a short column is null there).
+/// A value an RLE column holds, as its bytes spell it: uLEB (§5.3) or, in a delta
+/// column's runs, sLEB (§5.6).
+protocol RunValue {
+  static func read(_ reader: inout ByteReader) throws -> Self
+}
+
+extension UInt64: RunValue {
+  @inline(__always) static func read(_ reader: inout ByteReader) throws -> UInt64 {
+    try reader.uleb()
+  }
+}
+
+extension Int64: RunValue {
+  @inline(__always) static func read(_ reader: inout ByteReader) throws -> Int64 {
+    try reader.sleb()
+  }
+}
+
+/// The runs of one RLE column read a row at a time (§5.3), with the checks and errors of
+/// `ColumnDecoder.uint` and `ColumnDecoder.delta`; the two cursors below are built on it.
+/// Past the column's end every row reads as null (a short column is null there).
 ///
 /// The reader borrows the column's bytes: make and use it inside their
 /// `withUnsafeBufferPointer`.
-struct UIntColumnCursor {
+struct RunCursor<Value: RunValue> {
   private var reader: ByteReader
   private let spec: UInt32
   private let chunk: Int
@@ -199,8 +216,10 @@ struct UIntColumnCursor {
   private var room: Int
   /// The rows left in the current run, and what they hold.
   private var left = 0
-  private var literal = false
-  private var value = ColumnDecoder.nullUInt
+  private enum Run { case repeated, literal, null }
+  private var run = Run.null
+  /// A repeated run's value.
+  private var value: Value?
   /// The rows read that the column's bytes held (the rest read as null).
   private(set) var rows = 0
 
@@ -224,15 +243,18 @@ struct UIntColumnCursor {
     return try startRun()
   }
 
-  /// The next row's value; `nullUInt` for a null and past the column's end.
-  @inline(__always) mutating func next() throws -> UInt64 {
+  /// The next row's value; nil for a null and past the column's end.
+  @inline(__always) mutating func next() throws -> Value? {
     if left == 0 {
-      guard try startRun() else { return ColumnDecoder.nullUInt }
+      guard try startRun() else { return nil }
     }
     left -= 1
     rows += 1
-    guard literal else { return value }
-    return try ColumnDecoder.wrap(spec, chunk) { try reader.uleb() }
+    switch run {
+    case .repeated: return value
+    case .literal: return try ColumnDecoder.wrap(spec, chunk) { try Value.read(&reader) }
+    case .null: return nil
+    }
   }
 
   /// Checks that the column holds no row past those read (zero-length runs aside).
@@ -249,94 +271,7 @@ struct UIntColumnCursor {
       try ColumnDecoder.wrap(spec, chunk) {
         let n = try ColumnDecoder.runLength(&reader, room, spec, chunk)
         if n > 0 {
-          value = try reader.uleb()
-          literal = false
-          left = Int(n)
-        } else if n < 0 {
-          literal = true
-          left = Int(-n)
-        } else {
-          let k = try reader.uleb("null run")
-          guard k <= UInt64(room) else {
-            throw ColumnDecoder.fail(spec, chunk, "more values than rows")
-          }
-          value = ColumnDecoder.nullUInt
-          literal = false
-          left = Int(k)
-        }
-      }
-      room -= left
-    }
-    return true
-  }
-}
-
-/// One delta column (§5.6; type 3) read a row at a time, with the checks and errors of
-/// `ColumnDecoder.delta` (as `UIntColumnCursor` is to `ColumnDecoder.uint`): nulls, and every
-/// row past the column's end, read as `nullInt` and keep the accumulator.
-struct DeltaColumnCursor {
-  private var reader: ByteReader
-  private let spec: UInt32
-  private let chunk: Int
-  private var room: Int
-  private var left = 0
-  private enum Run { case repeated, literal, null }
-  private var run = Run.null
-  /// The repeated run's delta.
-  private var delta: Int64 = 0
-  private var accumulator: Int64 = 0
-  private(set) var rows = 0
-
-  /// A cursor over one column's bytes.
-  ///
-  /// - Parameters:
-  ///   - data: The column's bytes.
-  ///   - limit: The most rows the column may hold; a run past it is an error.
-  ///   - spec: The column's specification, for errors.
-  ///   - chunk: The chunk's offset in the file, for errors.
-  init(_ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int) {
-    reader = ByteReader(data)
-    self.spec = spec
-    self.chunk = chunk
-    room = limit
-  }
-
-  /// Whether the column's bytes hold another row.
-  mutating func hasNext() throws -> Bool {
-    if left > 0 { return true }
-    return try startRun()
-  }
-
-  /// The next row's value; `nullInt` for a null and past the column's end.
-  @inline(__always) mutating func next() throws -> Int64 {
-    if left == 0 {
-      guard try startRun() else { return ColumnDecoder.nullInt }
-    }
-    left -= 1
-    rows += 1
-    switch run {
-    case .repeated: accumulator = accumulator &+ delta
-    case .literal:
-      accumulator = accumulator &+ (try ColumnDecoder.wrap(spec, chunk) { try reader.sleb() })
-    case .null: return ColumnDecoder.nullInt
-    }
-    return accumulator
-  }
-
-  /// Checks that the column holds no row past those read (zero-length runs aside).
-  mutating func finish() throws {
-    guard try !hasNext() else {
-      throw ColumnDecoder.fail(spec, chunk, "more values than rows")
-    }
-  }
-
-  private mutating func startRun() throws -> Bool {
-    while left == 0 {
-      if reader.isAtEnd { return false }
-      try ColumnDecoder.wrap(spec, chunk) {
-        let n = try ColumnDecoder.runLength(&reader, room, spec, chunk)
-        if n > 0 {
-          delta = try reader.sleb()
+          value = try Value.read(&reader)
           run = .repeated
           left = Int(n)
         } else if n < 0 {
@@ -355,6 +290,60 @@ struct DeltaColumnCursor {
     }
     return true
   }
+}
+
+/// One RLE column of uLEB values (§5.3; types 0, 1, 2 and 6) read a row at a time, with the
+/// checks and errors of `ColumnDecoder.uint`: for decoding a column straight into the form
+/// its caller keeps (a narrower integer, a packed id), without a temporary array of 8-byte
+/// values.
+struct UIntColumnCursor {
+  private var runs: RunCursor<UInt64>
+
+  init(_ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int) {
+    runs = RunCursor(data, limit: limit, spec: spec, chunk: chunk)
+  }
+
+  /// The rows read that the column's bytes held (the rest read as null).
+  var rows: Int { runs.rows }
+
+  /// Whether the column's bytes hold another row.
+  mutating func hasNext() throws -> Bool { try runs.hasNext() }
+
+  /// The next row's value; `nullUInt` for a null and past the column's end.
+  @inline(__always) mutating func next() throws -> UInt64 {
+    try runs.next() ?? ColumnDecoder.nullUInt
+  }
+
+  /// Checks that the column holds no row past those read (zero-length runs aside).
+  mutating func finish() throws { try runs.finish() }
+}
+
+/// One delta column (§5.6; type 3) read a row at a time, with the checks and errors of
+/// `ColumnDecoder.delta` (as `UIntColumnCursor` is to `ColumnDecoder.uint`): nulls, and every
+/// row past the column's end, read as `nullInt` and keep the accumulator.
+struct DeltaColumnCursor {
+  private var runs: RunCursor<Int64>
+  private var accumulator: Int64 = 0
+
+  init(_ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int) {
+    runs = RunCursor(data, limit: limit, spec: spec, chunk: chunk)
+  }
+
+  /// The rows read that the column's bytes held (the rest read as null).
+  var rows: Int { runs.rows }
+
+  /// Whether the column's bytes hold another row.
+  mutating func hasNext() throws -> Bool { try runs.hasNext() }
+
+  /// The next row's value; `nullInt` for a null and past the column's end.
+  @inline(__always) mutating func next() throws -> Int64 {
+    guard let delta = try runs.next() else { return ColumnDecoder.nullInt }
+    accumulator = accumulator &+ delta
+    return accumulator
+  }
+
+  /// Checks that the column holds no row past those read (zero-length runs aside).
+  mutating func finish() throws { try runs.finish() }
 }
 
 /// A decoded uLEB column at 4 bytes a row: values of `UInt32.max` and above (the null

@@ -38,8 +38,8 @@ public struct AutomergeFile: Sendable {
   public var actors: [ActorId]
   /// The total number of ops of all changes (deletions included).
   public var opCount: Int
-  /// Where each change hash sits in `changes`.
-  public var index: [ChangeHash: Int]
+  /// Where each change hash sits in `changes` (`position(of:)`).
+  var index: ChangeIndex
   /// Why Automerge 0.11 and later refuse this file, one reason per document chunk they
   /// refuse, where Automerge 0.6.1 (the app's) opens it and reads the same content. Empty
   /// when both versions open it.
@@ -54,13 +54,23 @@ public struct AutomergeFile: Sendable {
     missingDependencies = []
     actors = []
     opCount = 0
-    index = [:]
+    index = ChangeIndex()
     refusedByNewerAutomerge = []
   }
 
   /// The change with this hash, if the file has it.
   public func change(_ hash: ChangeHash) -> Change? {
-    index[hash].map { changes[$0] }
+    position(of: hash).map { changes[$0] }
+  }
+
+  /// Where the change with this hash sits in `changes`; nil when the file has none.
+  public func position(of hash: ChangeHash) -> Int? {
+    index.position(of: hash, in: changes)
+  }
+
+  /// Whether the file has the change with this hash.
+  public func contains(_ hash: ChangeHash) -> Bool {
+    position(of: hash) != nil
   }
 
   /// Decodes and verifies a whole file.
@@ -263,8 +273,7 @@ public struct AutomergeFile: Sendable {
     _ incoming: inout [Change], opCounts: [Int32], allowOrphans: Bool, trusted trustedIsDep: [Bool]
   ) throws {
     let trusted = trustedIsDep.count
-    var seen: [ChangeHash: Int] = [:]  // hash -> index in `incoming`
-    seen.reserveCapacity(incoming.count)
+    var seen = ChangeIndex(capacity: incoming.count)  // hash -> index in `incoming`
     var applied = [Bool](repeating: false, count: incoming.count)
     var order: [Int32] = []
     order.reserveCapacity(incoming.count)
@@ -279,7 +288,7 @@ public struct AutomergeFile: Sendable {
       trustedSeqMax[a] = runMax
     }
     for i in 0..<trusted {
-      seen[incoming[i].hash] = i
+      seen.insert(i, of: incoming)
       applied[i] = true
       order.append(Int32(i))
       let seq = incoming[i].seq
@@ -295,9 +304,7 @@ public struct AutomergeFile: Sendable {
 
     var bySeq: [ActorId: [UInt64: Int32]] = [:]
     for i in trusted..<incoming.count {
-      let hash = incoming[i].hash
-      if seen[hash] != nil { continue }
-      seen[hash] = i
+      if seen.insert(i, of: incoming) != nil { continue }
       unique.append(Int32(i))
       let author = incoming[i].actors[0]
       let seq = incoming[i].seq
@@ -316,7 +323,7 @@ public struct AutomergeFile: Sendable {
       let i = Int(i32)
       var count: Int32 = 0
       for d in incoming[i].deps {
-        if let j = seen[d], applied[j] { continue }
+        if let j = seen.position(of: d, in: incoming), applied[j] { continue }
         count += 1
         waiting[d, default: []].append(i32)
       }
@@ -340,7 +347,9 @@ public struct AutomergeFile: Sendable {
     for i in unique where !applied[Int(i)] { orphanIndexes.append(i) }
     var absent = Set<ChangeHash>()
     for i in orphanIndexes {
-      for d in incoming[Int(i)].deps where seen[d] == nil { absent.insert(d) }
+      for d in incoming[Int(i)].deps where seen.position(of: d, in: incoming) == nil {
+        absent.insert(d)
+      }
     }
     if !orphanIndexes.isEmpty && !allowOrphans {
       throw AutomergeDecodeError.missingDependencies(absent.sorted())
@@ -352,7 +361,7 @@ public struct AutomergeFile: Sendable {
     isDep.append(contentsOf: repeatElement(false, count: incoming.count - trusted))
     for i in order where Int(i) >= trusted {
       for d in incoming[Int(i)].deps {
-        if let j = seen[d] { isDep[j] = true }
+        if let j = seen.position(of: d, in: incoming) { isDep[j] = true }
       }
     }
     var heads: [ChangeHash] = []
@@ -392,11 +401,7 @@ public struct AutomergeFile: Sendable {
         target[i] = next
         next += 1
       }
-      var p = seen.values.startIndex
-      while p != seen.values.endIndex {
-        seen.values[p] = Int(target[seen.values[p]])
-        seen.values.formIndex(after: &p)
-      }
+      seen.renumber { Int(target[$0]) }
       for i in target.indices {
         while Int(target[i]) != i {
           let t = Int(target[i])

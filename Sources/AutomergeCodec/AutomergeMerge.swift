@@ -83,11 +83,10 @@ public enum AutomergeMerge {
     }
     // The first file's changes are distinct and their (actor, seq) unique: its decode
     // checked both. The others add what it does not have.
-    let base = first.index
     var extra: [Change] = []
     var extraIndex: [ChangeHash: Int] = [:]
     for file in files.dropFirst() {
-      for c in file.changes where base[c.hash] == nil && extraIndex[c.hash] == nil {
+      for c in file.changes where !first.contains(c.hash) && extraIndex[c.hash] == nil {
         extraIndex[c.hash] = extra.count
         extra.append(c)
       }
@@ -149,7 +148,7 @@ public enum AutomergeMerge {
     var missing = Set<ChangeHash>()
     func mark(_ deps: [ChangeHash]) {
       for d in deps {
-        if let i = base[d] {
+        if let i = first.position(of: d) {
           baseIsDep[i] = true
         } else if let j = extraIndex[d] {
           extraIsDep[j] = true
@@ -197,14 +196,14 @@ public enum AutomergeMerge {
     // The union's size: the first input's changes (distinct) and the others' that it lacks.
     var others = Set<ChangeHash>()
     for file in files.dropFirst() {
-      for c in file.changes where first.index[c.hash] == nil { others.insert(c.hash) }
+      for c in file.changes where !first.contains(c.hash) { others.insert(c.hash) }
     }
     // The output's changes are distinct: the sets are equal when the counts are and every
     // input change is in the output. Read from the first input's decoded form, the output
     // holds that input's changes by construction.
-    guard merged.index.count == first.changes.count + others.count else { return false }
+    guard merged.changes.count == first.changes.count + others.count else { return false }
     for file in fromFirst ? files.dropFirst() : files[...] {
-      for c in file.changes where merged.index[c.hash] == nil { return false }
+      for c in file.changes where !merged.contains(c.hash) { return false }
     }
     return true
   }

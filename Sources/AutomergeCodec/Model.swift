@@ -32,6 +32,11 @@ public struct ChangeHash: Hashable, Comparable, Sendable, CustomStringConvertibl
   public var w2: UInt64
   public var w3: UInt64
 
+  /// Creates a hash from its four big-endian words.
+  public init(w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64) {
+    (self.w0, self.w1, self.w2, self.w3) = (w0, w1, w2, w3)
+  }
+
   /// Creates a hash from exactly 32 bytes starting at `offset` of `bytes`.
   ///
   /// - Precondition: `bytes` holds at least `offset + 32` bytes (a programmer error otherwise).

@@ -214,7 +214,7 @@ public enum ConflictMerge {
         case .success(let loaded):
           prepared.loaded[copy.path] = loaded
           item.changes = loaded.file.changes.count
-          item.adds = loaded.file.changes.count(where: { canonical?.index[$0.hash] == nil })
+          item.adds = loaded.file.changes.count(where: { !(canonical?.contains($0.hash) ?? false) })
           if decoded.isEmpty, let info = loaded.info { prepared.permissions = info.permissions }
           bytes = loaded.bytes
           inputs.append(loaded.bytes)

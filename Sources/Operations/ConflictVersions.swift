@@ -99,7 +99,7 @@ public enum ConflictVersions {
           let bytes = try provider.readVersion(version, limit: DocumentName.maxFileSize)
           let file = try AutomergeFile.decode(bytes)
           entry.versions[k].changes = file.changes.count
-          entry.versions[k].adds = file.changes.count(where: { canonical.index[$0.hash] == nil })
+          entry.versions[k].adds = file.changes.count(where: { !canonical.contains($0.hash) })
           plan.bytes[version] = bytes
         } catch let error as SyncProviderError {
           entry.versions[k].problem = .cannotRead(error)

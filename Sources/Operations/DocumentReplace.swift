@@ -20,7 +20,7 @@ public enum DocumentReplace {
       guard let holder = try? AutomergeFile.decode(holder, keepOps: false),
         let version = try? AutomergeFile.decode(version, keepOps: false)
       else { return false }
-      return version.changes.allSatisfy { holder.index[$0.hash] != nil }
+      return version.changes.allSatisfy { holder.contains($0.hash) }
     },
     asideName: { name, attempt in
       let dot = name.lastIndex(of: ".") ?? name.endIndex

@@ -504,7 +504,7 @@ struct FetchRun {
       return settle(failed: item, .invalidContent(origin: origin, detail: "\(error)"))
     }
     let action: FetchedFile.Action
-    var expected = Set(incoming.index.keys)
+    var expected = Set(incoming.changes.map(\.hash))
     var replaced: ReplaceOutcome.Summary?
     do {
       // A placeholder in place (a dataless file) is the basis, never read.
@@ -516,7 +516,7 @@ struct FetchRun {
       if let present = basis.info, !DatalessFiles.isDataless(present) {
         switch DocumentReplace.read(item.path, fileSystem: fileSystem) {
         case .success(let existing):
-          expected.formUnion(existing.file.index.keys)
+          expected.formUnion(existing.file.changes.map(\.hash))
           do {
             content = try DocumentTools.merge(existing: existing.bytes, incoming: bytes)
           } catch {
@@ -634,7 +634,7 @@ struct FetchRun {
     do {
       bytes = try fileSystem.readFile(item.path, limit: FetchOperation.maxDocumentSize)
       let file = try AutomergeFile.decode(bytes)
-      guard expected.allSatisfy({ file.index[$0] != nil }) else {
+      guard expected.allSatisfy({ file.contains($0) }) else {
         return settle(failed: item, .verificationFailed)
       }
     } catch let error as FileSystemError {

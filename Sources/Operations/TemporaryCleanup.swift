@@ -47,7 +47,7 @@ public enum TemporaryCleanup {
     }
     switch DocumentReplace.read(target, fileSystem: fileSystem) {
     case .success(let document):
-      if leftover.file.changes.allSatisfy({ document.file.index[$0.hash] != nil }) { return true }
+      if leftover.file.changes.allSatisfy({ document.file.contains($0.hash) }) { return true }
       guard
         let merged = try? DocumentTools.merge(existing: document.bytes, incoming: leftover.bytes)
       else { return false }

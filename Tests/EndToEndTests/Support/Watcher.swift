@@ -133,7 +133,7 @@ enum WatchDocuments {
     guard let data = FileManager.default.contents(atPath: path),
       let file = try? AutomergeFile.decode(Array(data))
     else { return [] }
-    return Set(file.index.keys)
+    return Set(file.changes.map(\.hash))
   }
 
   /// Writes `bytes` as a sync client does: a temporary beside the target, then a rename.

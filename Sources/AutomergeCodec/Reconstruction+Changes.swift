@@ -35,20 +35,53 @@ extension Reconstruction {
   }
 
   /// Each actor's change rows, in file order (§7.5 step 5), with their max ops.
+  ///
+  /// Actor `a`'s rows are `rows[start[a]..<start[a + 1]]` (one array: a lookup retains
+  /// nothing). Its row at `i` owns the counters `maxOp[rows[i - 1]] < c <= maxOp[rows[i]]`.
+  /// A lookup starts where that actor's last one ended: a document's ops come in runs of
+  /// one change, or of the next change of the same author (typing), so most lookups take no
+  /// search.
   struct RowsByActor {
-    let rows: [[Int32]]
+    let rows: [Int32]
+    let start: [Int]
     let maxOp: [UInt32]
+    /// Per actor, the index in `rows` of its last lookup's row.
+    private var last: [Int]
+
+    init(rows: [Int32], start: [Int], maxOp: [UInt32]) {
+      self.rows = rows
+      self.start = start
+      self.maxOp = maxOp
+      last = Array(start.dropLast())
+    }
 
     /// The first row of `actor` whose max op is ≥ `counter`; nil when there is none.
-    @inline(__always) func first(actor: Int, atLeast counter: UInt32) -> Int32? {
-      let list = rows[actor]
-      var lo = 0
-      var hi = list.count
+    @inline(__always) mutating func first(actor: Int, atLeast counter: UInt32) -> Int32? {
+      let lower = start[actor]
+      let upper = start[actor + 1]
+      let i = last[actor]
+      if owns(i, lower, upper, counter) { return rows[i] }
+      if owns(i + 1, lower, upper, counter) {
+        last[actor] = i + 1
+        return rows[i + 1]
+      }
+      var lo = lower
+      var hi = upper
       while lo < hi {
         let mid = (lo + hi) / 2
-        if maxOp[Int(list[mid])] < counter { lo = mid + 1 } else { hi = mid }
+        if maxOp[Int(rows[mid])] < counter { lo = mid + 1 } else { hi = mid }
       }
-      return lo < list.count ? list[lo] : nil
+      guard lo < upper else { return nil }
+      last[actor] = lo
+      return rows[lo]
+    }
+
+    /// Whether `rows[i]` is the first of `rows[lower..<upper]` whose max op is ≥ `counter`.
+    @inline(__always) private func owns(_ i: Int, _ lower: Int, _ upper: Int, _ counter: UInt32)
+      -> Bool
+    {
+      i < upper && maxOp[Int(rows[i])] >= counter
+        && (i == lower || maxOp[Int(rows[i - 1])] < counter)
     }
   }
 
@@ -124,7 +157,9 @@ extension Reconstruction {
       if pairs.isEmpty {
         for o in i..<j { preds.start[o + 1] = Int32(preds.flat.count) }
       } else {
-        pairs.sort { $0.succ != $1.succ ? $0.succ < $1.succ : $0.pred < $1.pred }
+        if pairs.count > 1 {
+          pairs.sort { $0.succ != $1.succ ? $0.succ < $1.succ : $0.pred < $1.pred }
+        }
         matched.removeAll(keepingCapacity: true)
         matched.append(contentsOf: repeatElement(false, count: pairs.count))
         for o in i..<j {
@@ -170,7 +205,7 @@ extension Reconstruction {
   ///
   /// - Throws: a column error on the seq or max op column.
   func rowsByActor() throws -> RowsByActor {
-    var rowsByActor = [[Int32]](repeating: [], count: actors.count)
+    var lastRow = [Int32](repeating: -1, count: actors.count)
     var nextSeq = [UInt64](repeating: 1, count: actors.count)
     for r in 0..<rowActor.count {
       let a = Int(rowActor[r])
@@ -179,12 +214,22 @@ extension Reconstruction {
           S.changeSeq, chunk, "seq \(rowSeq[r]) of actor \(actors[a]) should be \(nextSeq[a])")
       }
       nextSeq[a] += 1
-      if let last = rowsByActor[a].last, rowMaxOp[Int(last)] > rowMaxOp[r] {
+      if lastRow[a] >= 0, rowMaxOp[Int(lastRow[a])] > rowMaxOp[r] {
         throw ColumnDecoder.fail(S.changeMaxOp, chunk, "max op decreases for actor \(actors[a])")
       }
-      rowsByActor[a].append(Int32(r))
+      lastRow[a] = Int32(r)
     }
-    return RowsByActor(rows: rowsByActor, maxOp: rowMaxOp)
+    // Actor a has nextSeq[a] - 1 rows: its range starts after the actors before it.
+    var start = [Int](repeating: 0, count: actors.count + 1)
+    for a in actors.indices { start[a + 1] = start[a] + Int(nextSeq[a] - 1) }
+    var fill = Array(start.dropLast())
+    var rows = [Int32](repeating: 0, count: rowActor.count)
+    for r in 0..<rowActor.count {
+      let a = Int(rowActor[r])
+      rows[fill[a]] = Int32(r)
+      fill[a] += 1
+    }
+    return RowsByActor(rows: rows, start: start, maxOp: rowMaxOp)
   }
 
   /// The counter of op `k` (numbered as in `Preds`).
@@ -195,7 +240,9 @@ extension Reconstruction {
   /// The change row of op `k`: its actor's first row whose max op is ≥ its counter.
   ///
   /// - Throws: `invalidDocument` when there is none (Rust: "missing change").
-  @inline(__always) func row(of k: Int, _ preds: Preds, _ owners: RowsByActor) throws -> Int32 {
+  @inline(__always) func row(of k: Int, _ preds: Preds, _ owners: inout RowsByActor) throws
+    -> Int32
+  {
     let ctr = counter(k, preds)
     let actor =
       k < opCount ? Int(idActor[k]) : Int(UInt32(truncatingIfNeeded: preds.delId[k - opCount]))
@@ -212,24 +259,23 @@ extension Reconstruction {
   /// Each op goes straight to its place: a valid change's ops are numbered
   /// `startOp...maxOp` with `startOp = maxOp + 1 - count`. A row whose ops do not fit (a
   /// counter below startOp, or two on one slot) is marked `misplaced`: it is invalid, and
-  /// `buildChanges` throws its error in row order.
+  /// `buildChanges` throws its error in row order. The rows are looked up twice (to count,
+  /// then to place), which costs less than keeping each op's row.
   ///
   /// - Throws: `invalidDocument` for an op that belongs to no change.
   func assignOps(_ preds: Preds, _ owners: RowsByActor) throws -> Assignment {
+    var owners = owners
     let rows = rowActor.count
     let total = opCount + preds.delId.count
-    var rowOfOp = [Int32](repeating: 0, count: total)
     var perRow = [Int32](repeating: 0, count: rows + 1)
     for k in 0..<total {
-      let owner = try row(of: k, preds, owners)
-      rowOfOp[k] = owner
-      perRow[Int(owner) + 1] += 1
+      perRow[Int(try row(of: k, preds, &owners)) + 1] += 1
     }
     for r in 0..<rows { perRow[r + 1] += perRow[r] }
     var opsByRow = [Int32](repeating: -1, count: total)
     var misplaced = [Bool](repeating: false, count: rows)
     for k in 0..<total {
-      let r = Int(rowOfOp[k])
+      let r = Int(try row(of: k, preds, &owners))
       let start = Int(perRow[r])
       let slot =
         Int64(counter(k, preds)) + Int64(Int(perRow[r + 1]) - start) - 1 - Int64(rowMaxOp[r])

@@ -346,11 +346,13 @@ struct DeltaColumnCursor {
   mutating func finish() throws { try runs.finish() }
 }
 
-/// A decoded uLEB column at 4 bytes a row: values of `UInt32.max` and above (the null
-/// sentinel `ColumnDecoder.nullUInt` included) are stored as `UInt32.max` in `rows` and
-/// kept aside in `wide`, one entry per run, in row order.
+/// A decoded uLEB column at 2 bytes a row: values of `UInt16.max` and above (the null
+/// sentinel `ColumnDecoder.nullUInt` included) are stored as `UInt16.max` in `rows` and
+/// kept aside in `wide`, one entry per run, in row order. The columns kept this way (value
+/// metadata, successor counts) hold small numbers: a value's metadata reaches `UInt16.max`
+/// only for a payload of 4 KiB.
 struct PackedUInts {
-  var rows: [UInt32] = []
+  var rows: [UInt16] = []
   var wide: [(start: Int, count: Int, value: UInt64)] = []
 
   var count: Int { rows.count }
@@ -359,7 +361,7 @@ struct PackedUInts {
   /// The value of row `i` (`i < count`).
   @inline(__always) subscript(_ i: Int) -> UInt64 {
     let v = rows[i]
-    return v != UInt32.max ? UInt64(v) : wideValue(i)
+    return v != UInt16.max ? UInt64(v) : wideValue(i)
   }
 
   private func wideValue(_ i: Int) -> UInt64 {
@@ -369,17 +371,17 @@ struct PackedUInts {
       let mid = (lo + hi) / 2
       if wide[mid].start <= i { lo = mid + 1 } else { hi = mid }
     }
-    return lo > 0 ? wide[lo - 1].value : UInt64(UInt32.max)
+    return lo > 0 ? wide[lo - 1].value : UInt64(UInt16.max)
   }
 
   /// Appends `n` rows holding `v`.
   mutating func append(_ v: UInt64, count n: Int) {
     guard n > 0 else { return }
-    if v < UInt64(UInt32.max) {
-      rows.append(contentsOf: repeatElement(UInt32(v), count: n))
+    if v < UInt64(UInt16.max) {
+      rows.append(contentsOf: repeatElement(UInt16(v), count: n))
     } else {
       wide.append((rows.count, n, v))
-      rows.append(contentsOf: repeatElement(UInt32.max, count: n))
+      rows.append(contentsOf: repeatElement(UInt16.max, count: n))
     }
   }
 }

@@ -1,7 +1,11 @@
 /// A growable run of bytes in memory of its own: appending a byte is a store and an
-/// increment, a run is one copy (`Array`'s append costs several times that per call, which
-/// shows on long JSON listings).
-final class ByteBuffer: JSONSink {
+/// increment, a run is one copy, emptying it is a store (`Array`'s append and
+/// `removeAll(keepingCapacity:)` cost several times that per call, which shows on long JSON
+/// listings and on the hundreds of thousands of change chunks a document check writes).
+///
+/// A class: a value holding one shares it when copied. Its holders (`JSONStream`, and
+/// `ChangeEncoder`, which is noncopyable) own it alone.
+final class ByteBuffer: ByteSink {
   private var base: UnsafeMutablePointer<UInt8>
   private var capacity: Int
   private(set) var count = 0
@@ -15,6 +19,23 @@ final class ByteBuffer: JSONSink {
 
   /// The bytes written so far.
   var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+  /// Forgets the bytes written so far; the memory is kept for what follows.
+  func removeAll() { count = 0 }
+
+  /// Overwrites byte `i` (`i < count`).
+  func set(_ i: Int, _ byte: UInt8) {
+    precondition(i < count, "ByteBuffer index out of range")
+    base[i] = byte
+  }
+
+  /// Calls `body` with the bytes written so far, in place.
+  func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    try body(UnsafeBufferPointer(start: base, count: count))
+  }
+
+  /// Appends `bytes`.
+  func put(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { put($0) } }
 
   /// Hands the bytes written so far to `body`, in place, then forgets them (the memory is
   /// kept for what follows).
@@ -63,4 +84,15 @@ final class ByteBuffer: JSONSink {
     base = newBase
     capacity = newCapacity
   }
+}
+
+/// Where bytes go, a byte or a run at a time: JSON text, column data, change chunks.
+protocol ByteSink {
+  mutating func put(_ byte: UInt8)
+  mutating func put(_ bytes: UnsafeBufferPointer<UInt8>)
+}
+
+extension Array: ByteSink where Element == UInt8 {
+  mutating func put(_ byte: UInt8) { append(byte) }
+  mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
 }

@@ -269,6 +269,13 @@ struct ByteWriter {
 
   @inline(__always) mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
 
+  /// Appends the bytes written to `sink` and forgets them, keeping the memory.
+  @inline(__always) mutating func drain<Sink: ByteSink>(into sink: inout Sink) {
+    guard !bytes.isEmpty else { return }
+    bytes.withUnsafeBufferPointer { sink.put($0) }
+    bytes.removeAll(keepingCapacity: true)
+  }
+
   /// Writes a uLEB length followed by the bytes.
   @inline(__always) mutating func byteString(_ b: [UInt8]) {
     uleb(UInt64(b.count))

@@ -1,7 +1,8 @@
 /// The canonical change-chunk writer (§6.6), reusable across changes.
 ///
-/// Column encoders and scratch buffers are kept between calls, so that regenerating
-/// hundreds of thousands of changes from a document allocates little besides the chunks.
+/// Column encoders and buffers are kept between calls, so that regenerating hundreds of
+/// thousands of changes from a document allocates little besides the chunks kept.
+/// Not to be copied: a copy would share its chunk buffer.
 struct ChangeEncoder {
   private var objActor = RLEEncoder<UInt64>()
   private var objCtr = RLEEncoder<UInt64>()
@@ -19,8 +20,8 @@ struct ChangeEncoder {
   private var body = ByteWriter()
   /// The byte length of each column of `columnSpecs` (reused).
   private var lengths = [Int](repeating: 0, count: 14)
-  /// The chunk being written when it is not kept (`finish(keepChunk: false)`), reused.
-  private var scratch: [UInt8] = []
+  /// The chunk being written, reused from change to change.
+  private var chunk = ByteBuffer()
 
   init() {}
 
@@ -119,7 +120,10 @@ struct ChangeEncoder {
 
   /// Writes the chunk of the ops appended so far; the column encoders are empty afterwards.
   /// With `keepChunk: false` the chunk is written into a buffer reused from call to call and
-  /// only its hash is returned (the chunk returned is empty).
+  /// only its hash is returned (the chunk returned is empty). Never inlined: in the
+  /// document reconstruction's loop its size made the optimizer leave the array accesses
+  /// around it as calls.
+  @inline(never)
   mutating func finish(
     actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,
     deps: [ChangeHash], extra: [UInt8], keepChunk: Bool = true
@@ -166,21 +170,9 @@ struct ChangeEncoder {
     }
     // The chunk is written in place: header, body fields, column data, extra bytes.
     let bodyLength = body.count + dataLength + extra.count
-    var chunk: [UInt8] = []
-    if keepChunk {
-      chunk.reserveCapacity(bodyLength + 19)
-    } else {
-      swap(&chunk, &scratch)
-      chunk.removeAll(keepingCapacity: true)
-    }
-    chunk.append(contentsOf: [0x85, 0x6f, 0x4a, 0x83, 0, 0, 0, 0, 1])
-    var length = UInt64(bodyLength)
-    while length >= 0x80 {
-      chunk.append(UInt8(truncatingIfNeeded: length) | 0x80)
-      length >>= 7
-    }
-    chunk.append(UInt8(length))
-    chunk.append(contentsOf: body.bytes)
+    chunk.removeAll()
+    ChangeEncoder.putHeader(type: 1, bodyLength: bodyLength, into: chunk)
+    body.drain(into: &chunk)
     // In the order of `columnSpecs`.
     objActor.drain(into: &chunk)
     objCtr.drain(into: &chunk)
@@ -196,11 +188,9 @@ struct ChangeEncoder {
     predCtr.drain(into: &chunk)
     expand.drain(into: &chunk)
     markName.drain(into: &chunk)
-    chunk.append(contentsOf: extra)
-    let hash = ChangeEncoder.seal(&chunk)
-    if keepChunk { return (chunk, hash) }
-    swap(&chunk, &scratch)
-    return ([], hash)
+    chunk.put(extra)
+    let hash = ChangeEncoder.seal(chunk)
+    return (keepChunk ? chunk.bytes : [], hash)
   }
 
   /// The op columns of a change chunk, in the order they are written (§6.5).
@@ -208,29 +198,34 @@ struct ChangeEncoder {
     1, 2, 17, 19, 21, 52, 66, 86, 87, 112, 113, 115, 148, 165,
   ]
 
-  /// Fills in the checksum of a chunk whose header and body are written (§3), in place
-  /// (a copy would allocate every chunk twice), and returns the chunk's hash.
-  private static func seal(_ chunk: inout [UInt8]) -> ChangeHash {
-    let hash = SHA256.hash(chunk, 8..<chunk.count)
+  /// A chunk header (§3) with its checksum left zero: magic, checksum, type, length.
+  private static func putHeader(type: UInt8, bodyLength: Int, into chunk: ByteBuffer) {
+    for b: UInt8 in [0x85, 0x6f, 0x4a, 0x83, 0, 0, 0, 0] { chunk.put(b) }
+    chunk.put(type)
+    var length = UInt64(bodyLength)
+    while length >= 0x80 {
+      chunk.put(UInt8(truncatingIfNeeded: length) | 0x80)
+      length >>= 7
+    }
+    chunk.put(UInt8(length))
+  }
+
+  /// Fills in the checksum of a chunk whose header and body are written (§3), in place,
+  /// and returns the chunk's hash.
+  private static func seal(_ chunk: ByteBuffer) -> ChangeHash {
+    let hash = chunk.withBytes { SHA256.hash(UnsafeBufferPointer(rebasing: $0[8...])) }
     let w0 = hash.w0
-    chunk[4] = UInt8(truncatingIfNeeded: w0 >> 56)
-    chunk[5] = UInt8(truncatingIfNeeded: w0 >> 48)
-    chunk[6] = UInt8(truncatingIfNeeded: w0 >> 40)
-    chunk[7] = UInt8(truncatingIfNeeded: w0 >> 32)
+    for k in 0..<4 { chunk.set(4 + k, UInt8(truncatingIfNeeded: w0 >> (56 - 8 * UInt64(k)))) }
     return hash
   }
 
   /// Wraps a body in a chunk header (§3): magic, checksum, type, length.
   static func wrap(type: UInt8, body: [UInt8]) -> (chunk: [UInt8], hash: ChangeHash) {
-    var chunk: [UInt8] = []
-    chunk.reserveCapacity(body.count + 19)
-    chunk.append(contentsOf: [0x85, 0x6f, 0x4a, 0x83, 0, 0, 0, 0, type])
-    var w = ByteWriter()
-    w.uleb(UInt64(body.count))
-    chunk.append(contentsOf: w.bytes)
-    chunk.append(contentsOf: body)
-    let hash = seal(&chunk)
-    return (chunk, hash)
+    let chunk = ByteBuffer(capacity: body.count + 19)
+    putHeader(type: type, bodyLength: body.count, into: chunk)
+    chunk.put(body)
+    let hash = seal(chunk)
+    return (chunk.bytes, hash)
   }
 }
 

@@ -193,12 +193,10 @@ struct RLEEncoder<V: RLEValue> {
     return out.bytes.count
   }
 
-  /// Appends the closed column's bytes to `bytes`; the encoder is empty afterwards and
+  /// Appends the closed column's bytes to `sink`; the encoder is empty afterwards and
   /// keeps its buffers.
-  @inline(__always) mutating func drain(into bytes: inout [UInt8]) {
-    guard !out.bytes.isEmpty else { return }
-    bytes.append(contentsOf: out.bytes)
-    out.bytes.removeAll(keepingCapacity: true)
+  @inline(__always) mutating func drain<Sink: ByteSink>(into sink: inout Sink) {
+    out.drain(into: &sink)
   }
 }
 
@@ -233,7 +231,9 @@ struct DeltaEncoder {
   }
 
   /// As `RLEEncoder.drain`.
-  @inline(__always) mutating func drain(into bytes: inout [UInt8]) { rle.drain(into: &bytes) }
+  @inline(__always) mutating func drain<Sink: ByteSink>(into sink: inout Sink) {
+    rle.drain(into: &sink)
+  }
 }
 
 /// Boolean columns (§5.7): alternating run lengths, starting with false.
@@ -289,10 +289,8 @@ struct BooleanEncoder {
   }
 
   /// As `RLEEncoder.drain`.
-  @inline(__always) mutating func drain(into bytes: inout [UInt8]) {
-    guard !out.bytes.isEmpty else { return }
-    bytes.append(contentsOf: out.bytes)
-    out.bytes.removeAll(keepingCapacity: true)
+  @inline(__always) mutating func drain<Sink: ByteSink>(into sink: inout Sink) {
+    out.drain(into: &sink)
   }
 }
 
@@ -343,7 +341,13 @@ struct ValueEncoder {
   /// Appends a value already in its encoded form: the metadata word and its payload.
   @inline(__always) mutating func appendEncoded(meta m: UInt64, payload: UnsafeBufferPointer<UInt8>)
   {
-    raw.bytes.append(contentsOf: payload)
+    // Most payloads are a few bytes (a character, a small integer): appended one by one
+    // they cost a fraction of `append(contentsOf:)`'s call.
+    if payload.count <= 8 {
+      for b in payload { raw.bytes.append(b) }
+    } else {
+      raw.bytes.append(contentsOf: payload)
+    }
     meta.append(m)
   }
 
@@ -374,12 +378,12 @@ struct ValueEncoder {
   var rawCount: Int { raw.bytes.count }
 
   /// Appends the closed metadata column to `bytes` (as `RLEEncoder.drain`).
-  @inline(__always) mutating func drainMeta(into bytes: inout [UInt8]) { meta.drain(into: &bytes) }
+  @inline(__always) mutating func drainMeta<Sink: ByteSink>(into sink: inout Sink) {
+    meta.drain(into: &sink)
+  }
 
   /// Appends the raw column to `bytes`; the encoder's raw column is empty afterwards.
-  @inline(__always) mutating func drainRaw(into bytes: inout [UInt8]) {
-    guard !raw.bytes.isEmpty else { return }
-    bytes.append(contentsOf: raw.bytes)
-    raw.bytes.removeAll(keepingCapacity: true)
+  @inline(__always) mutating func drainRaw<Sink: ByteSink>(into sink: inout Sink) {
+    raw.drain(into: &sink)
   }
 }

@@ -72,13 +72,13 @@ public enum JSONWriter {
   }
 
   /// Writes a JSON string literal to any sink (an array, or `JSONStream`'s buffer).
-  static func writeString<Sink: JSONSink>(_ s: String, to out: inout Sink) {
+  static func writeString<Sink: ByteSink>(_ s: String, to out: inout Sink) {
     var s = s
     s.withUTF8 { writeString($0, to: &out) }
   }
 
   /// Writes the JSON string literal of UTF-8 bytes (a string's, in place).
-  static func writeString<Sink: JSONSink>(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout Sink) {
+  static func writeString<Sink: ByteSink>(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout Sink) {
     out.put(UInt8(ascii: "\""))
     if !needsEscape(bytes) {
       out.put(bytes)
@@ -122,7 +122,7 @@ public enum JSONWriter {
   }
 
   /// The escape sequence of a quote, a backslash or a control character.
-  private static func escape<Sink: JSONSink>(_ byte: UInt8, to out: inout Sink) {
+  private static func escape<Sink: ByteSink>(_ byte: UInt8, to out: inout Sink) {
     out.put(UInt8(ascii: "\\"))
     switch byte {
     case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.put(byte)
@@ -146,15 +146,4 @@ public enum JSONWriter {
     writeString(s, into: &out)
     return String(decoding: out, as: UTF8.self)
   }
-}
-
-/// Where JSON text goes, a byte or a run at a time.
-protocol JSONSink {
-  mutating func put(_ byte: UInt8)
-  mutating func put(_ bytes: UnsafeBufferPointer<UInt8>)
-}
-
-extension Array: JSONSink where Element == UInt8 {
-  mutating func put(_ byte: UInt8) { append(byte) }
-  mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
 }

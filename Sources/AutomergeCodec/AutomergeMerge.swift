@@ -146,7 +146,7 @@ public enum AutomergeMerge {
     var baseIsDep = [Bool](repeating: false, count: first.changes.count)
     var extraIsDep = [Bool](repeating: false, count: extra.count)
     var missing = Set<ChangeHash>()
-    func mark(_ deps: [ChangeHash]) {
+    func mark(_ deps: ChangeDeps) {
       for d in deps {
         if let i = first.position(of: d) {
           baseIsDep[i] = true

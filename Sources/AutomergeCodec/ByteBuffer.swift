@@ -23,6 +23,11 @@ final class ByteBuffer: ByteSink {
   /// Forgets the bytes written so far; the memory is kept for what follows.
   func removeAll() { count = 0 }
 
+  /// Makes room for `total` bytes in all, so that writing up to that many copies nothing.
+  func reserve(_ total: Int) {
+    if total > capacity { grow(to: total) }
+  }
+
   /// Overwrites byte `i` (`i < count`).
   func set(_ i: Int, _ byte: UInt8) {
     precondition(i < count, "ByteBuffer index out of range")
@@ -74,7 +79,7 @@ final class ByteBuffer: ByteSink {
     count += n
   }
 
-  /// Makes room for at least `needed` bytes, doubling.
+  /// Makes room for at least `needed` bytes, doubling (at least).
   private func grow(to needed: Int) {
     var newCapacity = capacity * 2
     while newCapacity < needed { newCapacity *= 2 }

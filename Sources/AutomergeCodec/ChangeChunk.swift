@@ -53,7 +53,8 @@ enum ChangeChunk {
     }
     return Change(
       hash: hash, actors: actors, seq: seq, startOp: startOp, time: time,
-      message: message.isEmpty ? nil : message, deps: deps, ops: ops, extra: extra, chunk: chunk)
+      message: message.isEmpty ? nil : message, deps: ChangeDeps(deps), ops: ops, extra: extra,
+      chunk: chunk)
   }
 
   /// Decodes the op columns of §6.2 into ops with change-local actor indices (§6.3).

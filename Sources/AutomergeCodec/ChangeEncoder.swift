@@ -32,7 +32,7 @@ struct ChangeEncoder {
   /// - Returns: the whole chunk (magic to end) and its hash.
   mutating func encode(
     actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,
-    deps: [ChangeHash], ops: [Op], extra: [UInt8]
+    deps: ChangeDeps, ops: [Op], extra: [UInt8]
   ) -> (chunk: [UInt8], hash: ChangeHash) {
     for op in ops {
       switch op.object {
@@ -126,7 +126,7 @@ struct ChangeEncoder {
   @inline(never)
   mutating func finish(
     actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,
-    deps: [ChangeHash], extra: [UInt8], keepChunk: Bool = true
+    deps: ChangeDeps, extra: [UInt8], keepChunk: Bool = true
   ) -> (chunk: [UInt8], hash: ChangeHash) {
     // Every column is closed first (its length goes in the body's column list), then
     // written once, straight into the chunk: no copy of the column data in between, and
@@ -171,6 +171,7 @@ struct ChangeEncoder {
     // The chunk is written in place: header, body fields, column data, extra bytes.
     let bodyLength = body.count + dataLength + extra.count
     chunk.removeAll()
+    chunk.reserve(bodyLength + 19)
     ChangeEncoder.putHeader(type: 1, bodyLength: bodyLength, into: chunk)
     body.drain(into: &chunk)
     // In the order of `columnSpecs`.
@@ -248,7 +249,7 @@ extension Change {
     actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,
     deps: [ChangeHash], ops: [Op], extra: [UInt8] = []
   ) {
-    let sortedDeps = deps.sorted()
+    let sortedDeps = ChangeDeps(deps.sorted())
     var e = ChangeEncoder()
     let (chunk, hash) = e.encode(
       actors: actors, seq: seq, startOp: startOp, time: time, message: message, deps: sortedDeps,

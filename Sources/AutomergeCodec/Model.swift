@@ -84,6 +84,34 @@ public struct ChangeHash: Hashable, Comparable, Sendable, CustomStringConvertibl
   public var description: String { Hex.encode(bytes) }
 }
 
+/// The hashes of the changes a change depends on, in the order given (sorted by bytes in a
+/// `Change`), held inline when there is at most one: nearly every change of a document has
+/// one, and decoding hundreds of thousands of changes then allocates nothing for their deps.
+public struct ChangeDeps: RandomAccessCollection, Hashable, Sendable, ExpressibleByArrayLiteral {
+  /// The hash when there is exactly one; zero otherwise.
+  private var only: ChangeHash
+  /// Every hash when there are two or more; empty otherwise.
+  private var many: [ChangeHash]
+  public let count: Int
+
+  /// The hashes of `hashes`, in their order.
+  public init(_ hashes: [ChangeHash]) {
+    count = hashes.count
+    only = count == 1 ? hashes[0] : ChangeHash(w0: 0, w1: 0, w2: 0, w3: 0)
+    many = count > 1 ? hashes : []
+  }
+
+  public init(arrayLiteral hashes: ChangeHash...) { self.init(hashes) }
+
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { count }
+
+  public subscript(i: Int) -> ChangeHash {
+    precondition(i >= 0 && i < count, "ChangeDeps index out of range")
+    return count == 1 ? only : many[i]
+  }
+}
+
 /// An operation id `(counter, actor)` inside one change: `actor` indexes `Change.actors`.
 public struct OpId: Hashable, Sendable {
   /// The Lamport counter; Automerge limits counters to 32 bits (§2.4).
@@ -212,7 +240,7 @@ public struct Change: Sendable {
   /// The message; nil when absent or empty (§13, pitfall 14).
   public var message: String?
   /// The hashes of the changes this one depends on, sorted by bytes.
-  public var deps: [ChangeHash]
+  public var deps: ChangeDeps
   /// The ops, in counter order: op i has id `(startOp + i, actor 0)`.
   public var ops: [Op]
   /// Extra bytes after the op columns, kept verbatim.

@@ -427,16 +427,14 @@ extension Reconstruction {
 
   /// The deps of change row `r`: the hashes of the rows it lists, sorted (§7.5 step 6;
   /// every one is an earlier row, checked by `decodeChangeColumns`).
-  private func deps(ofRow r: Int, _ changes: [Change]) -> [ChangeHash] {
-    var deps: [ChangeHash] = []
+  private func deps(ofRow r: Int, _ changes: [Change]) -> ChangeDeps {
     let ds = rowDepsStart[r]
     let de = rowDepsStart[r + 1]
-    if de > ds {
-      deps.reserveCapacity(de - ds)
-      for q in ds..<de { deps.append(changes[Int(depsIndex[q])].hash) }
-      deps.sort()
+    switch de - ds {
+    case 0: return []
+    case 1: return [changes[Int(depsIndex[ds])].hash]
+    default: return ChangeDeps(depsIndex[ds..<de].map { changes[Int($0)].hash }.sorted())
     }
-    return deps
   }
 
   /// The message of change row `r`; nil when null or empty.

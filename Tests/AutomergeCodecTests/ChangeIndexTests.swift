@@ -66,3 +66,24 @@ import Testing
     #expect(file.change(other) == nil)
   }
 }
+
+/// `ChangeDeps`: none, one and many hashes read back in their order.
+@Suite struct ChangeDepsTests {
+  static let hashes = (0..<3).map { ChangeHash(w0: UInt64($0), w1: 7, w2: 0, w3: 1) }
+
+  @Test(arguments: [0, 1, 2, 3])
+  func readsBackWhatItHolds(count: Int) {
+    let given = Array(ChangeDepsTests.hashes.prefix(count).reversed())
+    let deps = ChangeDeps(given)
+    #expect(deps.count == count)
+    #expect(Array(deps) == given)
+    #expect(deps.isEmpty == (count == 0))
+  }
+
+  @Test func equalWhenTheirHashesAreEqual() {
+    let h = ChangeDepsTests.hashes
+    #expect(ChangeDeps([h[0]]) == [h[0]])
+    #expect(ChangeDeps([h[0], h[1]]) != [h[1], h[0]])
+    #expect(ChangeDeps([]) == [])
+  }
+}

@@ -123,7 +123,7 @@ struct TestDoc {
     changes.append(
       Change(
         hash: hash, actors: actors, seq: seq, startOp: startOp, time: 0, message: nil,
-        deps: deps.sorted(), ops: converted, extra: [], chunk: []))
+        deps: ChangeDeps(deps.sorted()), ops: converted, extra: [], chunk: []))
     return hash
   }
 

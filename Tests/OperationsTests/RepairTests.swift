@@ -179,7 +179,7 @@ import Testing
     let first = try #require(try AutomergeFile.decode(try device(0)).changes.first)
     let twin = Change(
       actors: first.actors, seq: first.seq, startOp: first.startOp, time: first.time + 1,
-      message: "twin", deps: first.deps, ops: [])
+      message: "twin", deps: Array(first.deps), ops: [])
     try data.write(Self.month, first.chunk + Array("damage".utf8))
     try data.write(Self.copy, twin.chunk)
     let report = RepairOperation.plan(

@@ -37,21 +37,22 @@ extension Reconstruction {
   /// Each actor's change rows, in file order (§7.5 step 5), with their max ops.
   ///
   /// Actor `a`'s rows are `rows[start[a]..<start[a + 1]]` (one array: a lookup retains
-  /// nothing). Its row at `i` owns the counters `maxOp[rows[i - 1]] < c <= maxOp[rows[i]]`.
+  /// nothing). Its row at `i` owns the counters `bound[i - 1] < c <= bound[i]`.
   /// A lookup starts where that actor's last one ended: a document's ops come in runs of
   /// one change, or of the next change of the same author (typing), so most lookups take no
   /// search.
   struct RowsByActor {
     let rows: [Int32]
     let start: [Int]
-    let maxOp: [UInt32]
+    /// `bound[i]` is the max op of `rows[i]` (kept beside it: one load less a lookup).
+    let bound: [UInt32]
     /// Per actor, the index in `rows` of its last lookup's row.
     private var last: [Int]
 
     init(rows: [Int32], start: [Int], maxOp: [UInt32]) {
       self.rows = rows
       self.start = start
-      self.maxOp = maxOp
+      bound = rows.map { maxOp[Int($0)] }
       last = Array(start.dropLast())
     }
 
@@ -69,7 +70,7 @@ extension Reconstruction {
       var hi = upper
       while lo < hi {
         let mid = (lo + hi) / 2
-        if maxOp[Int(rows[mid])] < counter { lo = mid + 1 } else { hi = mid }
+        if bound[mid] < counter { lo = mid + 1 } else { hi = mid }
       }
       guard lo < upper else { return nil }
       last[actor] = lo
@@ -80,8 +81,7 @@ extension Reconstruction {
     @inline(__always) private func owns(_ i: Int, _ lower: Int, _ upper: Int, _ counter: UInt32)
       -> Bool
     {
-      i < upper && maxOp[Int(rows[i])] >= counter
-        && (i == lower || maxOp[Int(rows[i - 1])] < counter)
+      i < upper && bound[i] >= counter && (i == lower || bound[i - 1] < counter)
     }
   }
 

@@ -164,24 +164,16 @@ struct Reconstruction {
     } else if !extraRaw.isEmpty {
       throw ColumnDecoder.fail(S.extraRaw, ck, "extra data without metadata")
     }
-    for (k, j) in depsIndex.enumerated() {
-      let row = rowOfDep(k)
-      guard j >= 0, j < Int64(row) else {
-        throw ColumnDecoder.fail(
-          S.depsIndex, ck, "dependency of change \(row) is not an earlier change (missing change)")
+    // Every row's deps, in entry order: the first bad entry is the one reported.
+    for row in 0..<n {
+      for j in depsIndex[rowDepsStart[row]..<rowDepsStart[row + 1]] {
+        guard j >= 0, j < Int64(row) else {
+          throw ColumnDecoder.fail(
+            S.depsIndex, ck,
+            "dependency of change \(row) is not an earlier change (missing change)")
+        }
       }
     }
-  }
-
-  /// The row that owns dependency entry `k` (only used for error checks, rows are few).
-  private func rowOfDep(_ k: Int) -> Int {
-    var lo = 0
-    var hi = rowDepsStart.count - 1
-    while lo < hi {
-      let mid = (lo + hi + 1) / 2
-      if rowDepsStart[mid] <= k { lo = mid } else { hi = mid - 1 }
-    }
-    return lo
   }
 
   /// Decodes the op columns (§7.3; §7.5's `ops[]`, each with its id and succs), checking the

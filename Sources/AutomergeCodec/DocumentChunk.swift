@@ -70,25 +70,31 @@ enum DocumentChunk {
       }
     }
 
-    var total = 0
-    func load(_ cols: [ColumnEntry]) throws -> [UInt32: [UInt8]] {
-      var out: [UInt32: [UInt8]] = [:]
-      for c in cols {
-        let slice = UnsafeBufferPointer(rebasing: buf[c.range])
-        let data =
-          c.deflated ? try Deflate.inflate(slice, offset: c.range.lowerBound) : Array(slice)
-        total += data.count
-        out[c.spec] = data
+    // The columns' bytes (inflated where deflated) live only while they are decoded: the
+    // reconstruction below needs the decoded form only.
+    func decodedColumns() throws -> Reconstruction {
+      var total = 0
+      func load(_ cols: [ColumnEntry]) throws -> [UInt32: [UInt8]] {
+        var out: [UInt32: [UInt8]] = [:]
+        for c in cols {
+          let slice = UnsafeBufferPointer(rebasing: buf[c.range])
+          let data =
+            c.deflated ? try Deflate.inflate(slice, offset: c.range.lowerBound) : Array(slice)
+          total += data.count
+          out[c.spec] = data
+        }
+        return out
       }
-      return out
+      let changeData = try load(changeCols)
+      let opData = try load(opCols)
+      var builder = Reconstruction(
+        actors: actors, chunkOffset: chunkOffset,
+        limit: ChangeChunk.rowLimit(forBytes: total + body.count))
+      try builder.decodeChangeColumns(changeData)
+      try builder.decodeOpColumns(opData)
+      return builder
     }
-    let changeData = try load(changeCols)
-    let opData = try load(opCols)
-    var builder = Reconstruction(
-      actors: actors, chunkOffset: chunkOffset,
-      limit: ChangeChunk.rowLimit(forBytes: total + body.count))
-    try builder.decodeChangeColumns(changeData)
-    try builder.decodeOpColumns(opData)
+    var builder = try decodedColumns()
     inspect?(builder)
     // §7.5 steps 1 to 6 (`Reconstruction+Changes.swift`), then step 7 here.
     let (changes, opCounts) = try builder.reconstruct(

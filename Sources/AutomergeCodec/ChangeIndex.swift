@@ -44,6 +44,8 @@ struct ChangeIndex: Sendable {
   /// - Returns: nil when it was added; the position of the one held otherwise (unchanged).
   @discardableResult
   mutating func insert(_ position: Int, of changes: [Change]) -> Int? {
+    // Not reachable from a file: positions index a list of `Change` values in memory, and
+    // 2^31 of them would take over 300 GB.
     precondition(position >= 0 && position < Int(Int32.max), "change position out of range")
     let hash = changes[position].hash
     let s = slot(of: hash, in: changes)

@@ -97,6 +97,18 @@ protocol ByteSink {
   mutating func put(_ bytes: UnsafeBufferPointer<UInt8>)
 }
 
+extension ByteSink {
+  /// Appends `value` as unsigned LEB128 (§2), the shortest form.
+  @inline(__always) mutating func putULEB(_ value: UInt64) {
+    var v = value
+    while v >= 0x80 {
+      put(UInt8(truncatingIfNeeded: v) | 0x80)
+      v >>= 7
+    }
+    put(UInt8(v))
+  }
+}
+
 extension Array: ByteSink where Element == UInt8 {
   mutating func put(_ byte: UInt8) { append(byte) }
   mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }

@@ -245,14 +245,7 @@ struct ByteWriter {
 
   @inline(__always) mutating func byte(_ b: UInt8) { bytes.append(b) }
 
-  @inline(__always) mutating func uleb(_ value: UInt64) {
-    var v = value
-    while v >= 0x80 {
-      bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-      v >>= 7
-    }
-    bytes.append(UInt8(v))
-  }
+  @inline(__always) mutating func uleb(_ value: UInt64) { bytes.putULEB(value) }
 
   @inline(__always) mutating func sleb(_ value: Int64) {
     var v = value

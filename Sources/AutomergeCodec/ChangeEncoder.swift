@@ -201,14 +201,11 @@ struct ChangeEncoder {
 
   /// A chunk header (§3) with its checksum left zero: magic, checksum, type, length.
   private static func putHeader(type: UInt8, bodyLength: Int, into chunk: ByteBuffer) {
-    for b: UInt8 in [0x85, 0x6f, 0x4a, 0x83, 0, 0, 0, 0] { chunk.put(b) }
-    chunk.put(type)
-    var length = UInt64(bodyLength)
-    while length >= 0x80 {
-      chunk.put(UInt8(truncatingIfNeeded: length) | 0x80)
-      length >>= 7
-    }
-    chunk.put(UInt8(length))
+    var sink = chunk  // a class; `putULEB`, a protocol extension, is mutating
+    sink.put(Chunk.magic)
+    sink.put(0, count: 4)
+    sink.put(type)
+    sink.putULEB(UInt64(bodyLength))
   }
 
   /// Fills in the checksum of a chunk whose header and body are written (§3), in place,

@@ -10,13 +10,11 @@
 struct DocumentMaterializer {
   private let ops: Reconstruction
   private let typed: Bool
-  /// Per stored op, where its value payload starts in `ops.valRaw` (below 4 GiB, checked
-  /// by the decoder).
-  private var valueStart: [UInt32] = []
-  /// Per stored op, where its successors start in `ops.succKeys`.
-  private var succStart: [UInt32] = []
   /// The stored increments (action 5): their id and index.
   private var increments: [UInt64: Int] = [:]
+  /// The counters (value code 8) that have successors: where those start in `ops.succKeys`
+  /// (no table per op: only a counter's visibility and value read its successors).
+  private var counterSuccStart: [Int: Int] = [:]
 
   /// The ops of one object: its id (0 for the root) and its range of stored ops.
   private struct ObjectRun {
@@ -39,12 +37,10 @@ struct DocumentMaterializer {
 
   private mutating func run(maxDepth: Int) -> JSONValue? {
     let n = ops.opCount
-    // Objects: contiguous runs of ops, in increasing id order (the root, id 0, first).
+    // Objects: contiguous runs of ops, in increasing id order (the root, id 0, first). The
+    // decoder has checked that the value payloads and the successors fill their columns.
     var runs: [ObjectRun] = []
     var runOf: [UInt64: Int] = [:]
-    valueStart.reserveCapacity(n)
-    succStart.reserveCapacity(n + 1)
-    var value = 0
     var succ = 0
     for i in 0..<n {
       guard let object = try? ops.objectKey(i) else { return nil }
@@ -57,21 +53,18 @@ struct DocumentMaterializer {
       }
       guard ops.actionValue(i) <= 7 else { return nil }
       if ops.action[i] == Action.increment.rawValue { increments[id(i)] = i }
-      valueStart.append(UInt32(truncatingIfNeeded: value))
-      value += Int(truncatingIfNeeded: ops.meta(i) >> 4)
-      succStart.append(UInt32(truncatingIfNeeded: succ))
-      succ += succCount(i)
-    }
-    succStart.append(UInt32(truncatingIfNeeded: succ))
-    guard value == ops.valRaw.count, succ == ops.succKeys.count, succ <= Int(UInt32.max) else {
-      return nil
+      let count = succCount(i)
+      if count > 0 && ops.meta(i) & 0x0f == 8 { counterSuccStart[i] = succ }
+      succ += count
     }
 
     // Forward, parents before children (an object's id is greater than its parent's): the
-    // winners of each object reached from the root.
+    // winners of each object reached from the root. A text has no children: its string is
+    // built here, and its winners are not kept.
     var kind = [OpSet.ObjectKind?](repeating: nil, count: runs.count)
     var depth = [Int](repeating: 0, count: runs.count)
-    var winners = [[Int]](repeating: [], count: runs.count)
+    var winners = [[Int32]](repeating: [], count: runs.count)
+    var built = [JSONValue?](repeating: nil, count: runs.count)
     guard runs.first?.id ?? 0 == 0 else { return nil }
     if !runs.isEmpty { kind[0] = .map }
     for r in runs.indices {
@@ -79,10 +72,15 @@ struct DocumentMaterializer {
       guard let w = k == .map ? mapWinners(runs[r].ops) : elementWinners(runs[r].ops) else {
         return nil
       }
+      if k == .text {
+        guard let t = text(w, from: runs[r].ops.lowerBound) else { return nil }
+        built[r] = t
+        continue
+      }
       for g in w {
-        guard let childKind = Self.kind(made: ops.action[g]) else { continue }
+        guard let childKind = Self.kind(made: ops.action[Int(g)]) else { continue }
         guard depth[r] < maxDepth else { return nil }
-        if let c = runOf[id(g)] {
+        if let c = runOf[id(Int(g))] {
           kind[c] = childKind
           depth[c] = depth[r] + 1
         }
@@ -90,18 +88,12 @@ struct DocumentMaterializer {
       winners[r] = w
     }
 
-    // Backward, children before parents: the JSON of each object reached.
-    var built = [JSONValue?](repeating: nil, count: runs.count)
+    // Backward, children before parents: the JSON of each map and list reached.
     for r in runs.indices.reversed() {
-      guard let k = kind[r] else { continue }
-      if k == .text {
-        guard let t = text(winners[r]) else { return nil }
-        built[r] = t
-        continue
-      }
+      guard let k = kind[r], k != .text else { continue }
       var values: [JSONValue] = []
       values.reserveCapacity(winners[r].count)
-      for g in winners[r] {
+      for g in winners[r].lazy.map({ Int($0) }) {
         if let childKind = Self.kind(made: ops.action[g]) {
           if let c = runOf[id(g)], let v = built[c] {
             values.append(v)
@@ -118,13 +110,14 @@ struct DocumentMaterializer {
         var entries: [(String, JSONValue)] = []
         entries.reserveCapacity(values.count)
         for (g, v) in zip(winners[r], values) {
-          guard case .map(let s) = key(g) else { return nil }
+          guard case .map(let s) = key(Int(g)) else { return nil }
           entries.append((ops.strings[s], v))
         }
         built[r] = .object(entries)
       } else {
         built[r] = .array(values)
       }
+      winners[r] = []
     }
     return built.first.flatMap { $0 } ?? .object([])
   }
@@ -147,6 +140,13 @@ struct DocumentMaterializer {
     i < ops.succNum.count ? Int(ops.succNum[i]) : 0
   }
 
+  /// Where the successors of counter `i` are in `ops.succKeys`; nil when `i` is not a
+  /// counter with successors.
+  private func counterSuccs(_ i: Int) -> Range<Int>? {
+    guard let s = counterSuccStart[i] else { return nil }
+    return s..<(s + succCount(i))
+  }
+
   /// The key of stored op `i`; nil when it is invalid.
   private func key(_ i: Int) -> StoredKey? { try? ops.key(i) }
 
@@ -165,11 +165,9 @@ struct DocumentMaterializer {
     switch ops.action[i] {
     case Action.set.rawValue, Action.makeMap.rawValue, Action.makeList.rawValue,
       Action.makeText.rawValue, Action.makeTable.rawValue:
-      let s = Int(succStart[i])
-      let e = Int(succStart[i + 1])
-      if s == e { return true }
-      guard ops.meta(i) & 0x0f == 8 else { return false }  // not a counter
-      for k in s..<e where increments[ops.succKeys[k]] == nil { return false }
+      if succCount(i) == 0 { return true }
+      guard let succs = counterSuccs(i) else { return false }  // not a counter
+      for k in succs where increments[ops.succKeys[k]] == nil { return false }
       return true
     default:
       return false
@@ -178,8 +176,8 @@ struct DocumentMaterializer {
 
   /// A map's winners, one per present key in key order: per run of ops with one key, the
   /// visible op with the greatest id. Nil when the keys are not map keys in byte order.
-  private func mapWinners(_ range: Range<Int>) -> [Int]? {
-    var out: [Int] = []
+  private func mapWinners(_ range: Range<Int>) -> [Int32]? {
+    var out: [Int32] = []
     var i = range.lowerBound
     var previous: Int? = nil
     while i < range.upperBound {
@@ -196,7 +194,7 @@ struct DocumentMaterializer {
         if isVisible(j) && (winner < 0 || id(j) > id(winner)) { winner = j }
         j += 1
       }
-      if winner >= 0 { out.append(winner) }
+      if winner >= 0 { out.append(Int32(truncatingIfNeeded: winner)) }
       i = j
     }
     return out
@@ -205,8 +203,8 @@ struct DocumentMaterializer {
   /// A sequence's winners, one per present element in sequence order: per element (its
   /// insert op and the ops on it), the visible op with the greatest id. Nil when an op
   /// does not follow its element's insert op.
-  private func elementWinners(_ range: Range<Int>) -> [Int]? {
-    var out: [Int] = []
+  private func elementWinners(_ range: Range<Int>) -> [Int32]? {
+    var out: [Int32] = []
     var i = range.lowerBound
     while i < range.upperBound {
       guard ops.isInsert(i) else { return nil }
@@ -222,7 +220,7 @@ struct DocumentMaterializer {
         if isVisible(j) && (winner < 0 || id(j) > id(winner)) { winner = j }
         j += 1
       }
-      if winner >= 0 { out.append(winner) }
+      if winner >= 0 { out.append(Int32(truncatingIfNeeded: winner)) }
       i = j
     }
     return out
@@ -232,23 +230,30 @@ struct DocumentMaterializer {
   private func storedValue(_ i: Int) -> ScalarValue? {
     ops.valRaw.withUnsafeBufferPointer {
       try? ValueDecoder.decode(
-        meta: ops.meta(i), raw: $0, start: Int(valueStart[i]), spec: ColumnSpecs.valRaw,
+        meta: ops.meta(i), raw: $0, start: ops.valueStart(i), spec: ColumnSpecs.valRaw,
         chunk: ops.chunk)
     }
   }
 
   /// A text object's string: its present elements' strings, U+FFFC for any other value.
-  /// A string's bytes are copied as they are stored, once checked.
-  private func text(_ winners: [Int]) -> JSONValue? {
+  /// A string's bytes are copied as they are stored, once checked. `winners` are in
+  /// increasing order from `first`, the object's first op: their payloads' starts are
+  /// summed on the way.
+  private func text(_ winners: [Int32], from first: Int) -> JSONValue? {
     var bytes: [UInt8] = []
+    var at = first
+    var start = ops.valueStart(first)
     let valid = ops.valRaw.withUnsafeBufferPointer { raw in
-      for g in winners {
+      for g in winners.lazy.map({ Int($0) }) {
+        while at < g {
+          start += Int(truncatingIfNeeded: ops.meta(at) >> 4)
+          at += 1
+        }
         let meta = ops.meta(g)
         guard ops.action[g] == Action.set.rawValue, meta & 0x0f == 6 else {
           bytes.append(contentsOf: [0xef, 0xbf, 0xbc])
           continue
         }
-        let start = Int(valueStart[g])
         let payload = UnsafeBufferPointer(
           rebasing: raw[start..<(start + Int(truncatingIfNeeded: meta >> 4))])
         guard UTF8Validation.isValidOrASCII(payload) else { return false }
@@ -266,7 +271,7 @@ struct DocumentMaterializer {
     guard let v = storedValue(g) else { return nil }
     var increment: Int64 = 0
     if case .counter = v {
-      for k in Int(succStart[g])..<Int(succStart[g + 1]) {
+      for k in counterSuccs(g) ?? 0..<0 {
         guard let inc = increments[ops.succKeys[k]], let d = storedValue(inc) else { return nil }
         switch d {
         case .int(let x): increment &+= x

@@ -92,12 +92,12 @@ final class ByteBuffer: ByteSink {
 }
 
 /// Where bytes go, a byte or a run at a time: JSON text, column data, change chunks.
-protocol ByteSink {
+protocol ByteSink: ~Copyable {
   mutating func put(_ byte: UInt8)
   mutating func put(_ bytes: UnsafeBufferPointer<UInt8>)
 }
 
-extension ByteSink {
+extension ByteSink where Self: ~Copyable {
   /// Appends `value` as unsigned LEB128 (§2), the shortest form.
   @inline(__always) mutating func putULEB(_ value: UInt64) {
     var v = value

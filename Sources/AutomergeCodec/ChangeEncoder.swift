@@ -3,7 +3,7 @@
 /// Column encoders and buffers are kept between calls, so that regenerating hundreds of
 /// thousands of changes from a document allocates little besides the chunks kept.
 /// Not to be copied: a copy would share its chunk buffer.
-struct ChangeEncoder {
+struct ChangeEncoder: ~Copyable {
   private var objActor = RLEEncoder<UInt64>()
   private var objCtr = RLEEncoder<UInt64>()
   private var keyActor = RLEEncoder<UInt64>()
@@ -147,7 +147,7 @@ struct ChangeEncoder {
     lengths[12] = expand.close(keep: hasExpand)
     lengths[13] = markName.close()
 
-    body.bytes.removeAll(keepingCapacity: true)
+    body.removeAll()
     body.uleb(UInt64(deps.count))
     for d in deps { body.hash(d) }
     body.byteString(actors.first?.bytes ?? [])

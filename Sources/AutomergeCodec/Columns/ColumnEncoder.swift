@@ -50,7 +50,7 @@ extension UnsafeBufferPointer<UInt8>: RLEValue {
   }
   @inline(__always) static func write(_ v: [UInt8], to w: inout ByteWriter) {
     w.uleb(UInt64(v.count))
-    w.bytes.append(contentsOf: v)
+    w.append(v)
   }
 }
 
@@ -66,7 +66,7 @@ extension RLEEncoder where V == UnsafeBufferPointer<UInt8> {
 }
 
 /// The canonical RLE encoder (§5.3).
-struct RLEEncoder<V: RLEValue> {
+struct RLEEncoder<V: RLEValue>: ~Copyable {
   private enum State { case empty, nulls, lone, run, literal }
   private var out = ByteWriter()
   /// Values of the current literal run, except its last (held in `value`).
@@ -110,7 +110,7 @@ struct RLEEncoder<V: RLEValue> {
         state = .run
         count = 2
       } else {
-        scratch.bytes.removeAll(keepingCapacity: true)
+        scratch.removeAll()
         V.write(value, to: &scratch)
         count = 1
         state = .literal
@@ -126,7 +126,7 @@ struct RLEEncoder<V: RLEValue> {
     case .literal:
       if V.same(value, x) {
         out.sleb(-Int64(count))
-        out.append(scratch.bytes)
+        out.append(scratch)
         state = .run
         count = 2
         return
@@ -151,7 +151,7 @@ struct RLEEncoder<V: RLEValue> {
       V.write(value, to: &out)
     case .literal:
       out.sleb(-Int64(count + 1))
-      out.append(scratch.bytes)
+      out.append(scratch)
       V.write(value, to: &out)
     default:
       return
@@ -170,7 +170,7 @@ struct RLEEncoder<V: RLEValue> {
   /// is empty afterwards and keeps its buffers.
   mutating func flush(into w: inout ByteWriter) -> Int {
     let n = close()
-    drain(into: &w.bytes)
+    drain(into: &w)
     return n
   }
 
@@ -190,18 +190,18 @@ struct RLEEncoder<V: RLEValue> {
     state = .empty
     count = 0
     leading = true
-    return out.bytes.count
+    return out.count
   }
 
   /// Appends the closed column's bytes to `sink`; the encoder is empty afterwards and
   /// keeps its buffers.
-  @inline(__always) mutating func drain<Sink: ByteSink>(into sink: inout Sink) {
+  @inline(__always) mutating func drain<Sink: ByteSink & ~Copyable>(into sink: inout Sink) {
     out.drain(into: &sink)
   }
 }
 
 /// Delta encoding over `RLEEncoder<Int64>` (§5.6): nulls keep the accumulator.
-struct DeltaEncoder {
+struct DeltaEncoder: ~Copyable {
   private var rle = RLEEncoder<Int64>()
   private var previous: Int64 = 0
 
@@ -231,13 +231,13 @@ struct DeltaEncoder {
   }
 
   /// As `RLEEncoder.drain`.
-  @inline(__always) mutating func drain<Sink: ByteSink>(into sink: inout Sink) {
+  @inline(__always) mutating func drain<Sink: ByteSink & ~Copyable>(into sink: inout Sink) {
     rle.drain(into: &sink)
   }
 }
 
 /// Boolean columns (§5.7): alternating run lengths, starting with false.
-struct BooleanEncoder {
+struct BooleanEncoder: ~Copyable {
   private var out = ByteWriter()
   private var current = false
   private var count: UInt64 = 0
@@ -269,7 +269,7 @@ struct BooleanEncoder {
   /// returns the byte count written.
   mutating func flush(into w: inout ByteWriter, keep: Bool = true) -> Int {
     let n = close(keep: keep)
-    drain(into: &w.bytes)
+    drain(into: &w)
     return n
   }
 
@@ -278,24 +278,24 @@ struct BooleanEncoder {
   mutating func close(keep: Bool = true) -> Int {
     if keep {
       if rows > 0 { out.uleb(count) }
-    } else if !out.bytes.isEmpty {
-      out.bytes.removeAll(keepingCapacity: true)
+    } else if !out.isEmpty {
+      out.removeAll()
     }
     current = false
     count = 0
     rows = 0
     anyTrue = false
-    return out.bytes.count
+    return out.count
   }
 
   /// As `RLEEncoder.drain`.
-  @inline(__always) mutating func drain<Sink: ByteSink>(into sink: inout Sink) {
+  @inline(__always) mutating func drain<Sink: ByteSink & ~Copyable>(into sink: inout Sink) {
     out.drain(into: &sink)
   }
 }
 
 /// Value metadata and raw value columns (§5.9).
-struct ValueEncoder {
+struct ValueEncoder: ~Copyable {
   private var meta = RLEEncoder<UInt64>()
   private var raw = ByteWriter()
   private var scratch = ByteWriter()
@@ -321,7 +321,7 @@ struct ValueEncoder {
     case .string(let s):
       code = 6
       var s = s
-      s.withUTF8 { raw.bytes.append(contentsOf: $0) }
+      s.withUTF8 { raw.put($0) }
     case .bytes(let b):
       code = 7
       raw.append(b)
@@ -344,9 +344,9 @@ struct ValueEncoder {
     // Most payloads are a few bytes (a character, a small integer): appended one by one
     // they cost a fraction of `append(contentsOf:)`'s call.
     if payload.count <= 8 {
-      for b in payload { raw.bytes.append(b) }
+      for b in payload { raw.byte(b) }
     } else {
-      raw.bytes.append(contentsOf: payload)
+      raw.put(payload)
     }
     meta.append(m)
   }
@@ -357,7 +357,7 @@ struct ValueEncoder {
   /// The metadata and raw columns; the encoder is empty afterwards.
   mutating func take() -> (meta: [UInt8], raw: [UInt8]) {
     let r = raw.bytes
-    raw.bytes.removeAll(keepingCapacity: true)
+    raw.removeAll()
     return (meta.take(), r)
   }
 
@@ -366,8 +366,8 @@ struct ValueEncoder {
 
   /// Appends the raw column to `w`, returning its length; the encoder is empty afterwards.
   mutating func flushRaw(into w: inout ByteWriter) -> Int {
-    let n = raw.bytes.count
-    drainRaw(into: &w.bytes)
+    let n = raw.count
+    drainRaw(into: &w)
     return n
   }
 
@@ -375,15 +375,15 @@ struct ValueEncoder {
   mutating func closeMeta() -> Int { meta.close() }
 
   /// The raw column's length so far.
-  var rawCount: Int { raw.bytes.count }
+  var rawCount: Int { raw.count }
 
   /// Appends the closed metadata column to `bytes` (as `RLEEncoder.drain`).
-  @inline(__always) mutating func drainMeta<Sink: ByteSink>(into sink: inout Sink) {
+  @inline(__always) mutating func drainMeta<Sink: ByteSink & ~Copyable>(into sink: inout Sink) {
     meta.drain(into: &sink)
   }
 
   /// Appends the raw column to `bytes`; the encoder's raw column is empty afterwards.
-  @inline(__always) mutating func drainRaw<Sink: ByteSink>(into sink: inout Sink) {
+  @inline(__always) mutating func drainRaw<Sink: ByteSink & ~Copyable>(into sink: inout Sink) {
     raw.drain(into: &sink)
   }
 }

@@ -41,9 +41,12 @@ struct Reconstruction {
   var otherActions: [Int: UInt64] = [:]
   /// Value metadata words.
   var valMeta = PackedUInts()
-  /// Where the value payload of every 16th op starts in `valRaw` (checked to fit 32 bits);
-  /// `valueStart` adds the lengths of the ops in between.
+  /// Where the value payload of every `valueBlock`th op starts in `valRaw` (checked to fit
+  /// 32 bits); `valueStart` adds the lengths of the ops in between.
   var valBlock: [UInt32] = []
+  /// One byte per op: the reconstruction reads values in change order, not stored order, and
+  /// the sum in `valueStart` was its costliest line with 16.
+  static let valueBlock = 4
   var valRaw: [UInt8] = []
   var succNum = PackedUInts()
   var succKeys: [UInt64] = []
@@ -344,10 +347,10 @@ struct Reconstruction {
     guard valRaw.count <= Int(UInt32.max) else {
       throw ColumnDecoder.fail(S.valRaw, ck, "value column longer than 4 GiB")
     }
-    valBlock.reserveCapacity(n / 16 + 1)
+    valBlock.reserveCapacity(n / Reconstruction.valueBlock + 1)
     var pos = 0
     for i in 0..<n {
-      if i & 15 == 0 { valBlock.append(UInt32(truncatingIfNeeded: pos)) }
+      if i % Reconstruction.valueBlock == 0 { valBlock.append(UInt32(truncatingIfNeeded: pos)) }
       let m = i < valMeta.count ? valMeta[i] : (data[S.valMeta] == nil ? 0 : ColumnDecoder.nullUInt)
       guard m != ColumnDecoder.nullUInt else {
         throw ColumnDecoder.fail(S.valMeta, ck, "null value metadata")
@@ -394,9 +397,9 @@ struct Reconstruction {
   }
   /// Where stored op `k`'s value payload starts in `valRaw`.
   @inline(__always) func valueStart(_ k: Int) -> Int {
-    let block = k >> 4
+    let block = k / Reconstruction.valueBlock
     var pos = Int(valBlock[block])
-    var j = block << 4
+    var j = block * Reconstruction.valueBlock
     while j < k {
       pos += Int(truncatingIfNeeded: meta(j) >> 4)
       j += 1

@@ -94,6 +94,34 @@ final class Sandbox {
     return env
   }
 
+  /// Runs the built `mn` with `arguments`, its output discarded, and measures that one
+  /// process: `wait4` on its pid gives its own peak resident size (`RUSAGE_CHILDREN` would
+  /// give the largest child of the whole test process, and a child spawned while the test
+  /// process is large is charged that size). Paths in `arguments` must be absolute (the
+  /// child runs in the test's directory).
+  ///
+  /// - Returns: its exit status, wall-clock seconds and peak resident size in KiB.
+  func measure(_ arguments: [String]) throws -> (status: Int32, seconds: Double, peakKiB: Int) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for fd: Int32 in [0, 1, 2] {
+      posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+    }
+    let argv = ([Sandbox.binary.path] + arguments).map { strdup($0) } + [nil]
+    let envp = environment().map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    let started = Date()
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, Sandbox.binary.path, &actions, nil, argv, envp)
+    guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+    var raw: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &raw, 0, &usage) < 0 && errno == EINTR {}
+    let status = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+    return (status, Date().timeIntervalSince(started), usage.ru_maxrss)
+  }
+
   /// Starts the built `mn` in the sandbox, its output discarded, and returns at once (for
   /// tests that kill it part-way).
   func start(_ arguments: [String]) throws -> Process {

@@ -15,6 +15,24 @@ public struct ChunkInfo: Equatable, Sendable {
   public var changes: [ChangeHash]
 }
 
+/// Which changes a decode keeps the canonical chunk of (`Change.chunk`; every change is
+/// regenerated and hashed either way).
+enum KeptChunks {
+  case all
+  case none
+  /// Those of the changes whose hash `keep` accepts (a merge keeps those that its first
+  /// input lacks: only those are appended to it).
+  case only(_ keep: @Sendable (ChangeHash) -> Bool)
+
+  @inline(__always) func keeps(_ hash: ChangeHash) -> Bool {
+    switch self {
+    case .all: return true
+    case .none: return false
+    case .only(let keep): return keep(hash)
+    }
+  }
+}
+
 /// A decoded Automerge file: any sequence of chunks, loaded with Rust's rules (§4).
 ///
 /// Decoding verifies everything that can be verified: every checksum, every change hash
@@ -91,7 +109,7 @@ public struct AutomergeFile: Sendable {
   /// Everything else (hashes, chunks, listings, merging, `opCount`) is the same. Use it for
   /// anything but materializing.
   public static func decode(_ bytes: [UInt8], keepOps: Bool) throws -> AutomergeFile {
-    try decode(bytes, keepOps: keepOps, keepChunks: true, inspectFirstDocument: nil)
+    try decode(bytes, keepOps: keepOps, chunks: .all, inspectFirstDocument: nil)
   }
 
   /// Decodes and verifies a whole file, optionally without keeping the ops or the changes'
@@ -102,13 +120,14 @@ public struct AutomergeFile: Sendable {
   public static func decode(_ bytes: [UInt8], keepOps: Bool, keepChunks: Bool) throws
     -> AutomergeFile
   {
-    try decode(bytes, keepOps: keepOps, keepChunks: keepChunks, inspectFirstDocument: nil)
+    try decode(
+      bytes, keepOps: keepOps, chunks: keepChunks ? .all : .none, inspectFirstDocument: nil)
   }
 
   /// `decode`, with `inspect` called on the stored ops of the file's first chunk when it is
   /// a document chunk, before its changes are reconstructed (see `DocumentChunk.decode`).
   static func decode(
-    _ bytes: [UInt8], keepOps: Bool, keepChunks: Bool = true,
+    _ bytes: [UInt8], keepOps: Bool, chunks: KeptChunks = .all,
     inspectFirstDocument inspect: ((Reconstruction) -> Void)?
   ) throws -> AutomergeFile {
     var file = AutomergeFile()
@@ -116,7 +135,7 @@ public struct AutomergeFile: Sendable {
     var incoming: [Change] = []
     var opCounts: [Int32] = []
     let trusted = try file.readChunks(
-      bytes, from: 0, keepOps: keepOps, keepChunks: keepChunks, into: &incoming,
+      bytes, from: 0, keepOps: keepOps, chunks: chunks, into: &incoming,
       opCounts: &opCounts, inspectFirstDocument: inspect)
     try file.apply(
       &incoming, opCounts: opCounts, allowOrphans: file.chunks.first?.type == .document,
@@ -141,7 +160,7 @@ public struct AutomergeFile: Sendable {
     // The prefix's op count is added below: its changes are all kept (they are distinct).
     var opCounts = [Int32](repeating: 0, count: incoming.count)
     _ = try file.readChunks(
-      bytes, from: prefixLength, keepOps: false, keepChunks: false, into: &incoming,
+      bytes, from: prefixLength, keepOps: false, chunks: .none, into: &incoming,
       opCounts: &opCounts)
     // The prefix's applied changes (all but its orphans, which it lists last) were loaded
     // by its own decode: distinct, each after its deps, numbered 1...n per actor. They are
@@ -166,7 +185,7 @@ public struct AutomergeFile: Sendable {
   ///   `apply` may trust: for each of its changes, whether another one depends on it; else
   ///   empty.
   private mutating func readChunks(
-    _ bytes: [UInt8], from start: Int, keepOps: Bool, keepChunks: Bool,
+    _ bytes: [UInt8], from start: Int, keepOps: Bool, chunks kept: KeptChunks,
     into incoming: inout [Change],
     opCounts: inout [Int32], inspectFirstDocument: ((Reconstruction) -> Void)? = nil
   ) throws -> [Bool] {
@@ -183,7 +202,7 @@ public struct AutomergeFile: Sendable {
           let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
           let following = AutomergeFile.changeChunks(buf, from: h.end)
           var decoded = try DocumentChunk.decode(
-            buf, body: h.body, chunkOffset: offset, keepOps: keepOps, keepChunks: keepChunks,
+            buf, body: h.body, chunkOffset: offset, keepOps: keepOps, chunks: kept,
             spareCapacity: incoming.isEmpty ? following : 0,
             inspect: offset == 0 ? inspectFirstDocument : nil)
           opCounts.append(contentsOf: decoded.opCounts)
@@ -205,7 +224,8 @@ public struct AutomergeFile: Sendable {
         case .change:
           let hash = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
           try AutomergeFile.check(h, hash)
-          let chunk = keepChunks ? Array(UnsafeBufferPointer(rebasing: buf[offset..<h.end])) : []
+          let chunk =
+            kept.keeps(hash) ? Array(UnsafeBufferPointer(rebasing: buf[offset..<h.end])) : []
           var change = try ChangeChunk.decode(
             body: UnsafeBufferPointer(rebasing: buf[h.body]), base: h.body.lowerBound,
             chunkOffset: offset,
@@ -224,7 +244,7 @@ public struct AutomergeFile: Sendable {
             try ChangeChunk.decode(
               body: UnsafeBufferPointer(rebasing: c[headerLength...]), base: offset,
               chunkOffset: offset,
-              hash: hash, chunk: keepChunks ? chunk : [])
+              hash: hash, chunk: kept.keeps(hash) ? chunk : [])
           }
           info.inflatedLength = body.count
           info.changes = [hash]

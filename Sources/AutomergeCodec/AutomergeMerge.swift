@@ -64,9 +64,17 @@ public enum AutomergeMerge {
     var files: [AutomergeFile] = []
     files.reserveCapacity(inputs.count)
     for (i, bytes) in inputs.enumerated() {
-      // The first input's chunks are never appended: only its hashes are kept.
+      // Only the chunks of changes the first input lacks are appended: the first input's,
+      // and the others' that it has (most of a conflict copy), are not kept.
       do {
-        files.append(try AutomergeFile.decode(bytes, keepOps: false, keepChunks: i > 0))
+        let kept: KeptChunks
+        if let first = files.first {
+          kept = .only { !first.contains($0) }
+        } else {
+          kept = .none
+        }
+        files.append(
+          try AutomergeFile.decode(bytes, keepOps: false, chunks: kept, inspectFirstDocument: nil))
       } catch let e as AutomergeDecodeError {
         throw AutomergeMergeError.invalidInput(index: i, e)
       }

@@ -55,9 +55,10 @@ struct ChangeEncoder: ~Copyable {
       expand.append(op.expand)
       if let name = op.markName { markName.append(name) } else { markName.appendNull() }
     }
-    return finish(
+    let hash = finish(
       actors: actors, seq: seq, startOp: startOp, time: time, message: message, deps: deps,
       extra: extra)
+    return (lastChunk, hash)
   }
 
   // The column-by-column form of `encode`, for writers that hold ops as flat columns
@@ -118,16 +119,15 @@ struct ChangeEncoder: ~Copyable {
     if let u = utf8 { markName.append(u) } else { markName.appendNull() }
   }
 
-  /// Writes the chunk of the ops appended so far; the column encoders are empty afterwards.
-  /// With `keepChunk: false` the chunk is written into a buffer reused from call to call and
-  /// only its hash is returned (the chunk returned is empty). Never inlined: in the
-  /// document reconstruction's loop its size made the optimizer leave the array accesses
-  /// around it as calls.
+  /// Writes the chunk of the ops appended so far, into a buffer reused from call to call,
+  /// and returns its hash (`lastChunk` copies the chunk out); the column encoders are empty
+  /// afterwards. Never inlined: in the document reconstruction's loop its size made the
+  /// optimizer leave the array accesses around it as calls.
   @inline(never)
   mutating func finish(
     actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,
-    deps: ChangeDeps, extra: [UInt8], keepChunk: Bool = true
-  ) -> (chunk: [UInt8], hash: ChangeHash) {
+    deps: ChangeDeps, extra: [UInt8]
+  ) -> ChangeHash {
     // Every column is closed first (its length goes in the body's column list), then
     // written once, straight into the chunk: no copy of the column data in between, and
     // no allocation per change once the buffers have grown.
@@ -190,9 +190,11 @@ struct ChangeEncoder: ~Copyable {
     expand.drain(into: &chunk)
     markName.drain(into: &chunk)
     chunk.put(extra)
-    let hash = ChangeEncoder.seal(chunk)
-    return (keepChunk ? chunk.bytes : [], hash)
+    return ChangeEncoder.seal(chunk)
   }
+
+  /// The chunk the last `finish` wrote, copied.
+  var lastChunk: [UInt8] { chunk.bytes }
 
   /// The op columns of a change chunk, in the order they are written (§6.5).
   private static let columnSpecs: [UInt32] = [

@@ -49,7 +49,7 @@ enum DocumentChunk {
   ///   - chunkOffset: the offset of the chunk, for errors.
   ///   - verifyHeads: check the regenerated heads against the stored ones.
   ///   - keepOps: keep each change's ops (else only their count).
-  ///   - keepChunks: keep each change's canonical chunk (else only its hash).
+  ///   - chunks: the changes whose canonical chunk is kept (of the others, only the hash).
   ///   - spareCapacity: room to reserve in `Decoded.changes` for changes the caller appends.
   ///   - inspect: called with the decoded stored ops (§7.3) before the changes are
   ///     reconstructed from them (`DocumentMaterializer` reads them there).
@@ -58,7 +58,7 @@ enum DocumentChunk {
   ///   regenerated heads differ from the stored ones.
   static func decode(
     _ buf: UnsafeBufferPointer<UInt8>, body: Range<Int>, chunkOffset: Int, verifyHeads: Bool = true,
-    keepOps: Bool = true, keepChunks: Bool = true, spareCapacity: Int = 0,
+    keepOps: Bool = true, chunks: KeptChunks = .all, spareCapacity: Int = 0,
     inspect: ((Reconstruction) -> Void)? = nil
   ) throws -> Decoded {
     var r = ByteReader(buf, from: body.lowerBound, to: body.upperBound)
@@ -98,7 +98,7 @@ enum DocumentChunk {
     inspect?(builder)
     // §7.5 steps 1 to 6 (`Reconstruction+Changes.swift`), then step 7 here.
     let (changes, opCounts) = try builder.reconstruct(
-      keepOps: keepOps, keepChunks: keepChunks, spareCapacity: spareCapacity)
+      keepOps: keepOps, chunks: chunks, spareCapacity: spareCapacity)
 
     let (isDep, regenerated) = regeneratedHeads(changes, depsIndex: builder.depsIndex)
     let stored = Array(Set(heads)).sorted()

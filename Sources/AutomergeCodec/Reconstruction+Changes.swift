@@ -98,7 +98,7 @@ extension Reconstruction {
 
   /// Runs §7.5 steps 1 to 6 and returns the regenerated changes in row order.
   /// `spareCapacity`: room to reserve in the returned array beyond its changes.
-  mutating func reconstruct(keepOps: Bool, keepChunks: Bool = true, spareCapacity: Int = 0)
+  mutating func reconstruct(keepOps: Bool, chunks: KeptChunks = .all, spareCapacity: Int = 0)
     throws -> (changes: [Change], opCounts: [Int32])
   {
     let preds = try predsFromSuccs()
@@ -108,7 +108,7 @@ extension Reconstruction {
     let owners = try rowsByActor()
     let assignment = try assignOps(preds, owners)
     return try buildChanges(
-      preds, assignment, keepOps: keepOps, keepChunks: keepChunks, spareCapacity: spareCapacity)
+      preds, assignment, keepOps: keepOps, chunks: chunks, spareCapacity: spareCapacity)
   }
 
   /// §7.5 steps 1 to 4: rebuilds every op's preds from the succ lists, group by group
@@ -308,7 +308,8 @@ extension Reconstruction {
   /// - Throws: `invalidDocument` for a row whose ops are not the counters up to its max op,
   ///   and the checks of `checkedOp` on the stored ops, in row order.
   func buildChanges(
-    _ preds: Preds, _ assignment: Assignment, keepOps: Bool, keepChunks: Bool, spareCapacity: Int
+    _ preds: Preds, _ assignment: Assignment, keepOps: Bool, chunks: KeptChunks,
+    spareCapacity: Int
   ) throws -> (changes: [Change], opCounts: [Int32]) {
     let n = opCount
     let rows = rowActor.count
@@ -366,10 +367,10 @@ extension Reconstruction {
           let deps = self.deps(ofRow: r, changes)
           let message = self.message(ofRow: r)
           let extra = extraBytes(r)
-          let (chunkBytes, hash) = encoder.finish(
+          let hash = encoder.finish(
             actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message,
-            deps: deps,
-            extra: extra, keepChunk: keepChunks)
+            deps: deps, extra: extra)
+          let chunkBytes = chunks.keeps(hash) ? encoder.lastChunk : []
           changes.append(
             Change(
               hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r],

@@ -49,6 +49,20 @@ import Testing
     }
   }
 
+  /// `KeptChunks.only` (what a merge decodes its later inputs with) keeps the chunks of the
+  /// changes it accepts, whole, and only those; in document chunks and change chunks alike.
+  @Test(arguments: listed) func onlyTheChunksAsked(_ rel: String) throws {
+    let bytes = try Fixture.bytes(rel)
+    let full = try AutomergeFile.decode(bytes)
+    let odd = Set(full.changes.map(\.hash).filter { $0.w3 & 1 == 1 })
+    let some = try AutomergeFile.decode(
+      bytes, keepOps: false, chunks: .only { odd.contains($0) }, inspectFirstDocument: nil)
+    #expect(some.changes.map(\.hash) == full.changes.map(\.hash))
+    for (kept, whole) in zip(some.changes, full.changes) {
+      #expect(kept.chunk == (odd.contains(whole.hash) ? whole.chunk : []))
+    }
+  }
+
   @Test func chunkListing() throws {
     let file = try AutomergeFile.decode(
       Fixture.bytes("valid/seed-01/device-0/tags.incremental.automerge"))

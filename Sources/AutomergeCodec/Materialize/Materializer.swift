@@ -69,7 +69,7 @@ public enum Materializer {
     let h = try bytes.withUnsafeBufferPointer { try Chunk.header($0, at: 0) }
     guard h.type == .document, h.end == bytes.count else { return nil }
     var json: JSONValue? = nil
-    let file = try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false) {
+    let file = try AutomergeFile.decode(bytes, keepOps: false, chunks: .none) {
       json = DocumentMaterializer.json($0, typed: typed, maxDepth: maxDepth)
     }
     return file.orphans.isEmpty ? json : nil

@@ -3,12 +3,30 @@ import Testing
 
 @testable import TestSupport
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// `WriteLocks`, the one API that takes data folders' write locks (mn.md §6).
 @Suite struct WriteLocksTests {
   let fs = LiveFileSystem()
 
   func acquire(_ roots: [String]) throws(LockError) -> WriteLocks {
     try WriteLocks.acquire(roots, timeout: 0, fileSystem: fs, sleep: { _ in })
+  }
+
+  /// Waits up to 5 s for the folder's lock to be free. A lock released by this process can
+  /// stay held for a moment: a `flock` belongs to the open file, and a process that another
+  /// test spawns at that moment holds a copy of the descriptor until its `exec` closes it
+  /// (`O_CLOEXEC`); on a loaded machine that moment was long enough to fail a test.
+  func waitUntilFree(_ root: String) -> Bool {
+    for _ in 0..<500 {
+      if isFree(root) { return true }
+      usleep(10_000)
+    }
+    return false
   }
 
   /// Whether the folder's lock can be taken now (released again at once).
@@ -30,7 +48,7 @@ import Testing
       Issue.record("unexpected error \(error)")
     }
     held.release()
-    #expect(isFree(scratch.path))
+    #expect(waitUntilFree(scratch.path))
     held.release()  // twice does nothing
   }
 
@@ -45,7 +63,7 @@ import Testing
     #expect(!isFree(a) && !isFree(b))
     locks.release()
     #expect(locks.roots.isEmpty)
-    #expect(isFree(a) && isFree(b))
+    #expect(waitUntilFree(a) && waitUntilFree(b))
   }
 
   @Test func whatWasTakenIsReleasedWhenALaterLockIsHeld() throws {
@@ -55,7 +73,7 @@ import Testing
     let (a, b) = (scratch.absolute("a"), scratch.absolute("b"))
     let other = try acquire([b])
     #expect(throws: LockError.self) { try acquire([a, b]) }
-    #expect(isFree(a))
+    #expect(waitUntilFree(a))
     other.release()
   }
 
@@ -71,7 +89,7 @@ import Testing
     } catch {
       Issue.record("unexpected error \(error)")
     }
-    #expect(isFree(a))
+    #expect(waitUntilFree(a))
   }
 
   @Test func addTakesOneMoreAndKeepsWhatIsHeldWhenItCannot() throws {
@@ -85,12 +103,13 @@ import Testing
     #expect(locks.roots == [a])
     #expect(!isFree(a))
     other.release()
+    #expect(waitUntilFree(b))
     try locks.add(b)
     try locks.add(b)  // held already: not locked again
     #expect(locks.roots == [a, b])
     #expect(!isFree(b))
     locks.release()
-    #expect(isFree(a) && isFree(b))
+    #expect(waitUntilFree(a) && waitUntilFree(b))
   }
 
   @Test func aHeldLockIsWaitedForUpToTheTimeout() throws {
@@ -110,6 +129,6 @@ import Testing
       let locks = try acquire([scratch.path])
       #expect(locks.roots == [scratch.path])
     }
-    #expect(isFree(scratch.path))
+    #expect(waitUntilFree(scratch.path))
   }
 }

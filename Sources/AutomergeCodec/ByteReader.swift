@@ -258,8 +258,6 @@ struct ByteWriter: ~Copyable, ByteSink {
 
   @inline(__always) mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) { buffer.put(bytes) }
 
-  @inline(__always) mutating func byte(_ b: UInt8) { buffer.put(b) }
-
   @inline(__always) mutating func uleb(_ value: UInt64) { putULEB(value) }
 
   @inline(__always) mutating func sleb(_ value: Int64) {

@@ -317,7 +317,7 @@ struct ValueEncoder: ~Copyable {
     case .f64(let d):
       code = 5
       let bits = d.bitPattern
-      for i in 0..<8 { raw.byte(UInt8(truncatingIfNeeded: bits >> UInt64(8 * i))) }
+      for i in 0..<8 { raw.put(UInt8(truncatingIfNeeded: bits >> UInt64(8 * i))) }
     case .string(let s):
       code = 6
       var s = s
@@ -344,7 +344,7 @@ struct ValueEncoder: ~Copyable {
     // Most payloads are a few bytes (a character, a small integer): appended one by one
     // they cost a fraction of `append(contentsOf:)`'s call.
     if payload.count <= 8 {
-      for b in payload { raw.byte(b) }
+      for b in payload { raw.put(b) }
     } else {
       raw.put(payload)
     }

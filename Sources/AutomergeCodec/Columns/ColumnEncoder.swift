@@ -219,11 +219,6 @@ struct DeltaEncoder: ~Copyable {
     return rle.take()
   }
 
-  mutating func flush(into w: inout ByteWriter) -> Int {
-    previous = 0
-    return rle.flush(into: &w)
-  }
-
   /// As `RLEEncoder.close`.
   mutating func close() -> Int {
     previous = 0
@@ -359,16 +354,6 @@ struct ValueEncoder: ~Copyable {
     let r = raw.bytes
     raw.removeAll()
     return (meta.take(), r)
-  }
-
-  /// Appends the metadata column to `w`, returning its length.
-  mutating func flushMeta(into w: inout ByteWriter) -> Int { meta.flush(into: &w) }
-
-  /// Appends the raw column to `w`, returning its length; the encoder is empty afterwards.
-  mutating func flushRaw(into w: inout ByteWriter) -> Int {
-    let n = raw.count
-    drainRaw(into: &w)
-    return n
   }
 
   /// Finishes the metadata column in place, returning its length (as `RLEEncoder.close`).

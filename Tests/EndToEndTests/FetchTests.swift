@@ -137,6 +137,34 @@ import Testing
       ])
   }
 
+  /// The command gets mn's whole environment, as a shell would give it (mn.md §4): the ssh
+  /// agent, the locale and rclone's settings, which mn itself never reads.
+  @Test(arguments: [
+    ["fetch", "--exec"], ["watch", "--once", "--quiet-for", "0", "--fetch", "--fetch-exec"],
+  ])
+  func execGetsTheWholeEnvironment(_ verb: [String]) throws {
+    let box = try Self.folders()
+    box.extraEnvironment["MN_BACKUP_DIR"] = box.path("backups")
+    let user = [
+      "SSH_AUTH_SOCK": box.path("agent.sock"), "LANG": "de_CH.UTF-8",
+      "RCLONE_CONFIG": box.path("rclone.conf"), "RCLONE_FOO": "a b=c",
+    ]
+    let seen = box.path("seen")
+    let command = "env > '\(seen)/{rel}.env'; cp \(box.path("other"))/{rel} {}"
+    try box.mkdir("seen/records/2026")
+    let r = try box.run(verb + [command], environment: user)
+    #expect(r.status == 0, "\(r.stderr)")
+    for rel in ["records/2026/09.automerge", "records/2026/10.automerge"] {
+      let printed = try box.read("seen/\(rel).env")
+      let lines = Set(
+        String(decoding: printed, as: UTF8.self).split(separator: "\n").map(String.init))
+      for (name, value) in user {
+        #expect(lines.contains("\(name)=\(value)"), "\(verb[0]): \(name) for \(rel): \(lines)")
+      }
+      #expect(lines.contains("TZ=UTC") && lines.contains("LC_ALL=C"), "\(lines)")
+    }
+  }
+
   @Test func execFailuresAndTimeouts() throws {
     let box = try Self.folders()
     let failing = try box.run(["fetch", "--exec", "exit 7", "--timeout", "0.2"])

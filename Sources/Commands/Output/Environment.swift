@@ -20,8 +20,12 @@ extension OutputSink {
 
 /// Everything a verb may touch outside itself, passed in (style.md (d)).
 public struct Environment: Sendable {
-  /// Environment variables.
+  /// The environment variables mn reads (mn.md §2, §8, §11).
   public var variables: [String: String]
+  /// The whole environment of the process, for the commands mn runs (`fetch --exec`,
+  /// `watch --fetch-exec`), which get it as a shell would give it (mn.md §4); read only when
+  /// one is run. `variables` by default.
+  public var processVariables: @Sendable () -> [String: String]
   /// The current directory, absolute.
   public var currentDirectory: String
   /// The current time as seconds since the epoch, and nanoseconds.
@@ -57,10 +61,12 @@ public struct Environment: Sendable {
     sleep: @escaping @Sendable (Double) -> Void = { _ in },
     processRunner: any ProcessRunner = LiveProcessRunner(),
     utcOffset: @escaping @Sendable (Int64) -> Int64 = { _ in 0 },
-    syncProvider: any SyncProvider = NoSyncProvider()
+    syncProvider: any SyncProvider = NoSyncProvider(),
+    processVariables: (@Sendable () -> [String: String])? = nil
   ) {
     self.syncProvider = syncProvider
     self.variables = variables
+    self.processVariables = processVariables ?? { variables }
     self.currentDirectory = currentDirectory
     self.now = now
     self.fileSystem = fileSystem

@@ -75,7 +75,8 @@ extension Environment {
 
   /// The real process environment: variables, working directory, clock, terminals.
   public static func live() -> Environment {
-    // Only the variables mn reads: copying the whole environment costs start-up time.
+    // Only the variables mn reads: copying the whole environment costs start-up time. The
+    // whole one is read when a command is run (`processVariables`).
     var variables: [String: String] = [:]
     for name in Environment.variableNames {
       if let value = getenv(name) { variables[name] = String(cString: value) }
@@ -134,6 +135,28 @@ extension Environment {
         guard localtime_r(&time, &parts) != nil else { return 0 }
         return Int64(parts.tm_gmtoff)
       },
-      syncProvider: provider)
+      syncProvider: provider, processVariables: { Environment.processEnvironment() })
+  }
+
+  /// Every `NAME=VALUE` of the process's environment (`environ`), as a shell passes it on;
+  /// an entry without `=` is left out, and the first of a repeated name wins, as `getenv`
+  /// finds it.
+  static func processEnvironment() -> [String: String] {
+    #if canImport(Darwin)
+      let table: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = _NSGetEnviron().pointee
+    #else
+      let table: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
+    #endif
+    guard let table else { return [:] }
+    var variables: [String: String] = [:]
+    var index = 0
+    while let entry = table[index] {
+      index += 1
+      let text = String(cString: entry)
+      guard let equals = text.firstIndex(of: "="), equals != text.startIndex else { continue }
+      let name = String(text[..<equals])
+      if variables[name] == nil { variables[name] = String(text[text.index(after: equals)...]) }
+    }
+    return variables
   }
 }

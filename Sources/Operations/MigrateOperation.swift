@@ -159,7 +159,8 @@ public enum MigrateOperation {
   /// - Throws: `MigrationError` (`noDefaultFolder`, `nested`, `unfinishedMigration`,
   ///   `noSuchSource`, `noSuchDestination`, a plan's blocker, and what `Migration.execute`
   ///   throws), `LockError`, `StorageError`, `FetchError`, `ArchiveError` from the backup,
-  ///   and what `context`'s callbacks throw. Every error before the backup leaves both
+  ///   `FileSystemError` from recording the lineage (`BackupLineage`), and what `context`'s
+  ///   callbacks throw. Every error before the backup leaves both
   ///   folders as they were; the locks are released on every path.
   public static func run(_ request: Request, context: Context) throws -> Outcome {
     let fs = context.fileSystem
@@ -217,13 +218,19 @@ public enum MigrateOperation {
     }
     var backup: String?
     if plan.hasWork(keepSource: request.keepSource) {
+      let directory = try context.backupDirectory()
       let result = try Backup.make(
-        files: Migration.backupFiles(plan), source: "\(source) -> \(destination)",
-        reason: "migrate", directory: try context.backupDirectory(),
-        dataRoots: [source, destination], version: request.version, now: context.now(),
-        fileSystem: fs, inspect: DocumentTools.inspect)
+        files: Migration.backupFiles(plan), source: BackupLineage.pairSource(source, destination),
+        reason: "migrate", directory: directory, dataRoots: [source, destination],
+        version: request.version, now: context.now(), fileSystem: fs,
+        inspect: DocumentTools.inspect)
       backup = result.path
       try context.event(.backupWritten(result.path))
+      // Before anything moves: from now on the destination holds the source's documents, so
+      // the source's backups are the destination's too (mn repair, mn.md §14).
+      try BackupLineage.record(
+        source: source, destination: destination, directory: directory, now: context.now(),
+        fileSystem: fs, wait: request.lockTimeout, sleep: context.sleep)
     }
     if !plan.conflicts.isEmpty || !plan.versions.isEmpty {
       plan = try Migration.mergeConflicts(

@@ -13,7 +13,16 @@ import Storage
 /// 2. its conflict copies in the folder (a damaged copy salvaged the same way);
 /// 3. each `--from` folder (its file of the same name) or archive (checked against its
 ///    manifest; its entries for the document and its copies);
-/// 4. every backup archive in the backup folder, newest first, read the same way.
+/// 4. every backup archive in the backup folder of *this* folder, newest first, read the
+///    same way: one whose manifest records this folder or, across `migrate`, a folder it
+///    descends from (`BackupLineage`), compared by real path; for a backup of two folders
+///    (a migration's), only the entries of such a folder.
+///
+/// A conflict copy or backup entry that shares no change with what was salvaged from the
+/// damaged file (holds none of its changes, nor a change they depend on) is not taken
+/// either: what another document's changes would add to a month could never be taken out
+/// again. Only `--from` takes a source regardless. What was not taken is reported
+/// (`RepairSource.excluded`).
 ///
 /// The repaired document is the union of their changes, by hash, minus the changes that
 /// depend on a hash no source holds (those are reported, with the lost hashes): the bytes
@@ -34,6 +43,8 @@ public enum RepairOperation {
     var kind: RepairSource.Kind
     var location: String
     var bytes: [UInt8]
+    /// Why it is not taken, decided before it is read (a backup of another folder).
+    var excluded: RepairExclusion? = nil
   }
 
   /// Finds the damaged documents and builds their repaired bytes; changes nothing.
@@ -43,8 +54,8 @@ public enum RepairOperation {
   ///   - documents: the documents named on the command line (`listing.select`); nil for
   ///     every document that does not load. A named document that loads is reported as such.
   ///   - origins: the `--from` folders and archives.
-  ///   - backupDirectory: the backup folder, whose `minuta-backup-*` archives are sources;
-  ///     nil for none.
+  ///   - backupDirectory: the backup folder, whose `minuta-backup-*` archives of this folder
+  ///     (and of the folders its lineage file names) are sources; nil for none.
   ///   - fileSystem: where to read.
   ///   - progress: told `(done, total, name)` as each document is gathered.
   /// - Returns: the report of what `execute` would do.
@@ -105,10 +116,18 @@ public enum RepairOperation {
       case .directory(let path): directories.append(path)
       }
     }
+    var lineage: Set<String> = []
     if let backupDirectory {
+      func real(_ path: String) -> String { AbsolutePath(path).resolvingLinks(fileSystem).string }
+      let named = Set(archives.map { real($0.path) })
       for name in backupArchives(in: backupDirectory, fileSystem: fileSystem) {
-        archives.append((.backup, AbsolutePath(backupDirectory).appending(name).string))
+        let path = AbsolutePath(backupDirectory).appending(name).string
+        // An archive named by --from is taken as such, once.
+        if !named.contains(real(path)) { archives.append((.backup, path)) }
       }
+      lineage = BackupLineage.lineage(
+        of: listing.root, links: BackupLineage.links(in: backupDirectory, fileSystem: fileSystem),
+        fileSystem: fileSystem)
     }
     for (kind, path) in archives {
       let archive: ReadArchive
@@ -118,11 +137,32 @@ public enum RepairOperation {
         report.unusableArchives.append((path, error.description))
         continue
       }
+      // A backup's folders by entry prefix, and whether each is of this folder's lineage.
+      var ours: [String?: Bool] = [:]
+      var recorded: [String?: String] = [:]
+      if kind == .backup, let manifest = archive.manifest {
+        for (prefix, folder) in BackupLineage.folders(ofManifestSource: manifest.source) {
+          ours[prefix] = BackupLineage.contains(lineage, folder, fileSystem: fileSystem)
+          recorded[prefix] = folder
+        }
+      }
       for entry in archive.entries {
         for (t, target) in targets.enumerated()
         where target.copyOf == nil && holds(entry.path, logicalName: target.logicalName) {
-          archived[t].append(
-            Input(kind: kind, location: "\(path):\(entry.path)", bytes: entry.bytes))
+          var input = Input(kind: kind, location: "\(path):\(entry.path)", bytes: entry.bytes)
+          if kind == .backup {
+            let key = prefix(entry.path, logicalName: target.logicalName)
+            if archive.manifest == nil {
+              input.excluded = .noFolderRecorded
+            } else if let folder = recorded[key] {
+              if ours[key] != true { input.excluded = .otherFolder(folder) }
+            } else {
+              // Another document of that folder (`x/records/…` is not `records/…`).
+              continue
+            }
+            if input.excluded != nil { input.bytes = [] }
+          }
+          archived[t].append(input)
         }
       }
     }
@@ -197,6 +237,15 @@ public enum RepairOperation {
     return !path.dropLast(logicalName.count + 1).contains("/")
   }
 
+  /// The folder prefix of an entry that `holds` the document: nil when it sits directly
+  /// under the top folder, else the one folder above it (`source`, `destination`).
+  static func prefix(_ entryPath: String, logicalName: String) -> String? {
+    guard let first = entryPath.split(separator: "/", maxSplits: 1).first,
+      entryPath.split(separator: "/").count > logicalName.split(separator: "/").count
+    else { return nil }
+    return String(first)
+  }
+
   /// Decodes (or salvages) every input and builds the repaired document.
   static func build(_ document: inout RepairDocument, from inputs: [Input]) {
     struct SeqKey: Hashable {
@@ -208,15 +257,23 @@ public enum RepairOperation {
     var bySeq: [SeqKey: ChangeHash] = [:]
     // The largest input that loads without orphans: the output starts with its bytes.
     var base: (bytes: [UInt8], hashes: Set<ChangeHash>)?
+    // What was salvaged from the damaged file, and what its changes depend on: every other
+    // source but --from must hold one of these (a dependency's hash ties a source to the
+    // document's history as surely as a change in common).
+    var salvagedHashes = Set<ChangeHash>()
     for input in inputs {
       var source = RepairSource(kind: input.kind, location: input.location)
+      source.excluded = input.excluded
+      guard input.excluded == nil else {
+        document.sources.append(source)
+        continue
+      }
       let changes: [Change]
+      var loaded: AutomergeFile?
       // The damaged file is known not to load: it goes straight to salvage.
       if input.kind != .damaged, let file = try? AutomergeFile.decode(input.bytes, keepOps: false) {
         changes = file.changes
-        if file.orphans.isEmpty && !changes.isEmpty && changes.count > (base?.hashes.count ?? 0) {
-          base = (input.bytes, Set(changes.map(\.hash)))
-        }
+        loaded = file
       } else {
         let salvaged = Salvage.salvage(input.bytes)
         changes = salvaged.changes
@@ -224,6 +281,24 @@ public enum RepairOperation {
         source.skipped = salvaged.skipped
       }
       source.changes = changes.count
+      if input.kind == .damaged {
+        for change in changes {
+          salvagedHashes.insert(change.hash)
+          salvagedHashes.formUnion(change.deps)
+        }
+      } else if input.kind != .from
+        && !changes.contains(where: { salvagedHashes.contains($0.hash) })
+      {
+        source.excluded = .sharesNoChange
+        document.sources.append(source)
+        continue
+      }
+      if let loaded,
+        loaded.orphans.isEmpty && !changes.isEmpty
+          && changes.count > (base?.hashes.count ?? 0)
+      {
+        base = (input.bytes, Set(changes.map(\.hash)))
+      }
       for change in changes where index[change.hash] == nil {
         let key = SeqKey(actor: change.author, seq: change.seq)
         if let other = bySeq[key], other != change.hash {

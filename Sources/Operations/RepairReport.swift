@@ -40,10 +40,42 @@ public struct RepairSource: Sendable, Equatable {
   public var skipped: [SkippedRange] = []
   /// Why it could not be used at all (cannot be read); nil when it was read.
   public var problem: String?
+  /// Why its changes were not taken although it holds the document; nil when they were.
+  public var excluded: RepairExclusion?
 
   public init(kind: Kind, location: String) {
     self.kind = kind
     self.location = location
+  }
+}
+
+/// Why a source that holds the document was not mixed into it (mn.md §14): changes of
+/// another folder cannot be taken out of a CRDT again, so only `--from` can take them.
+public enum RepairExclusion: Sendable, Equatable, CustomStringConvertible {
+  /// A backup of another data folder (the folder it recorded), not in this folder's lineage.
+  case otherFolder(String)
+  /// A backup that records no folder (it has no manifest).
+  case noFolderRecorded
+  /// It holds no change that was salvaged from the damaged file, nor one that a salvaged
+  /// change depends on.
+  case sharesNoChange
+
+  /// The `--json` spelling.
+  public var code: String {
+    switch self {
+    case .otherFolder: return "other-folder"
+    case .noFolderRecorded: return "no-folder-recorded"
+    case .sharesNoChange: return "shares-no-change"
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .otherFolder(let folder): return "a backup of another data folder, '\(folder)'"
+    case .noFolderRecorded: return "the backup records no data folder"
+    case .sharesNoChange:
+      return "it shares no change with what was salvaged from the damaged file"
+    }
   }
 }
 
@@ -116,6 +148,9 @@ public struct RepairDocument: Sendable {
 
   /// Whether something is known to be lost (a dependency no source holds).
   public var losesSomething: Bool { !lost.isEmpty || !stranded.isEmpty }
+
+  /// The sources that hold the document but were not taken (`RepairSource.excluded`).
+  public var excludedSources: [RepairSource] { sources.filter { $0.excluded != nil } }
 }
 
 /// What `RepairOperation.plan` found and `RepairOperation.execute` did.

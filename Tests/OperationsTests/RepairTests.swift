@@ -21,13 +21,18 @@ import Testing
     try ConflictFixtures.hashes("seed-01/merged/records/2026/09.automerge.changes")
   }
 
-  /// A folder whose month is device 0's file with its document chunk damaged, a copy from
-  /// device 1, another device's folder with device 2's file, and a backup of device 0.
+  /// A folder whose month is device 0's file with its document chunk damaged and one change
+  /// chunk after it that survived (a change devices 0 and 1 share), a copy from device 1,
+  /// another device's folder with device 2's file, and a backup of the folder when it held
+  /// device 0's file.
   func damagedFolder() throws -> (data: ScratchFolder, other: ScratchFolder, backups: String) {
     let data = try ScratchFolder()
     var damaged = try device(0)
     damaged[damaged.count / 2] ^= 0x40
-    try data.write(Self.month, damaged)
+    let one = Set(try AutomergeFile.decode(try device(1)).changes.map(\.hash))
+    let shared = try #require(
+      try AutomergeFile.decode(try device(0)).changes.first { one.contains($0.hash) })
+    try data.write(Self.month, damaged + shared.chunk)
     try data.write(Self.copy, try device(1))
     try data.write("tags.automerge", try ConflictFixtures.bytes("seed-01/device-0/tags.automerge"))
     let other = try ScratchFolder()
@@ -40,7 +45,7 @@ import Testing
         ExportFile(
           relativePath: Self.month, absolutePath: source.absolute(Self.month), kind: .document)
       ],
-      source: source.path, reason: "merge-conflicts", directory: backups, dataRoots: [data.path],
+      source: data.path, reason: "merge-conflicts", directory: backups, dataRoots: [data.path],
       version: "test", now: 1_790_000_000, fileSystem: fs, inspect: DocumentTools.inspect)
     return (data, other, backups)
   }
@@ -63,7 +68,7 @@ import Testing
     #expect(document.refusal == nil)
     #expect(document.sources.map(\.kind) == [.damaged, .copy, .from, .backup])
     #expect(document.sources.map(\.salvaged) == [true, false, false, false])
-    #expect(document.sources[0].changes == 0 && document.sources[0].skipped.count == 1)
+    #expect(document.sources[0].changes == 1 && document.sources[0].skipped.count == 1)
     #expect(document.sources.reduce(0) { $0 + $1.recovered } == document.recovered)
     #expect(document.recovered == (try merged()).count)
     #expect(document.lost.isEmpty && document.stranded.isEmpty)
@@ -91,6 +96,58 @@ import Testing
     }
     let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month))))
     #expect(Array(bytes.prefix(largest?.count ?? 0)) == largest)
+  }
+
+  /// A migration's backup holds two folders: an entry counts only when its folder is this
+  /// one or one it descends from (the lineage file); another folder's backup never does.
+  @Test func backupEntriesCountOnlyForTheFoldersOfTheLineage() throws {
+    let folder = try damagedFolder()
+    try FileManager.default.removeItem(atPath: folder.data.absolute(Self.copy))
+    let old = try ScratchFolder()
+    try old.write(Self.month, try device(1))
+    let backups = try ScratchFolder()
+    _ = try Backup.make(
+      files: [
+        ExportFile(
+          relativePath: Self.month, absolutePath: old.absolute(Self.month), kind: .document
+        ).prefixed(by: "source"),
+        ExportFile(
+          relativePath: Self.month, absolutePath: folder.other.absolute(Self.month),
+          kind: .document
+        ).prefixed(by: "destination"),
+      ],
+      source: BackupLineage.pairSource(old.path, folder.data.path), reason: "migrate",
+      directory: backups.path, dataRoots: [folder.data.path], version: "test",
+      now: 1_790_000_000, fileSystem: fs, inspect: DocumentTools.inspect)
+    func plan() throws -> RepairDocument {
+      let report = RepairOperation.plan(
+        listing: try FolderScan.scan(root: folder.data.path, fileSystem: fs),
+        backupDirectory: backups.path, fileSystem: fs)
+      return try #require(report.documents.first)
+    }
+    let alone = try plan()
+    // Entries in path order: destination/ (this folder), then source/.
+    #expect(alone.sources.map(\.excluded) == [nil, nil, .otherFolder(old.path)])
+    #expect(
+      alone.sources.map { $0.location.hasSuffix(":source/" + Self.month) } == [false, false, true])
+    try BackupLineage.record(
+      source: old.path, destination: folder.data.path, directory: backups.path,
+      now: 1_790_000_001, fileSystem: fs, wait: 0, sleep: { _ in })
+    let descended = try plan()
+    #expect(descended.sources.map(\.excluded) == [nil, nil, nil])
+    #expect(descended.sources[2].recovered > 0)
+    // The same backup is of another folder for any other folder.
+    let stranger = try ScratchFolder()
+    try stranger.write(
+      Self.month,
+      Array(try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month)))))
+    let report = RepairOperation.plan(
+      listing: try FolderScan.scan(root: stranger.path, fileSystem: fs),
+      backupDirectory: backups.path, fileSystem: fs)
+    #expect(
+      report.documents.first?.sources.map(\.excluded) == [
+        nil, .otherFolder(folder.data.path), .otherFolder(old.path),
+      ])
   }
 
   @Test func aFromFolderGivesItsFileAndItsConflictCopies() throws {
@@ -181,7 +238,8 @@ import Testing
       actors: first.actors, seq: first.seq, startOp: first.startOp, time: first.time + 1,
       message: "twin", deps: Array(first.deps), ops: [])
     try data.write(Self.month, first.chunk + Array("damage".utf8))
-    try data.write(Self.copy, twin.chunk)
+    // The copy holds `first` too: it is of this document, and the twin collides.
+    try data.write(Self.copy, first.chunk + twin.chunk)
     let report = RepairOperation.plan(
       listing: try FolderScan.scan(root: data.path, fileSystem: fs), backupDirectory: nil,
       fileSystem: fs)

@@ -22,6 +22,13 @@ extension Repair {
         case .none, .loads: break
         case .some(let refusal):
           try env.stderr.write("mn: error: cannot repair '\(d.logicalName)': \(refusal)\n")
+          if refusal == .nothingRecovered
+            && d.excludedSources.contains(where: { $0.kind == .backup })
+          {
+            try env.stderr.write(
+              "mn: hint: backups that hold it were not taken (see the report); "
+                + "name one with --from to take it\n")
+          }
         }
       }
       if call.global.json {
@@ -50,7 +57,14 @@ extension Repair {
         text += "\(done) \(plural(d.recovered, "change"))\n"
       }
       for s in d.sources {
-        let what = s.problem.map { "unreadable: \($0)" } ?? "\(s.changes) verified, +\(s.recovered)"
+        let what: String
+        if let problem = s.problem {
+          what = "unreadable: \(problem)"
+        } else if let excluded = s.excluded {
+          what = "not taken: \(excluded)\(s.kind == .backup ? " (only --from takes it)" : "")"
+        } else {
+          what = "\(s.changes) verified, +\(s.recovered)"
+        }
         text += "  \(s.kind.rawValue.padding(8)) \(s.location): \(what)\n"
         for r in s.skipped {
           text += "    skipped \(r.length) bytes at offset \(r.offset): \(r.problem)\n"
@@ -120,6 +134,13 @@ extension Repair {
         ),
       ]
       if let problem = s.problem { members.append(("problem", .string(problem))) }
+      if let excluded = s.excluded {
+        var why: [(String, JSONValue)] = [
+          ("reason", .string(excluded.code)), ("detail", .string(excluded.description)),
+        ]
+        if case .otherFolder(let folder) = excluded { why.append(("folder", .string(folder))) }
+        members.append(("excluded", .object(why)))
+      }
       return .object(members)
     }
   }

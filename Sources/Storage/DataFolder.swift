@@ -14,6 +14,40 @@ public enum DataFolder {
   /// The suffix of local-only files (iCloud never uploads them); never listed or exported.
   public static let noSyncSuffix = ".nosync"
 
+  /// Files only a data folder holds: a directory with one of them looks like a data folder.
+  public static let markerNames = [versionFileName, lockFileName, DocumentName.tags.logicalName]
+
+  /// The data folder that `path` is inside, or would be once created: the first of `roots`
+  /// that holds it, else (when `lookAlikes`) the nearest directory above it with one of the
+  /// `markerNames`; nil when none.
+  ///
+  /// The path's directory counts as given and with its links resolved (as far as it
+  /// exists), and so does each root; components are compared, never string prefixes
+  /// (`/a/Minuta-test` is not inside `/a/Minuta`). Its last component is not followed: a
+  /// write replaces a link there instead of writing through it.
+  public static func enclosingFolder(
+    of path: AbsolutePath, roots: [AbsolutePath], lookAlikes: Bool, fileSystem: any FileSystem
+  ) -> AbsolutePath? {
+    let given = path.normalized
+    let resolved = given.parent.resolvingLinks(fileSystem).appending(given.lastComponent)
+    for root in roots {
+      for (p, r) in [(given, root.normalized), (resolved, root.resolvingLinks(fileSystem))]
+      where p == r || p.isInside(r) {
+        return root
+      }
+    }
+    guard lookAlikes else { return nil }
+    var directory = resolved.parent
+    while true {
+      for name in markerNames where (try? fileSystem.info(directory.appending(name).string)) != nil
+      {
+        return directory
+      }
+      guard directory != .root else { return nil }
+      directory = directory.parent
+    }
+  }
+
   /// Whether a file name ends in `.nosync` (local-only by convention).
   public static func isNoSync(_ fileName: String) -> Bool {
     NameBytes.withBytes(fileName) { NameBytes.hasSuffix($0, ".nosync") }

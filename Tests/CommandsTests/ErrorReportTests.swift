@@ -58,6 +58,9 @@ struct ReportCase: Sendable, CustomTestStringConvertible {
       CommandError.archiveInsideDataFolder(root: "/r"), .cantCreate,
       "refusing to write the archive inside the data folder '/r'"),
     .init(
+      CommandError.outputInsideDataFolder(path: "m.automerge", folder: "/r"), .cantCreate,
+      "refusing to write 'm.automerge' inside the data folder '/r'"),
+    .init(
       CommandError.outputNotWritten(FileSystemError("write", "standard output", .noSpace)),
       .ioErr, "cannot write 'standard output'"),
   ]

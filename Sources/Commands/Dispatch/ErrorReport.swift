@@ -110,6 +110,16 @@ enum ErrorReport {
         .cantCreate, "refusing to write the archive inside the data folder '\(root)'",
         ["hint: write it elsewhere with -o FILE"]
       )
+    case .outputInsideDataFolder(let path, let folder):
+      return (
+        .cantCreate,
+        "refusing to write '\(path)' inside the data folder '\(folder)' (mn doc merge takes no lock)",
+        [
+          "hint: 'mn merge-conflicts' merges a document's conflict copies into it under the lock, "
+            + "and 'mn restore' brings documents back from an archive; or write the merge "
+            + "elsewhere with -o FILE"
+        ]
+      )
     }
   }
 

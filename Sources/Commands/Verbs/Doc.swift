@@ -109,7 +109,11 @@ enum Doc {
       other files have, in dependency order, so every Automerge implementation opens it and \
       no byte of the first file is rewritten. The result is read back and checked to hold \
       every change of every input before the command succeeds. OUT is written atomically; \
-      - writes to standard output.
+      - writes to standard output. OUT inside the data folder, or inside a folder that \
+      looks like one (it holds .minuta-version, tags.automerge or the lock file), is \
+      refused (exit 73): plumbing takes no lock, and a sync client may be writing there. \
+      'mn merge-conflicts' merges copies into a document and 'mn restore' brings documents \
+      back, under the lock.
       """,
     arguments: [
       ArgumentSpec(
@@ -194,8 +198,15 @@ enum Doc {
       try env.stdout.write(result.bytes)
     } else {
       let path = AbsolutePath(normalizing: output, relativeTo: AbsolutePath(env.currentDirectory))
-        .string
-      try AtomicFile.write(result.bytes, to: path, fileSystem: env.fileSystem)
+      // No lock and no exchange here: a document of a data folder is written by the verbs
+      // that take them (mn.md §6).
+      let roots = env.discover(root: call.global.root).root.map { [AbsolutePath($0)] } ?? []
+      if let folder = DataFolder.enclosingFolder(
+        of: path, roots: roots, lookAlikes: true, fileSystem: env.fileSystem)
+      {
+        throw CommandError.outputInsideDataFolder(path: output, folder: folder.string)
+      }
+      try AtomicFile.write(result.bytes, to: path.string, fileSystem: env.fileSystem)
     }
     if call.global.verbose {
       try env.stderr.write(

@@ -1,5 +1,6 @@
 import Archive
 import Platform
+import Storage
 
 /// Where `mn export` writes and in which format, decided from `-o`, `--format` and the clock.
 struct ExportTarget {
@@ -64,13 +65,9 @@ struct ExportTarget {
   /// Refuses an output inside the data folder: it would be synced to every device, exported
   /// again next time, and could replace a document.
   static func refuseInside(root: String, output: String, _ fileSystem: any FileSystem) throws {
-    let directory = AbsolutePath(output).parent.string
-    let resolved = (
-      (try? fileSystem.realPath(directory)) ?? directory, (try? fileSystem.realPath(root)) ?? root
-    )
-    for (d, r) in [(directory, root), resolved] where d == r || d.hasPrefix(r == "/" ? r : r + "/")
-    {
-      throw CommandError.archiveInsideDataFolder(root: root)
-    }
+    let inside = DataFolder.enclosingFolder(
+      of: AbsolutePath(output), roots: [AbsolutePath(root)], lookAlikes: false,
+      fileSystem: fileSystem)
+    if inside != nil { throw CommandError.archiveInsideDataFolder(root: root) }
   }
 }

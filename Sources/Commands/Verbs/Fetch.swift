@@ -20,7 +20,9 @@ enum Fetch {
       with it, never overwritten. With --exec, the \
       command runs once per placeholder through /bin/sh, {} standing for the file's \
       absolute path and {rel} for its logical name (both already quoted; with neither, the \
-      path is appended), its output going to standard error; then mn waits for the files. \
+      path is appended), with mn's whole environment (SSH_AUTH_SOCK, LANG, RCLONE_*, ...) \
+      as a shell would pass it, its output going to standard error; then mn waits for the \
+      files. \
       With no source, mn asks the system to download (macOS) and waits for the sync client: \
       in iCloud Drive it asks for the download and waits until the system calls the file \
       current and it is no longer dataless, a stale file (a newer version not downloaded \

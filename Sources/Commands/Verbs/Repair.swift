@@ -23,12 +23,18 @@ enum Repair {
       skipping damaged ranges up to the next chunk's magic bytes; a chunk that fails its \
       check is never used. It adds every change of the same document found in its conflict \
       copies (damaged ones salvaged the same way), in each --from folder or archive, and in \
-      every backup archive in $MN_BACKUP_DIR. It then backs up the damaged file (a verified \
-      archive, path printed on standard error) and writes the repaired document atomically: \
-      every recovered change, dependencies first, so that every Automerge opens it.
+      every backup archive in $MN_BACKUP_DIR that was taken of this data folder (the folder \
+      its manifest records, compared by real path) or of a folder this one was migrated \
+      from (mn migrate records that in minuta-lineage.jsonl there). A backup of another \
+      folder is never taken, and neither is a copy or backup entry that shares no change \
+      with what was salvaged (nor a change it depends on): what another document adds \
+      cannot be taken out again. --from takes what it names regardless. It then backs up \
+      the damaged file (a verified archive, path printed on standard error) and writes the \
+      repaired document atomically: every recovered change, dependencies first, so that \
+      every Automerge opens it.
 
-      The report says, per document, how many changes came from where, which byte ranges \
-      were skipped, and what is known to be lost: hashes that recovered changes depend on \
+      The report says, per document, how many changes came from where, which sources were \
+      not taken and why, which byte ranges were skipped, and what is known to be lost: hashes that recovered changes depend on \
       and that no source holds (the changes that depend on them are left out, and kept in \
       the backup). A document that loads is never rewritten. --dry-run reports and writes \
       nothing. Exits 0 when nothing is known lost, 1 when something is, 65 when nothing \

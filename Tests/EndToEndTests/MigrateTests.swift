@@ -70,8 +70,11 @@ struct MigrateSandbox {
 
         """))
     #expect(r.stdout.contains("migrated 4 documents: 1 moved, 2 merged, 1 already there\n"))
-    let backups = try FileManager.default.contentsOfDirectory(atPath: box.path("backups"))
+    let files = try FileManager.default.contentsOfDirectory(atPath: box.path("backups"))
+    let backups = files.filter { $0.hasPrefix("minuta-backup-") }
     #expect(backups.count == 1)
+    // The destination descends from the source (for mn repair), recorded beside the backups.
+    #expect(Set(files) == Set(backups + ["minuta-lineage.jsonl", ".mn-backups.lock"]), "\(files)")
     #expect(r.stderr == "mn: backup written to '\(box.path("backups"))/\(backups.first ?? "")'\n")
     for name in MigrateSandbox.documents {
       let path = box.path(MigrateSandbox.icloud + "/" + name)

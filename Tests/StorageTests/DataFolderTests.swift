@@ -125,4 +125,26 @@ import Testing
       currentDirectory: .root, fileSystem: fs)
     #expect(out.map(\.string) == ["tags.automerge", "records"])
   }
+
+  @Test func anOutputIsInsideADataFolderByRealPathOrByItsMarkers() throws {
+    let s = try setUp()
+    try s.write("plain/records/x.automerge")
+    try s.write("lookalike/.minuta-version")
+    try s.write("root-test/x")
+    try s.symlink("link", to: s.absolute("root"))
+    let root = AbsolutePath(s.absolute("root"))
+    func inside(_ rel: String, lookAlikes: Bool = true) -> String? {
+      DataFolder.enclosingFolder(
+        of: AbsolutePath(s.absolute(rel)), roots: [root], lookAlikes: lookAlikes, fileSystem: fs
+      )?.string
+    }
+    #expect(inside("root/records/2026/09.automerge") == root.string)
+    #expect(inside("root/records/2031/01.automerge") == root.string, "not created yet")
+    #expect(inside("link/tags.automerge") == root.string, "through a link")
+    #expect(inside("root") == root.string)
+    #expect(inside("root-test/x") == nil, "components, not a prefix")
+    #expect(inside("lookalike/records/2026/09.automerge") == s.absolute("lookalike"))
+    #expect(inside("lookalike/records/2026/09.automerge", lookAlikes: false) == nil)
+    #expect(inside("plain/records/y.automerge") == nil)
+  }
 }

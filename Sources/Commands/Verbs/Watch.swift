@@ -104,7 +104,9 @@ enum Watch {
       root: root, fileSystem: fs, notifier: notifier, now: { env.nowDouble },
       tryLock: {
         do {
-          return try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in })
+          let lock = try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in })
+          env.reached(.afterLock)
+          return lock
         } catch LockError.held {
           return nil
         }

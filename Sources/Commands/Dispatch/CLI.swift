@@ -71,7 +71,6 @@ public enum CLI {
         [root], timeout: call[CommonOptions.wait] ?? 10, fileSystem: env.fileSystem,
         sleep: env.sleep)
       defer { lock.release() }
-      env.reached(.afterLock)
       let left = try cleanTemporaries(root, call, env)
       let status = try run(call, root, env)
       // A temporary whose document could not take its changes (a damaged document, say) is

@@ -46,9 +46,6 @@ public struct Environment: Sendable {
   /// The sync provider of the system (mn.md §15): `DarwinSyncProvider` on macOS, where
   /// `fileSystem` then coordinates through it; `NoSyncProvider` elsewhere and in tests.
   public var syncProvider: any SyncProvider
-  /// The test-only pause points (`MN_TEST_PAUSE_AT`, docs/testing.md); nil, and inert,
-  /// unless the variable is set.
-  public var pausePoints: PausePoints?
 
   public init(
     variables: [String: String], currentDirectory: String,
@@ -60,11 +57,9 @@ public struct Environment: Sendable {
     sleep: @escaping @Sendable (Double) -> Void = { _ in },
     processRunner: any ProcessRunner = LiveProcessRunner(),
     utcOffset: @escaping @Sendable (Int64) -> Int64 = { _ in 0 },
-    syncProvider: any SyncProvider = NoSyncProvider(),
-    pausePoints: PausePoints? = nil
+    syncProvider: any SyncProvider = NoSyncProvider()
   ) {
     self.syncProvider = syncProvider
-    self.pausePoints = pausePoints
     self.variables = variables
     self.currentDirectory = currentDirectory
     self.now = now
@@ -80,11 +75,6 @@ public struct Environment: Sendable {
     self.processRunner = processRunner
     self.utcOffset = utcOffset
   }
-}
-
-extension Environment {
-  /// Tells the pause points (if any) that `step` is reached.
-  func reached(_ step: PauseStep) { pausePoints?.reached(step) }
 }
 
 extension Environment {

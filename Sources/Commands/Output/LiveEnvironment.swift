@@ -137,6 +137,6 @@ extension Environment {
         guard localtime_r(&time, &parts) != nil else { return 0 }
         return Int64(parts.tm_gmtoff)
       },
-      syncProvider: provider, pausePoints: pausePoints)
+      syncProvider: provider)
   }
 }

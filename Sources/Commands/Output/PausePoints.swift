@@ -11,7 +11,8 @@ import Platform
 /// A named step of the writing workflows (merge-conflicts, repair, migrate, restore, watch),
 /// where a crash test stops the process (docs/testing.md).
 public enum PauseStep: String, CaseIterable, Sendable {
-  /// The write lock of the data folder is held (the dispatcher's, or one of `watch`'s).
+  /// A write lock was taken (the dispatcher's, `watch`'s, `migrate`'s of each folder,
+  /// `restore`'s of its destination).
   case afterLock = "after-lock"
   /// A backup archive is in place in the backup folder (verified, renamed, not yet synced).
   case afterBackup = "after-backup"
@@ -66,8 +67,8 @@ public final class PausePoints: @unchecked Sendable {
   }
 }
 
-/// A `FileSystem` that tells `PausePoints` of the steps its calls make: an archive renamed
-/// into place (`after-backup`), a temporary put in place (`after-write` before,
+/// A `FileSystem` that tells `PausePoints` of the steps its calls make: a lock taken
+/// (`after-lock`), an archive renamed into place (`after-backup`), a temporary put in place (`after-write` before,
 /// `after-swap` after), a file that is not a temporary removed (`before-remove`). Used only
 /// when `MN_TEST_PAUSE_AT` is set; every call is forwarded unchanged.
 struct PausingFileSystem: FileSystem {
@@ -163,7 +164,9 @@ struct PausingFileSystem: FileSystem {
     try base.setPermissions(path, permissions)
   }
   func tryLock(_ fd: FileDescriptor, path: String) throws -> Bool {
-    try base.tryLock(fd, path: path)
+    let taken = try base.tryLock(fd, path: path)
+    if taken { points.reached(.afterLock) }
+    return taken
   }
   func readLink(_ path: String) throws -> String { try base.readLink(path) }
   func realPath(_ path: String) throws -> String { try base.realPath(path) }

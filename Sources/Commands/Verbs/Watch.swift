@@ -114,9 +114,7 @@ enum Watch {
       root: root, fileSystem: fs, notifier: notifier, now: { env.nowDouble },
       tryLock: {
         do {
-          let lock = try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in })
-          env.reached(.afterLock)
-          return lock
+          return try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in })
         } catch LockError.held {
           return nil
         }

@@ -10,16 +10,29 @@ public struct WatchPolicy: Sendable, Equatable {
   public var keep: BackupKeepPolicy?
   /// How long a failed merge waits before it is tried again, in seconds (at least `quietFor`).
   public var retryAfter: Double
+  /// How often the folder is rescanned while the system refuses to watch some of its
+  /// directories (`ChangeNotifier.unwatched`, mn.md §12), in seconds.
+  public var unwatchedRescanEvery: Double
+
+  /// How many quiet periods a copy that does not decode must stay unchanged before it is
+  /// called damaged: until then it is a copy still arriving (a sync client writing it
+  /// slowly), waited for and not reported (mn.md §12).
+  public static let arrivingQuietPeriods = 6.0
+
+  /// How long (seconds since its last modification) a copy that does not decode is taken
+  /// for one still arriving: `arrivingQuietPeriods` times `quietFor`.
+  public var arrivingFor: Double { quietFor * Self.arrivingQuietPeriods }
 
   public init(
     quietFor: Double = 10, backupEvery: Double? = nil, fetch: Bool = false,
-    keep: BackupKeepPolicy? = nil, retryAfter: Double = 60
+    keep: BackupKeepPolicy? = nil, retryAfter: Double = 60, unwatchedRescanEvery: Double = 30
   ) {
     self.quietFor = quietFor
     self.backupEvery = backupEvery
     self.fetch = fetch
     self.keep = keep
     self.retryAfter = max(retryAfter, quietFor)
+    self.unwatchedRescanEvery = unwatchedRescanEvery
   }
 }
 

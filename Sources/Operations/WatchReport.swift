@@ -27,6 +27,11 @@ public enum WatchReport {
   case folderGone(root: String)
   /// The folder is back.
   case folderBack(root: String)
+  /// The system refused to watch `count` directories of the folder (Linux: the inotify
+  /// watch limit, `setting`); they are rescanned every `every` seconds. Reported once.
+  case notWatched(count: Int, setting: String, every: Double)
+  /// Copies that do not decode yet but changed recently: still arriving, waited for.
+  case arriving([String])
   /// SIGTERM or SIGINT: exiting.
   case stopping
 }

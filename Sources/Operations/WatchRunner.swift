@@ -30,6 +30,8 @@ public struct WatchRunner {
   private var done = false
   private var rescanQueued = false
   private var ignorePlaceholdersOnce = false
+  /// Whether the refused watches were reported (once a run).
+  private var warnedUnwatched = false
 
   /// A runner.
   ///
@@ -62,6 +64,7 @@ public struct WatchRunner {
     if folderExists() {
       do {
         try context.notifier.watchTree(root: context.root)
+        noteCoverage()
         feed(.needsRescan)
       } catch {
         if folderExists() { throw error }
@@ -83,7 +86,22 @@ public struct WatchRunner {
       }
       let events = try context.notifier.wait(timeout: timeout)
       take(events)
+      if state.folderPresent { noteCoverage() }
       if !state.folderPresent && folderExists() { feed(.folderBack) }
+    }
+  }
+
+  /// Tells the state how many directories the notifier could not watch, and says so the
+  /// first time (mn.md §12: never silently blind).
+  private mutating func noteCoverage() {
+    let count = context.notifier.unwatched.count
+    if count != state.unwatched { feed(.coverage(unwatched: count)) }
+    if count > 0 && !warnedUnwatched {
+      warnedUnwatched = true
+      context.report(
+        .notWatched(
+          count: count, setting: ChangeNotifierLimit.setting,
+          every: state.policy.unwatchedRescanEvery))
     }
   }
 
@@ -176,12 +194,14 @@ public struct WatchRunner {
         done = true
         return
       }
-      try context.notifier.watchForAppearance(of: context.root)
+      // Refused, the folder is still looked for every `folderCheckInterval`.
+      try? context.notifier.watchForAppearance(of: context.root)
       if folderExists() { feed(.folderBack) }
     case .watchAgain:
       context.report(.folderBack(root: context.root))
       do {
         try context.notifier.watchTree(root: context.root)
+        noteCoverage()
       } catch {
         if folderExists() { throw error }
         feed(.folderGone)
@@ -332,8 +352,18 @@ public struct WatchRunner {
     var dropped: [String] = []
     var seen = Set<String>()
     var placeholder = false
-    for document in result.documents {
+    var arriving: [String] = []
+    for var document in result.documents {
       for copy in document.copies { seen.insert(copy.copy.path) }
+      // A copy that does not decode but changed recently is still being written: waited
+      // for, not reported as damaged (mn.md §12).
+      let waiting = document.copies.filter { isArriving($0) }.map(\.copy.path)
+      if !waiting.isEmpty {
+        arriving += waiting
+        retry += waiting
+        document.copies.removeAll { waiting.contains($0.copy.path) }
+        if document.copies.isEmpty { continue }
+      }
       let paths = document.copies.map(\.copy.path)
       if let refusal = document.refusal {
         context.report(.merged(document))
@@ -363,10 +393,22 @@ public struct WatchRunner {
         }
       }
     }
+    if !arriving.isEmpty { context.report(.arriving(arriving)) }
     // Copies the scan no longer found went away by themselves.
     removed += paths.filter { !seen.contains($0) }
     if placeholder { feed(.placeholderSeen) }
     return .mergeFinished(removed: removed, retry: retry, dropped: dropped)
+  }
+
+  /// Whether a copy the merge found undecodable is still arriving (`WatchState.isArriving`,
+  /// by its modification time now).
+  private func isArriving(_ copy: ConflictMergeCopy) -> Bool {
+    guard case .notAutomerge = copy.problem,
+      let info = (try? context.fileSystem.info(copy.copy.path)) ?? nil
+    else { return false }
+    let modified =
+      Double(info.modificationSeconds) + Double(info.modificationNanoseconds) / 1e9
+    return state.isArriving(modified: modified, at: context.now())
   }
 
   private mutating func mergeVersions(_ paths: [String]) throws(ChangeNotifierError) {

@@ -50,6 +50,10 @@ public enum WatchInput: Sendable, Equatable {
   case folderGone
   /// The folder is back.
   case folderBack
+  /// The notifier watches all but `unwatched` directories of the folder (the system
+  /// refused the others): while that is not zero, the folder is rescanned every
+  /// `unwatchedRescanEvery` seconds.
+  case coverage(unwatched: Int)
   /// SIGHUP.
   case hangup
   /// SIGTERM or SIGINT.
@@ -92,6 +96,11 @@ public enum WatchAction: Sendable, Equatable {
 /// versions on every full scan and after each change of a document, and reports what it
 /// found (`.versionsFound`). A document with versions is due `quietFor` seconds after its
 /// file last changed, as a copy is.
+///
+/// When the system refuses to watch some directories (`.coverage`), a rescan is due every
+/// `unwatchedRescanEvery` seconds, so that no copy there is missed (mn.md §12). A copy that
+/// does not decode is taken for one still arriving until it has been unchanged for
+/// `policy.arrivingFor` seconds (`isArriving`).
 public struct WatchState: Sendable {
   public let policy: WatchPolicy
   /// Each pending copy's path and the time it is due.
@@ -106,6 +115,10 @@ public struct WatchState: Sendable {
   public private(set) var folderPresent = true
   /// Whether SIGTERM or SIGINT arrived.
   public private(set) var stopping = false
+  /// How many directories the notifier could not watch.
+  public private(set) var unwatched = 0
+  /// When the next rescan for the unwatched directories is due; nil while all are watched.
+  public private(set) var nextUnwatchedRescan: Double?
 
   /// A state at `now`.
   ///
@@ -153,8 +166,17 @@ public struct WatchState: Sendable {
       for path in retry { versionsDue[path] = now + policy.quietFor }
     case .versionsFailed(let paths):
       for path in paths { versionsDue[path] = now + policy.retryAfter }
+    case .coverage(let count):
+      unwatched = count
+      if count == 0 {
+        nextUnwatchedRescan = nil
+      } else if folderPresent && nextUnwatchedRescan == nil {
+        nextUnwatchedRescan = now + policy.unwatchedRescanEvery
+      }
     case .needsRescan, .hangup:
-      return folderPresent ? [.rescan] + dueActions(at: now) : []
+      guard folderPresent else { return [] }
+      if unwatched > 0 { nextUnwatchedRescan = now + policy.unwatchedRescanEvery }
+      return [.rescan] + dueActions(at: now)
     case .mergeFinished(let removed, let retry, let dropped):
       for path in removed + dropped { due[path] = nil }
       for path in retry { due[path] = now + policy.quietFor }
@@ -172,6 +194,8 @@ public struct WatchState: Sendable {
       due.removeAll()
       versionsDue.removeAll()
       fetchWanted = false
+      unwatched = 0
+      nextUnwatchedRescan = nil
       return [.waitForFolder]
     case .folderBack:
       guard !folderPresent else { return [] }
@@ -181,7 +205,18 @@ public struct WatchState: Sendable {
       stopping = true
       return [.stop]
     }
+    if folderPresent, let next = nextUnwatchedRescan, next <= now {
+      nextUnwatchedRescan = now + policy.unwatchedRescanEvery
+      return [.rescan] + dueActions(at: now)
+    }
     return dueActions(at: now)
+  }
+
+  /// Whether a copy that does not decode, last modified at `modified`, is still arriving
+  /// at `now` (a sync client writing it slowly): waited for, not called damaged, until it
+  /// has been unchanged for `policy.arrivingFor` seconds.
+  public func isArriving(modified: Double, at now: Double) -> Bool {
+    now - modified < policy.arrivingFor
   }
 
   /// The actions due at `now`: the quiet copies' merge, a fetch, a backup.
@@ -197,11 +232,13 @@ public struct WatchState: Sendable {
     return actions
   }
 
-  /// When the next action falls due on its own (a copy turning quiet, a backup), so that the
-  /// caller knows how long it may wait for events; nil when nothing will.
+  /// When the next action falls due on its own (a copy turning quiet, a backup, a rescan of
+  /// unwatched directories), so that the caller knows how long it may wait for events; nil
+  /// when nothing will.
   public func deadline() -> Double? {
     guard folderPresent, !stopping else { return nil }
-    let earliest = [due.values.min(), versionsDue.values.min()].compactMap { $0 }.min()
+    let earliest = [due.values.min(), versionsDue.values.min(), nextUnwatchedRescan]
+      .compactMap { $0 }.min()
     switch (earliest, nextBackup) {
     case (let a?, let b?): return min(a, b)
     case (let a?, nil): return a

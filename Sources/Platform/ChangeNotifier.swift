@@ -42,9 +42,18 @@ public enum ChangeNotifierError: Error, Sendable, Equatable, CustomStringConvert
 public protocol ChangeNotifier: AnyObject {
   /// Drops every watch, then watches `root` and every directory below it.
   ///
-  /// - Throws: `ChangeNotifierError` when the root cannot be watched. A subdirectory that
-  ///   cannot be watched is skipped (it is still merged by the scans that follow events).
+  /// A directory the system refuses to watch for want of resources (Linux: the inotify
+  /// watch limit, `ENOSPC`), the root included, is listed in `unwatched` instead.
+  ///
+  /// - Throws: `ChangeNotifierError` when the root cannot be watched for another reason.
+  ///   A subdirectory that cannot be watched for another reason (it vanished, it cannot be
+  ///   read) is skipped.
   func watchTree(root: String) throws(ChangeNotifierError)
+
+  /// The directories that the system refused to watch for want of resources (watched as
+  /// they appear, or by `watchTree`), sorted: the caller covers them by periodic rescans
+  /// (mn.md §12, "never silently blind"). Empty when every directory is watched.
+  var unwatched: [String] { get }
 
   /// Drops every watch, then watches the nearest existing ancestor of `root`, so that
   /// `wait` returns `.ancestorChanged` when something there changes (the root may be back).
@@ -53,6 +62,23 @@ public protocol ChangeNotifier: AnyObject {
   /// Waits until there are events, the wake descriptor is readable, or `timeout` seconds
   /// have passed (nil: no limit). Returns the events, in order; empty after a timeout.
   func wait(timeout: Double?) throws(ChangeNotifierError) -> [ChangeEvent]
+}
+
+extension ChangeNotifier {
+  /// A notifier that the system never refuses (or that does not say so yet) watches all.
+  public var unwatched: [String] { [] }
+}
+
+/// The system settings that bound change notifications, named when a watch is refused.
+public enum ChangeNotifierLimit {
+  /// The setting to raise when `unwatched` is not empty (mn.md §12).
+  public static var setting: String {
+    #if os(Linux)
+      return "fs.inotify.max_user_watches"
+    #else
+      return "the open files limit (ulimit -n)"
+    #endif
+  }
 }
 
 /// How deep mn walks a folder tree: the data folder's scan and the notifiers' directory walk

@@ -39,6 +39,8 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
   /// `EDEADLK`: on macOS, the read of a dataless file while materialization is off. mn
   /// takes it to mean "not downloaded" wherever a file is read (mn.md §15).
   public static let deadlock = Errno(rawValue: EDEADLK)
+  /// `EFBIG`: also what `FileSystem.readFile` throws past its size limit.
+  public static let fileTooLarge = Errno(rawValue: EFBIG)
 
   /// The system's message, lowercased in the style of mn's errors ("no such file or directory").
   public var description: String {

@@ -20,6 +20,13 @@
     /// Watching an ancestor for the root to come back (`watchForAppearance`).
     private var watchingAncestor = false
     private var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    /// The directories refused for want of resources (`ENOSPC`, `ENOMEM`).
+    private var refused: Set<String> = []
+    /// Tests only: a watch of a path for which this returns an error fails with it, as the
+    /// kernel's would (a real exhausted limit cannot be set from a test safely).
+    var refuseWatch: ((String) -> Errno?)?
+
+    public var unwatched: [String] { refused.sorted { $0.precedesByBytes($1) } }
 
     private static let directoryMask = UInt32(
       IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
@@ -48,12 +55,13 @@
       watchingAncestor = false
       self.root = root
       // The root may be a link to the folder: follow it (IN_DONT_FOLLOW is not given).
-      guard let wd = add(root, mask: Self.directoryMask) else {
-        throw .systemCall("inotify_add_watch '\(root)'", .current)
+      switch add(root, mask: Self.directoryMask) {
+      case .success(let wd): rootWatch = wd
+      case .failure(let error) where Self.isLimit(error): break
+      case .failure(let error): throw .systemCall("inotify_add_watch '\(root)'", error)
       }
-      rootWatch = wd
       for directory in ChangeNotifiers.subdirectories(of: root, fileSystem: fileSystem) {
-        _ = add(directory, mask: Self.directoryMask | UInt32(IN_DONT_FOLLOW))
+        add(directory, mask: Self.directoryMask | UInt32(IN_DONT_FOLLOW))
       }
     }
 
@@ -63,8 +71,8 @@
       rootWatch = nil
       watchingAncestor = true
       let ancestor = ChangeNotifiers.nearestAncestor(of: root, fileSystem: fileSystem)
-      guard add(ancestor, mask: Self.ancestorMask) != nil else {
-        throw .systemCall("inotify_add_watch '\(ancestor)'", .current)
+      if case .failure(let error) = add(ancestor, mask: Self.ancestorMask) {
+        throw .systemCall("inotify_add_watch '\(ancestor)'", error)
       }
     }
 
@@ -156,9 +164,9 @@
         }
       } else if isDirectory {
         if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
-          _ = add(path, mask: Self.directoryMask | UInt32(IN_DONT_FOLLOW))
+          add(path, mask: Self.directoryMask | UInt32(IN_DONT_FOLLOW))
           for below in ChangeNotifiers.subdirectories(of: path, fileSystem: fileSystem) {
-            _ = add(below, mask: Self.directoryMask | UInt32(IN_DONT_FOLLOW))
+            add(below, mask: Self.directoryMask | UInt32(IN_DONT_FOLLOW))
           }
           events.append(.directoryAdded(path))
         }
@@ -167,21 +175,40 @@
       }
     }
 
-    /// Adds a watch; nil when the system refuses. The corresponding C function is
-    /// `inotify_add_watch`.
-    private func add(_ path: String, mask: UInt32) -> Int32? {
-      let wd = inotify_add_watch(descriptor, path, mask)
-      guard wd >= 0 else { return nil }
+    /// Whether a refused watch is the system's limit (then the directory is `unwatched`),
+    /// not a directory that vanished or cannot be read.
+    static func isLimit(_ error: Errno) -> Bool {
+      error == .noSpace || error == Errno(rawValue: ENOMEM)
+    }
+
+    /// Adds a watch; a refusal for want of resources puts the path in `unwatched`. The
+    /// corresponding C function is `inotify_add_watch`.
+    @discardableResult
+    private func add(_ path: String, mask: UInt32) -> Result<Int32, Errno> {
+      let wd: Int32
+      if let error = refuseWatch?(path) {
+        wd = -1
+        errno = error.rawValue
+      } else {
+        wd = inotify_add_watch(descriptor, path, mask)
+      }
+      guard wd >= 0 else {
+        let error = Errno.current
+        if Self.isLimit(error) && !watchingAncestor { refused.insert(path) }
+        return .failure(error)
+      }
+      refused.remove(path)
       if let old = paths[wd], old != path { watches[old] = nil }
       paths[wd] = path
       watches[path] = wd
-      return wd
+      return .success(wd)
     }
 
     /// Removes the watches of a directory that was renamed away and of everything below it
     /// (a removed directory's watches go by themselves, with `IN_IGNORED`).
     private func forget(under path: String) {
       let prefix = path + "/"
+      refused = refused.filter { $0 != path && !$0.hasPrefix(prefix) }
       for (watched, wd) in watches where watched == path || watched.hasPrefix(prefix) {
         inotify_rm_watch(descriptor, wd)
         watches[watched] = nil
@@ -193,6 +220,7 @@
       for wd in paths.keys { inotify_rm_watch(descriptor, wd) }
       paths.removeAll()
       watches.removeAll()
+      refused.removeAll()
       rootWatch = nil
     }
   }

@@ -1,5 +1,6 @@
 import Archive
 import AutomergeCodec
+import Foundation
 import Platform
 import Storage
 import Testing
@@ -26,6 +27,14 @@ struct ReportCase: Sendable, CustomTestStringConvertible {
 /// once, with its status and message.
 @Suite struct ErrorReportTests {
   static let denied = FileSystemError("open", "/d/x", .permissionDenied)
+  static var jsonError: any Error {
+    do {
+      _ = try JSONParser.parse(Array("{".utf8))
+      return CommandError.mergeIncomplete
+    } catch {
+      return error
+    }
+  }
   static let failed = FileSystemError("write", "/d/x", .ioError)
 
   static let commandErrors: [ReportCase] = [
@@ -79,7 +88,35 @@ struct ReportCase: Sendable, CustomTestStringConvertible {
     .init(BackupCatalogError.lock(.held(path: "/b/.lock", waited: 1)), .tempFail),
     .init(AutomergeDecodeError.badMagic(offset: 0), .dataErr, "invalid Automerge data: "),
     .init(AutomergeMergeError.invalidInput(index: 0, .badMagic(offset: 0)), .dataErr),
-    .init(ConflictMergeError.verificationFailed(path: "/r/x"), .software),
+    .init(ConflictMergeError.verificationFailed(path: "/r/x"), .ioErr),
+    .init(FileSystemError("read", "/r/big.automerge", .fileTooLarge), .dataErr),
+    .init(FileSystemError("write", "/r/x", .fileTooLarge), .ioErr),
+    .init(Errno.ioError, .ioErr),
+    .init(ChangeNotifierError.systemCall("inotify_init1", .noSpace), .ioErr),
+    .init(ChangeNotifierError.unsupported, .unavailable),
+    .init(RepairError.verificationFailed(path: "/r/x"), .ioErr, "'/r/x' does not read back"),
+    .init(ReplaceError.notRegularFile(path: "/r/x", kind: .directory), .dataErr),
+    .init(ReplaceError.keepsChanging(path: "/r/x"), .tempFail),
+    .init(ReplaceError.arrivalNotMergeable(path: "/r/x"), .dataErr),
+    .init(SyncProviderError.failed(operation: "resolve", path: "/r/x", detail: "no"), .ioErr),
+    .init(SyncProviderError.unavailable(operation: "resolve", path: "/r/x"), .unavailable),
+    .init(DocumentToolsError.verificationFailed, .software),
+    .init(Self.jsonError, .dataErr, "invalid JSON at byte "),
+    .init(BinaryPlistError.notBinaryPlist, .dataErr, "not a binary property list"),
+    .init(BinaryPlistError.truncated(offset: 9), .dataErr),
+    .init(ConflictCopyProblem.notDownloaded, .unavailable),
+    .init(ConflictCopyProblem.notAutomerge(.badMagic(offset: 0)), .dataErr),
+    .init(ConflictCopyProblem.cannotRead(failed), .ioErr),
+    .init(ConflictCopyProblem.cannotRemove(denied), .noInput),
+    .init(ConflictCopyProblem.changedDuringRun, .tempFail),
+    .init(VersionProblem.notAutomerge(.badMagic(offset: 0)), .dataErr),
+    .init(VersionProblem.cannotRead(.unavailable(operation: "read", path: "x")), .ioErr),
+    .init(VersionProblem.cannotResolve(.unavailable(operation: "resolve", path: "x")), .ioErr),
+    .init(DocumentReplace.ReadFailure.absent, .noInput),
+    .init(DocumentReplace.ReadFailure.notRegularFile(.directory), .dataErr),
+    .init(DocumentReplace.ReadFailure.notDownloaded(failed), .unavailable),
+    .init(DocumentReplace.ReadFailure.cannotRead(failed), .ioErr),
+    .init(DocumentReplace.ReadFailure.notAutomerge(.badMagic(offset: 0)), .dataErr),
     .init(MaterializeError.tooManyOps(9), .dataErr, "cannot materialize the document: "),
     .init(StorageError.outsideRoot("/o"), .usage),
     .init(StorageError.invalidPath("a//b"), .usage),
@@ -156,6 +193,58 @@ struct ReportCase: Sendable, CustomTestStringConvertible {
       ErrorReport.describe(UsageError(message: "no such verb 'x'", path: [])).2 == [
         "see 'mn --help'"
       ])
+  }
+
+  /// Each error type says which statuses it gives (what a verb surfacing it lists in
+  /// `exits:`): every case above gets one of them, and only a genuine bug is a 70.
+  @Test(arguments: commandErrors + coreErrors + archiveErrors)
+  func eachErrorTypeDeclaresTheStatusesItGives(_ item: ReportCase) throws {
+    let known = try #require(item.error as? any ReportableError, "\(type(of: item.error))")
+    #expect(type(of: known).statuses.contains(known.described.status))
+  }
+
+  /// Every error type declared in mn's sources conforms to `ReportableError`, so that none
+  /// reaches `describe`'s "this is a bug" unmapped: a new type without a conformance fails
+  /// here.
+  @Test func everyErrorTypeOfMnIsReportable() throws {
+    let sources = Self.packageRoot + "/Sources"
+    let declared = try Self.errorTypes(under: sources)
+    #expect(declared.count >= 25, "\(declared)")
+    let conformances = try String(
+      contentsOfFile: sources + "/Commands/Dispatch/ErrorReport+Conformances.swift",
+      encoding: .utf8)
+    for name in declared {
+      #expect(
+        conformances.contains("extension \(name): ReportableError")
+          || conformances.contains(".\(name): ReportableError"),
+        "\(name) does not conform to ReportableError")
+    }
+  }
+
+  /// This package's root (Tests/CommandsTests/ErrorReportTests.swift is two levels down).
+  static var packageRoot: String {
+    var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)
+    return parts.joined(separator: "/")
+  }
+
+  /// The names of the types declared as `Error` in the Swift files under `directory`.
+  static func errorTypes(under directory: String) throws -> [String] {
+    var names: [String] = []
+    let manager = FileManager.default
+    guard let files = manager.enumerator(atPath: directory) else { return [] }
+    for case let file as String in files where file.hasSuffix(".swift") {
+      let text = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
+      for line in text.split(separator: "\n") {
+        let words = line.split(whereSeparator: { " :,{".contains($0) })
+        guard let kind = words.firstIndex(where: { ["enum", "struct", "class"].contains($0) }),
+          kind + 1 < words.count, words[(kind + 2)...].contains("Error"),
+          words[..<kind].allSatisfy({ ["public", "final", "internal"].contains($0) })
+        else { continue }
+        names.append(String(words[kind + 1]))
+      }
+    }
+    return names.sorted()
   }
 
   @Test func anErrorOfNoKnownKindIsABug() {

@@ -90,9 +90,12 @@ import Testing
       try process.run()
       // mn starts once the client has read the folder's state (and is bringing versions).
       let ready = (root as NSString).deletingLastPathComponent + "/sync-client-ready"
-      for _ in 0..<1000 where !FileManager.default.fileExists(atPath: ready) { usleep(10_000) }
+      // A generous deadline: python's start on a loaded machine can take seconds.
+      let deadline = Date().addingTimeInterval(300)
+      while !FileManager.default.fileExists(atPath: ready) && Date() < deadline {
+        usleep(10_000)
+      }
       #expect(FileManager.default.fileExists(atPath: ready), "the sync client did not start")
-      usleep(20_000)
       return process
     }
 

@@ -12,12 +12,11 @@ import Testing
   import Darwin
 #endif
 
-/// `kill -9` of `mn merge-conflicts` at seeded random moments (mn.md §6 "Crashes"): after
-/// each kill every input change is still in some file of the folder or a backup, and a rerun
-/// finishes the job. Set `MN_CRASH_SEED` to replay a failing seed.
+/// `kill -9` of `mn merge-conflicts` at every named step of its workflow (mn.md §6
+/// "Crashes"; the steps of docs/testing.md, through `MN_TEST_PAUSE_AT`): after each kill
+/// every input change is still in some file of the folder or a backup, and a rerun
+/// finishes the job.
 @Suite struct MergeConflictsCrashTests {
-  static let iterations = 40
-
   /// Six documents: four months with a canonical file and two copies (seeds 1 and 4 in
   /// turn, copies named by four services), one copies-only month, and the tags.
   func fill(_ f: ConflictFolder) throws {
@@ -93,86 +92,60 @@ import Testing
 
   let decoded = DecodeCache()
 
-  /// Starts `mn merge-conflicts` without waiting for it.
-  func start(_ f: ConflictFolder, backup: Bool = true) throws -> Process {
-    let process = Process()
-    process.executableURL = Sandbox.binary
-    process.arguments =
-      ["--root", f.box.path("data"), "merge-conflicts", "-q"] + (backup ? [] : ["--no-backup"])
-    process.environment = [
-      "HOME": f.box.home, "MN_BACKUP_DIR": f.box.path("backups"), "LC_ALL": "C", "TZ": "UTC",
-      "PATH": "/usr/bin:/bin",
-    ]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    return process
-  }
+  /// The named steps of merge-conflicts' workflow (docs/testing.md).
+  static let steps = ["after-lock", "after-backup", "after-write", "after-swap", "before-remove"]
 
-  @Test func killedAtAnyMomentLosesNothingAndARerunFinishes() throws {
-    let seed =
-      ProcessInfo.processInfo.environment["MN_CRASH_SEED"].flatMap { UInt64($0) }
-      ?? UInt64(Date().timeIntervalSince1970 * 1000)
-    var random = SplitMix64(seed: seed)
-
-    // Calibrate: how long an uninterrupted run takes here.
+  /// `kill -9` at every named step, each time it is reached, with and without a backup:
+  /// after each kill every input change is still in some file of the folder or a backup,
+  /// and a rerun finishes the job.
+  @Test(arguments: [true, false])
+  func killedAtAnyMomentLosesNothingAndARerunFinishes(backup: Bool) throws {
     let calibration = try ConflictFolder()
     try fill(calibration)
     let original = try changes(calibration, includingBackups: false)
     #expect(original.count == 6)
-    let started = Date()
-    let full = try start(calibration)
-    full.waitUntilExit()
-    let duration = Date().timeIntervalSince(started)
-    #expect(full.terminationStatus == 0)
-    let merged = try changes(calibration, includingBackups: false)
-    #expect(merged == original)
-
-    var killedMidway = 0
-    for iteration in 0..<Self.iterations {
-      let context =
-        "seed \(seed), iteration \(iteration)\(iteration % 2 == 1 ? "" : " --no-backup") (MN_CRASH_SEED=\(seed) replays it)"
-      let f = try ConflictFolder()
-      try fill(f)
-      let before = f.snapshot("data")
-      let delay = Double(random.next() % 1000) / 1000 * duration * 1.1
-      // Every other run without a backup: then the data folder alone must hold everything.
-      let backup = iteration % 2 == 1
-      let process = try start(f, backup: backup)
-      usleep(useconds_t(delay * 1_000_000))
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-      if process.terminationReason == .uncaughtSignal && f.snapshot("data") != before {
-        killedMidway += 1
-      }
-
-      let left = try changes(f, includingBackups: true)
-      for (doc, hashes) in original {
+    var hits: [String: Int] = [:]
+    for step in Self.steps where backup || step != "after-backup" {
+      for occurrence in 1...60 {
+        let context = "killed at \(step):\(occurrence)\(backup ? "" : " --no-backup")"
+        let f = try ConflictFolder()
+        try fill(f)
+        let run = try f.box.runPausing(
+          ["--root", f.box.path("data"), "merge-conflicts", "-q"] + (backup ? [] : ["--no-backup"]),
+          at: step, occurrence: occurrence)
+        guard case .stopped(let process) = run else {
+          if case .finished(let status) = run { #expect(status == 0, "\(context)") }
+          break
+        }
+        hits[step, default: 0] += 1
+        Sandbox.kill9(process)
+        let left = try changes(f, includingBackups: true)
+        for (doc, hashes) in original {
+          #expect(
+            hashes.isSubset(of: left[doc] ?? []), "\(doc) lost changes after the kill; \(context)")
+        }
+        let rerun = try f.box.run(["--root", f.box.path("data"), "merge-conflicts"])
+        #expect(rerun.status == 0, "\(rerun.stderr); \(context)")
+        let files = f.snapshot("data").keys
         #expect(
-          hashes.isSubset(of: left[doc] ?? []), "\(doc) lost changes after the kill; \(context)")
+          files.allSatisfy {
+            ConflictCopy.parse(fileName: String($0.split(separator: "/").last ?? "")) == nil
+          },
+          "a copy remains: \(files.sorted()); \(context)")
+        #expect(!files.contains { $0.contains(".mn-") }, "a temporary remains; \(context)")
+        #expect(try changes(f, includingBackups: false) == original, "after the rerun; \(context)")
       }
-
-      let rerun = try f.box.run(["--root", f.box.path("data"), "merge-conflicts"])
-      #expect(rerun.status == 0, "\(rerun.stderr); \(context)")
-      let files = f.snapshot("data").keys
-      #expect(
-        files.allSatisfy {
-          ConflictCopy.parse(fileName: String($0.split(separator: "/").last ?? "")) == nil
-        },
-        "a copy remains: \(files.sorted()); \(context)")
-      #expect(!files.contains { $0.contains(".mn-") }, "a temporary remains; \(context)")
-      #expect(try changes(f, includingBackups: false) == original, "after the rerun; \(context)")
     }
-    print(
-      "merge-conflicts crash test: seed \(seed), \(killedMidway) of \(Self.iterations) kills mid-run"
-    )
-    #expect(killedMidway > 0, "no kill landed during a run (run takes \(duration) s); seed \(seed)")
+    print("merge-conflicts crash test\(backup ? "" : " --no-backup"): kills per step \(hits)")
+    for step in Self.steps where backup || step != "after-backup" {
+      #expect(hits[step] ?? 0 > 0, "merge-conflicts never reached \(step)")
+    }
   }
 
-  /// Starts `mn merge-conflicts` with SIGINT unblocked and at its default action: a
-  /// child started from a test thread would inherit that thread's blocked signals.
-  func spawnWithSIGINT(_ f: ConflictFolder, backup: Bool) throws -> pid_t {
+  /// Starts `mn merge-conflicts` with SIGINT unblocked and at its default action (a child
+  /// started from a test thread would inherit that thread's blocked signals), to stop itself
+  /// at the named step `pauseAt` (docs/testing.md).
+  func spawnWithSIGINT(_ f: ConflictFolder, backup: Bool, pauseAt: String) throws -> pid_t {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -195,7 +168,7 @@ import Testing
       + (backup ? [] : ["--no-backup"])
     let environment = [
       "HOME=\(f.box.home)", "MN_BACKUP_DIR=\(f.box.path("backups"))", "LC_ALL=C", "TZ=UTC",
-      "PATH=/usr/bin:/bin",
+      "PATH=/usr/bin:/bin", "MN_TEST_PAUSE_AT=\(pauseAt)",
     ]
     let argv = arguments.map { strdup($0) } + [nil]
     let envp = environment.map { strdup($0) } + [nil]
@@ -206,41 +179,46 @@ import Testing
     return pid
   }
 
-  /// SIGINT mid-run: the verb stops between documents with 130 (or, before its handler is
-  /// installed, dies of the signal), nothing is lost, and a rerun finishes.
+  /// SIGINT mid-run, at named steps (the process stops itself there, gets SIGINT, then
+  /// SIGCONT): the verb stops between documents with 130 (or, at its very last document, it
+  /// finishes with 0; before its handler is installed, it dies of the signal), nothing is
+  /// lost, and a rerun finishes.
   @Test func sigintStopsBetweenDocumentsWith130() throws {
     var interrupted = 0
-    // From 1 ms on: a run of this folder takes a few tens of milliseconds, less when the
-    // machine is idle, so later signals land after the end (which is allowed too).
-    for (round, delay) in [1, 2, 3, 5, 8, 12, 17, 25, 35, 50, 75, 100].enumerated() {
-      let tenth = round + 1
+    let points = [
+      "after-lock:1", "after-backup:1", "after-write:1", "after-swap:1", "after-swap:3",
+      "before-remove:2", "before-remove:6",
+    ]
+    for (round, point) in points.enumerated() {
       let f = try ConflictFolder()
       try fill(f)
       let original = try changes(f, includingBackups: false)
-      let pid = try spawnWithSIGINT(f, backup: tenth % 2 == 0)
-      usleep(useconds_t(delay) * 1_000)
+      let backup = round % 2 == 0 || point.hasPrefix("after-backup")
+      let pid = try spawnWithSIGINT(f, backup: backup, pauseAt: point)
+      #expect(Watcher.waitUntil(600) { Sandbox.isStopped(pid) }, "\(point): never stopped")
       kill(pid, SIGINT)
+      kill(pid, SIGCONT)
       var raw: Int32 = 0
       while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
       let signalled = raw & 0x7f
       let status = (raw >> 8) & 0xff
       #expect(
         (signalled == 0 && (status == 0 || status == 130)) || signalled == SIGINT,
-        "delay \(delay) ms: status \(status), signal \(signalled)")
+        "\(point): status \(status), signal \(signalled)")
       if signalled == 0 && status == 130 { interrupted += 1 }
+      print("merge-conflicts SIGINT at \(point): status \(status), signal \(signalled)")
       let left = try changes(f, includingBackups: true)
       for (doc, hashes) in original {
         #expect(
-          hashes.isSubset(of: left[doc] ?? []),
-          "\(doc) lost changes after SIGINT at \(delay) ms")
+          hashes.isSubset(of: left[doc] ?? []), "\(doc) lost changes after SIGINT at \(point)")
       }
       #expect(
         !f.snapshot("data").keys.contains { $0.contains(".mn-") },
-        "SIGINT between steps leaves no temporary")
+        "SIGINT between steps leaves no temporary (\(point))")
       let rerun = try f.box.run(["--root", f.box.path("data"), "merge-conflicts"])
       #expect(rerun.status == 0, "\(rerun.stderr)")
       #expect(try changes(f, includingBackups: false) == original)
     }
-    #expect(interrupted > 0, "no SIGINT landed while the verb was running")
+    #expect(interrupted >= 4, "SIGINT at the first documents stops the run with 130")
   }
 }

@@ -9,12 +9,10 @@ import Testing
   import Darwin
 #endif
 
-/// `kill -9` at random moments of `mn migrate` (mn.md §6): after each kill every change is
-/// still in a non-temporary document of one of the two folders, and a rerun moves them all
-/// into the destination. `MN_CRASH_SEED=N` replays a run; the seed is in every failure.
+/// `kill -9` of `mn migrate` at every named step of its workflow, each time it is reached
+/// (mn.md §6; docs/testing.md): after each kill every change is still in a non-temporary
+/// document of one of the two folders, and a rerun moves them all into the destination.
 @Suite struct MigrateCrashTests {
-  static let iterations = 30
-
   /// The fixture scene plus four months of 2025 (odd months only local: moves; even months
   /// on both sides: merges) and a conflict copy in the source. Returns the expected change
   /// hashes of every document.
@@ -55,50 +53,45 @@ import Testing
     return Set(try AutomergeFile.decode([UInt8](data)).changes.map(\.hash.description))
   }
 
+  /// The named steps of migrate's workflow (docs/testing.md).
+  static let steps = ["after-lock", "after-backup", "after-write", "after-swap", "before-remove"]
+
   @Test func killedAtAnyMomentLosesNothingAndARerunFinishes() throws {
-    let seed =
-      ProcessInfo.processInfo.environment["MN_CRASH_SEED"].flatMap { UInt64($0) }
-      ?? UInt64.random(in: 0...UInt64(UInt32.max))
-    var random = SplitMix64(seed: seed)
-    func next() -> UInt64 { random.next() }
-
-    // How long an uninterrupted run takes: kills land anywhere in it.
-    let (timing, _) = try Self.scene()
-    let started = Date()
-    #expect(try timing.box.run(["migrate", "--yes"]).status == 0)
-    let duration = Date().timeIntervalSince(started)
-
-    for iteration in 0..<Self.iterations {
-      let (scene, expected) = try Self.scene()
-      let local = scene.box.path(MigrateSandbox.local)
-      let icloud = scene.box.path(MigrateSandbox.icloud)
-      for attempt in 0..<(1 + Int(next() % 2)) {
-        let delay = duration * Double(next() % 1000) / 1000
-        let process = try scene.box.start(["migrate", "--yes"])
-        usleep(useconds_t(delay * 1_000_000))
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        let context =
-          "seed \(seed), iteration \(iteration), kill \(attempt) after \(Int(delay * 1000)) ms"
+    var hits: [String: Int] = [:]
+    for step in Self.steps {
+      for occurrence in 1...80 {
+        let (scene, expected) = try Self.scene()
+        let local = scene.box.path(MigrateSandbox.local)
+        let icloud = scene.box.path(MigrateSandbox.icloud)
+        let context = "killed at \(step):\(occurrence)"
+        let run = try scene.box.runPausing(["migrate", "--yes"], at: step, occurrence: occurrence)
+        guard case .stopped(let process) = run else {
+          if case .finished(let status) = run { #expect(status == 0, "\(context)") }
+          break
+        }
+        hits[step, default: 0] += 1
+        Sandbox.kill9(process)
         for (name, changes) in expected.sorted(by: { $0.key < $1.key }) {
           let found = try Self.changes(local + "/" + name).union(
             try Self.changes(icloud + "/" + name))
           #expect(changes.isSubset(of: found), "\(name) lost changes; \(context)")
         }
+        let rerun = try scene.box.run(["migrate", "--yes"])
+        #expect(rerun.status == 0, "\(context): \(rerun.stderr)")
+        for (name, changes) in expected.sorted(by: { $0.key < $1.key }) {
+          #expect(try Self.changes(icloud + "/" + name) == changes, "\(name); \(context)")
+          #expect(
+            !FileManager.default.fileExists(atPath: local + "/" + name), "\(name); \(context)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: local), "\(context)")
+        #expect(
+          !FileManager.default.fileExists(atPath: icloud + "/" + MigrationJournal.fileName),
+          "\(context)")
+        let pointer = try String(decoding: scene.box.read(MigrateSandbox.pointer), as: UTF8.self)
+        #expect(pointer == icloud + "\n", "\(context)")
       }
-      let rerun = try scene.box.run(["migrate", "--yes"])
-      let context = "seed \(seed), iteration \(iteration)"
-      #expect(rerun.status == 0, "\(context): \(rerun.stderr)")
-      for (name, changes) in expected.sorted(by: { $0.key < $1.key }) {
-        #expect(try Self.changes(icloud + "/" + name) == changes, "\(name); \(context)")
-        #expect(!FileManager.default.fileExists(atPath: local + "/" + name), "\(name); \(context)")
-      }
-      #expect(!FileManager.default.fileExists(atPath: local), "\(context)")
-      #expect(
-        !FileManager.default.fileExists(atPath: icloud + "/" + MigrationJournal.fileName),
-        "\(context)")
-      let pointer = try String(decoding: scene.box.read(MigrateSandbox.pointer), as: UTF8.self)
-      #expect(pointer == icloud + "\n", "\(context)")
     }
+    print("migrate crash test: kills per step \(hits)")
+    for step in Self.steps { #expect(hits[step] ?? 0 > 0, "migrate never reached \(step)") }
   }
 }

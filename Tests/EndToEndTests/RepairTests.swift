@@ -201,13 +201,10 @@ import Testing
     #expect(try f.mn(["merge-conflicts", "-q"]).status == 0)
   }
 
-  /// `kill -9` of `mn repair` at seeded random moments: every change that any file or
-  /// backup held is still in the folder or the backups, and a rerun finishes.
+  /// `kill -9` of `mn repair` at every named step of its workflow (docs/testing.md: the
+  /// process stops itself there, then is killed), each time it is reached: every change that
+  /// any file or backup held is still in the folder or the backups, and a rerun finishes.
   @Test func killedAtAnyMomentLosesNothing() throws {
-    let seed =
-      ProcessInfo.processInfo.environment["MN_CRASH_SEED"].flatMap { UInt64($0) }
-      ?? UInt64(Date().timeIntervalSince1970 * 1000)
-    var random = SplitMix64(seed: seed)
     func fill(_ f: ConflictFolder) throws -> [String: Set<ChangeHash>] {
       var expected: [String: Set<ChangeHash>] = [:]
       for (k, name) in [
@@ -245,48 +242,44 @@ import Testing
       }
       return false
     }
-    let calibration = try ConflictFolder()
-    _ = try fill(calibration)
-    let started = Date()
-    #expect(try calibration.mn(["repair", "-q"]).status <= 1)
-    let duration = Date().timeIntervalSince(started)
-    var midway = 0
-    for iteration in 0..<24 {
-      let context = "seed \(seed), iteration \(iteration) (MN_CRASH_SEED=\(seed) replays it)"
-      let f = try ConflictFolder()
-      let expected = try fill(f)
-      let before = f.snapshot("data")
-      let process = try f.box.start(["--root", f.box.path("data"), "repair", "-q"])
-      // The writes come last, after the scan, the salvage and the backup.
-      let delay = (0.2 + Double(random.next() % 1000) / 1000 * 0.9) * duration
-      usleep(useconds_t(delay * 1_000_000))
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-      if process.terminationReason == .uncaughtSignal
-        && (f.snapshot("data") != before || !f.backups().isEmpty)
-      {
-        midway += 1
-      }
-      let found = try left(f)
-      for (rel, hashes) in expected {
-        #expect(hashes.isSubset(of: found[rel] ?? []), "\(rel) lost changes; \(context)")
-        // The damaged bytes are on disk until a repaired file is, and in a backup by then.
-        let now = f.snapshot("data")[String(rel.dropFirst(5))]
-        if now != before[String(rel.dropFirst(5))] {
-          #expect(try backedUp(f, rel, before[String(rel.dropFirst(5))]), "\(rel); \(context)")
+    var hits: [String: Int] = [:]
+    for step in ["after-lock", "after-backup", "after-write", "after-swap"] {
+      for occurrence in 1...50 {
+        let context = "killed at \(step):\(occurrence)"
+        let f = try ConflictFolder()
+        let expected = try fill(f)
+        let before = f.snapshot("data")
+        let run = try f.box.runPausing(
+          ["--root", f.box.path("data"), "repair", "-q"], at: step, occurrence: occurrence)
+        guard case .stopped(let process) = run else {
+          if case .finished(let status) = run { #expect(status <= 1, "\(context)") }
+          break
         }
+        hits[step, default: 0] += 1
+        Sandbox.kill9(process)
+        let found = try left(f)
+        for (rel, hashes) in expected {
+          #expect(hashes.isSubset(of: found[rel] ?? []), "\(rel) lost changes; \(context)")
+          // The damaged bytes are on disk until a repaired file is, and in a backup by then.
+          let now = f.snapshot("data")[String(rel.dropFirst(5))]
+          if now != before[String(rel.dropFirst(5))] {
+            #expect(try backedUp(f, rel, before[String(rel.dropFirst(5))]), "\(rel); \(context)")
+          }
+        }
+        let rerun = try f.mn(["repair", "-q"])
+        #expect(rerun.status <= 1, "\(rerun.stderr); \(context)")
+        for (rel, hashes) in expected {
+          let file = try AutomergeFile.decode(Array(try f.box.read(rel)))
+          let written = Set(file.changes.map(\.hash))
+          // Everything salvaged is written, but for changes cut off from a lost dependency.
+          #expect(written.isSubset(of: hashes) && !written.isEmpty, "\(rel); \(context)")
+        }
+        #expect(!f.snapshot("data").keys.contains { $0.contains(".mn-") }, "\(context)")
       }
-      let rerun = try f.mn(["repair", "-q"])
-      #expect(rerun.status <= 1, "\(rerun.stderr); \(context)")
-      for (rel, hashes) in expected {
-        let file = try AutomergeFile.decode(Array(try f.box.read(rel)))
-        let written = Set(file.changes.map(\.hash))
-        // Everything salvaged is written, but for changes cut off from a lost dependency.
-        #expect(written.isSubset(of: hashes) && !written.isEmpty, "\(rel); \(context)")
-      }
-      #expect(!f.snapshot("data").keys.contains { $0.contains(".mn-") }, "\(context)")
     }
-    print("repair crash test: seed \(seed), \(midway) of 24 kills after the backup began")
-    #expect(midway > 0, "no kill landed after the backup (a run takes \(duration) s); seed \(seed)")
+    print("repair crash test: kills per step \(hits.sorted { $0.key < $1.key })")
+    for step in ["after-lock", "after-backup", "after-write", "after-swap"] {
+      #expect(hits[step] ?? 0 > 0, "repair never reached \(step)")
+    }
   }
 }

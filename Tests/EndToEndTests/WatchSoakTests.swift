@@ -46,11 +46,22 @@ import Testing
     let root = box.path("data")
     // A long quiet period: the copies written below stay pending, nothing is merged.
     let w = try Watcher(box, ["--root", root, "watch", "--quiet-for", "3600"])
-    #expect(w.waitFor("watching"))
-    usleep(500_000)
-    let before = try #require(w.cpuTicks())
+    #expect(w.waitFor("watching", 120))
+    // Idle once its first scan is done: its CPU time stops moving (polled, not assumed
+    // from a fixed pause, which a loaded machine outlasts).
+    var settled: Int?
+    Watcher.waitUntil(120) {
+      let ticks = w.cpuTicks()
+      defer { settled = ticks }
+      guard let ticks, ticks == settled else {
+        usleep(500_000)
+        return false
+      }
+      return true
+    }
+    let before = try #require(w.cpuTicks(), "mn watch is not running: \(w.stderr)")
     sleep(10)
-    let after = try #require(w.cpuTicks())
+    let after = try #require(w.cpuTicks(), "mn watch is not running: \(w.stderr)")
     let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
     let idleMilliseconds = Double(after - before) * 1000 / ticksPerSecond
     print("idle watcher: \(idleMilliseconds) ms of CPU in 10 s")

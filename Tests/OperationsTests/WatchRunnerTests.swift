@@ -14,6 +14,8 @@ final class ScriptedNotifier: ChangeNotifier {
   var waits: [Double?] = []
   var watchedTrees: [String] = []
   var appearanceWatches = 0
+  /// The directories "the system refused to watch".
+  var unwatched: [String] = []
   /// Called when the script is used up (ends the run).
   var exhausted: () -> Void = {}
   /// Run at the wait of that index, before it returns (a file appearing unseen).
@@ -228,5 +230,69 @@ final class ScriptedNotifier: ChangeNotifier {
     }
     #expect(kinds == ["gone", "back"])
     #expect(run.notifier.waits.first == WatchRunner.folderCheckInterval)
+  }
+
+  /// The system refused to watch the month's directory (the inotify limit): the runner says
+  /// so once, naming the setting, and a copy written there, which sends no event, is merged
+  /// by the periodic rescan that the deadline brings (no polling loop, no sleep).
+  @Test func aCopyInAnUnwatchedDirectoryIsMergedByPeriodicRescans() throws {
+    let run = try Run([])
+    try fill(run.folder)
+    run.notifier.unwatched = [run.folder.absolute("records/2026")]
+    run.notifier.batches = Array(repeating: [], count: 6)
+    let copy = try ConflictFixtures.bytes("seed-01/device-1/" + Self.month)
+    run.notifier.atWait[0] = { [unowned run] in
+      _ = try? run.folder.write(Self.copy, copy)
+      let old = Date(timeIntervalSince1970: run.notifier.clock - 60)
+      try? FileManager.default.setAttributes(
+        [.modificationDate: old], ofItemAtPath: run.folder.absolute(Self.copy))
+    }
+    try run.run(WatchPolicy(quietFor: 5, unwatchedRescanEvery: 30))
+    #expect(run.notifier.waits.first == 30, "the first wait ends at the rescan's deadline")
+    #expect(run.merged.map(\.logicalName) == [Self.month])
+    #expect(!FileManager.default.fileExists(atPath: run.folder.absolute(Self.copy)))
+    let warnings = run.reports.compactMap { report -> Int? in
+      if case .notWatched(let count, let setting, let every) = report {
+        #expect(setting == ChangeNotifierLimit.setting)
+        #expect(every == 30)
+        return count
+      }
+      return nil
+    }
+    #expect(warnings == [1], "said once")
+  }
+
+  /// A copy that does not decode yet and was written recently is still arriving: no error,
+  /// an `.arriving` report (printed with -v only), tried again; once it has stayed unchanged
+  /// for `arrivingFor`, it is reported as not a valid document, once.
+  @Test func aCopyStillArrivingIsWaitedForThenCalledDamaged() throws {
+    let run = try Run([])
+    try fill(run.folder)
+    let start = Date().timeIntervalSince1970.rounded(.down)
+    run.notifier.clock = start
+    let bytes = try ConflictFixtures.bytes("seed-01/device-1/" + Self.month)
+    try run.folder.write(Self.copy, Array(bytes.prefix(bytes.count / 2)))
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date(timeIntervalSince1970: start)],
+      ofItemAtPath: run.folder.absolute(Self.copy))
+    run.notifier.batches = Array(repeating: [], count: 30)
+    let policy = WatchPolicy(quietFor: 1)
+    try run.run(policy)
+    let arriving = run.reports.filter { if case .arriving = $0 { true } else { false } }
+    #expect(arriving.count >= 4, "tried again every quiet period while arriving")
+    #expect(run.merged.count == 1, "called damaged once")
+    if case .notAutomerge = run.merged.first?.copies.first?.problem {
+    } else {
+      Issue.record("reported as not a valid document: \(String(describing: run.merged.first))")
+    }
+    #expect(FileManager.default.fileExists(atPath: run.folder.absolute(Self.copy)), "kept")
+    // Nothing merged or reported before it had been quiet for `arrivingFor`.
+    let firstMerged = try #require(
+      run.reports.firstIndex { if case .merged = $0 { true } else { false } })
+    #expect(
+      run.reports[..<firstMerged].allSatisfy {
+        if case .merged = $0 { false } else { true }
+      })
+    #expect(run.notifier.clock >= start + policy.arrivingFor)
   }
 }

@@ -126,6 +126,46 @@ import Testing
     #expect(s.deadline() == nil)
   }
 
+  /// Directories the system refused to watch are covered by a rescan every
+  /// `unwatchedRescanEvery` seconds, as a deadline (no polling loop), until all are watched.
+  @Test func unwatchedDirectoriesAreRescannedPeriodically() {
+    var s = WatchState(
+      policy: WatchPolicy(quietFor: 10, unwatchedRescanEvery: 30), lastBackup: nil, now: 0)
+    #expect(s.deadline() == nil)
+    #expect(s.step(.coverage(unwatched: 3), at: 100) == [])
+    #expect(s.deadline() == 130)
+    #expect(s.step(.tick, at: 129.9) == [])
+    #expect(s.step(.tick, at: 130) == [.rescan])
+    #expect(s.deadline() == 160)
+    // Any other full scan puts the next one off.
+    #expect(s.step(.hangup, at: 150) == [.rescan])
+    #expect(s.deadline() == 180)
+    // A copy found meanwhile keeps its own, earlier, deadline.
+    _ = s.step(.copyChanged(copy), at: 160)
+    #expect(s.deadline() == 170)
+    _ = s.step(.copyRemoved(copy), at: 161)
+    #expect(s.step(.coverage(unwatched: 0), at: 162) == [])
+    #expect(s.deadline() == nil)
+    #expect(s.step(.tick, at: 500) == [])
+    // The folder gone: nothing to rescan until it is back and watched again.
+    _ = s.step(.coverage(unwatched: 1), at: 600)
+    _ = s.step(.folderGone, at: 601)
+    #expect(s.step(.tick, at: 700) == [])
+  }
+
+  /// A copy that does not decode is still arriving until it has been unchanged for
+  /// `arrivingQuietPeriods` quiet periods; only then is it damaged (mn.md §12).
+  @Test func anUndecodableCopyIsArrivingUntilQuietForLong() {
+    let s = WatchState(policy: WatchPolicy(quietFor: 10), lastBackup: nil, now: 0)
+    #expect(WatchPolicy(quietFor: 10).arrivingFor == 60)
+    #expect(s.isArriving(modified: 1000, at: 1000))
+    #expect(s.isArriving(modified: 1000, at: 1059.9))
+    #expect(!s.isArriving(modified: 1000, at: 1060))
+    // With --quiet-for 0 nothing is waited for.
+    let eager = WatchState(policy: WatchPolicy(quietFor: 0), lastBackup: nil, now: 0)
+    #expect(!eager.isArriving(modified: 1000, at: 1000))
+  }
+
   @Test func hangupAndLostEventsRescan() {
     var s = WatchState(policy: WatchPolicy(), lastBackup: nil, now: 0)
     #expect(s.step(.hangup, at: 1) == [.rescan])

@@ -11,9 +11,11 @@ extension ErrorReport {
   static func status(of report: FetchReport) -> ExitStatus {
     let found =
       report.failed.map { status(of: $0.reason) } + report.missing.map { _ in .unavailable }
-    let order: [ExitStatus] = [.ioErr, .dataErr, .unavailable]
-    return order.first { found.contains($0) } ?? .ok
+    return fetchOrder.first { found.contains($0) } ?? .ok
   }
+
+  /// The statuses of a fetch's report, worst first.
+  static let fetchOrder: [ExitStatus] = [.ioErr, .dataErr, .unavailable]
 
   /// The exit status of one file that `mn fetch` could not bring down.
   static func status(of reason: FetchFailure.Reason) -> ExitStatus {
@@ -49,9 +51,13 @@ extension ErrorReport {
         }
       }
     }
-    let order: [ExitStatus] = [.dataErr, .ioErr, .cantCreate, .noInput, .unavailable, .tempFail]
-    return order.first { found.contains($0) } ?? (found.isEmpty ? .ok : .ioErr)
+    return conflictMergeOrder.first { found.contains($0) } ?? (found.isEmpty ? .ok : .ioErr)
   }
+
+  /// The statuses of a merge's report, worst first (130 comes before any of them).
+  static let conflictMergeOrder: [ExitStatus] = [
+    .dataErr, .ioErr, .cantCreate, .noInput, .unavailable, .tempFail,
+  ]
 
   /// The exit status a version report calls for (mn.md §15): 69 for a document that is not
   /// current, 65 for a version that is not Automerge, 74 for one that cannot be read or
@@ -74,9 +80,11 @@ extension ErrorReport {
         }
       }
     }
-    let order: [ExitStatus] = [.dataErr, .ioErr, .unavailable, .tempFail]
-    return order.first { found.contains($0) } ?? .ok
+    return versionMergeOrder.first { found.contains($0) } ?? .ok
   }
+
+  /// The statuses of a version report, worst first.
+  static let versionMergeOrder: [ExitStatus] = [.dataErr, .ioErr, .unavailable, .tempFail]
 
   /// The more serious of two statuses (the first that is not 0, by the order of `status`).
   static func worse(_ a: ExitStatus, _ b: ExitStatus) -> ExitStatus {
@@ -101,9 +109,11 @@ extension ErrorReport {
       case .changedDuringRun: found.append(.tempFail)
       }
     }
-    let order: [ExitStatus] = [.dataErr, .ioErr, .unavailable, .tempFail, .negative]
-    return order.first { found.contains($0) } ?? .ok
+    return repairOrder.first { found.contains($0) } ?? .ok
   }
+
+  /// The statuses of a repair's report, worst first.
+  static let repairOrder: [ExitStatus] = [.dataErr, .ioErr, .unavailable, .tempFail, .negative]
 
   /// `mn backups verify`: 65 when a backup does not read back intact, whatever the reason (a
   /// backup that cannot be read whole is damaged, mn.md §13).

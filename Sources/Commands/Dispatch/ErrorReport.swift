@@ -8,58 +8,19 @@ import Storage
 ///
 /// This is the only place that decides exit statuses: Core's typed errors and the verbs'
 /// `CommandError` say what went wrong, and each kind is mapped here to mn.md §11's status
-/// (and to the statuses of the items a report lists as failed: `status(of:)`).
+/// (and to the statuses of the items a report lists as failed: `status(of:)`). Every error
+/// type of mn conforms to `ReportableError` (ErrorReport+Conformances.swift, checked by
+/// `ErrorReportTests`), so only an error mn does not know, a genuine bug, is a 70.
 enum ErrorReport {
+  /// An exit status, a message and the detail lines below it.
+  typealias Described = (status: ExitStatus, message: String, details: [String])
+
   static func describe(_ error: any Error) -> (ExitStatus, String, [String]) {
-    switch error {
-    case let e as UsageError:
-      let verb = e.path.isEmpty ? "" : " " + e.path.joined(separator: " ")
-      return (.usage, e.message, ["see 'mn\(verb) --help'"])
-    case let e as CommandError:
-      return command(e)
-    case let e as LockError:
-      switch e {
-      case .held:
-        return (.tempFail, e.description, ["hint: retry later, or wait longer with --wait SECONDS"])
-      case .fileSystem(let inner): return (status(of: inner), inner.description, [])
-      }
-    case let e as FileSystemError:
-      return (status(of: e), e.description, [])
-    case let e as BackupCatalogError:
-      switch e {
-      case .cannotList(let inner): return (status(of: inner), e.description, [])
-      case .lock(let inner): return describe(inner)
-      }
-    case let e as AutomergeDecodeError:
-      return (.dataErr, "invalid Automerge data: \(e)", [])
-    case let e as AutomergeMergeError:
-      return (.dataErr, e.description, [])
-    case let e as ConflictMergeError:
-      return (.software, e.description, ["this is a bug in mn or a failing disk; please report it"])
-    case let e as MaterializeError:
-      return (.dataErr, "cannot materialize the document: \(e)", [])
-    case let e as StorageError:
-      switch e {
-      case .outsideRoot, .invalidPath: return (.usage, e.description, [])
-      case .noSuchFolder: return (.noInput, e.description, [])
-      case .notADirectory, .cannotReadDirectory, .cannotReadEntry, .documentIsDirectory,
-        .symbolicLink, .unsupportedFileType, .tooDeep, .notDownloadedDirectory, .equivalentNames:
-        return (.dataErr, e.description, [])
-      }
-    case let e as MigrationError:
-      return migration(e)
-    case let e as FetchError:
-      switch e {
-      case .sourceNotFound, .sourceNotUsable: return (.noInput, e.description, [])
-      case .sourceIsDataFolder: return (.usage, e.description, [])
-      }
-    case let e as ProcessError:
-      return (.unavailable, e.description, [])
-    case let e as ArchiveError:
-      return (status(of: e), e.description, [])
-    default:
-      return (.software, "\(error)", ["this is a bug in mn; please report it"])
+    guard let known = error as? any ReportableError else {
+      return (.software, "internal error: \(error)", ["this is a bug in mn; please report it"])
     }
+    let described = known.described
+    return (described.status, described.message, described.details)
   }
 
   /// The exit status, message and details of a verb's own error.
@@ -129,6 +90,7 @@ enum ErrorReport {
     case .placeholdersPresent, .libraryUnavailable: return .unavailable
     case .cannotCreateOutput, .backupInsideDataFolder, .destinationConflict: return .cantCreate
     case .io, .sourceChanged, .writeFailed: return .ioErr
+    // Two export entries with one path: the caller built the list wrong, a genuine bug.
     case .invalidExportPath: return .software
     case .unreadableDocument, .corruptArchive, .absolutePath, .parentComponent, .invalidPath,
       .symbolicLink, .hardLink, .specialFile, .duplicateEntry, .entryTooLarge, .archiveTooLarge,
@@ -205,6 +167,9 @@ enum ErrorReport {
   static func status(of error: FileSystemError) -> ExitStatus {
     switch error.errno {
     case .noSuchFileOrDirectory, .notDirectory: return .noInput
+    // A document over the size limit is refused for what it is, not an I/O failure.
+    case .fileTooLarge where error.operation == "read" || error.operation == "open":
+      return .dataErr
     // A dataless file read while materialization is off (mn.md §15).
     case .deadlock: return .unavailable
     case .permissionDenied, .notPermitted, .readOnlyFileSystem, .fileExists, .isDirectory:

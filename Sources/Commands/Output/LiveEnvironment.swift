@@ -70,7 +70,7 @@ extension Environment {
   /// The environment variables mn reads (mn.md §2, §8, §11).
   static let variableNames = [
     "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "MINUTA_STORAGE", "MN_BACKUP_DIR", "NO_COLOR",
-    "TMPDIR", "PATH",
+    "TMPDIR", "PATH", "MN_TEST_PAUSE_AT",
   ]
 
   /// The real process environment: variables, working directory, clock, terminals.
@@ -86,14 +86,17 @@ extension Environment {
       cwd = String(cString: pointer)
       free(pointer)
     }
+    // The test-only pause points wrap the live file system only when asked for.
+    let pausePoints = PausePoints(variables["MN_TEST_PAUSE_AT"])
+    let live: any FileSystem =
+      pausePoints.map { PausingFileSystem(base: LiveFileSystem(), points: $0) } ?? LiveFileSystem()
     #if canImport(Darwin)
       let provider: any SyncProvider = DarwinSyncProvider(home: variables["HOME"] ?? "")
-      let fileSystem: any FileSystem = CoordinatedFileSystem(
-        base: LiveFileSystem(), provider: provider)
+      let fileSystem: any FileSystem = CoordinatedFileSystem(base: live, provider: provider)
     #else
       // No provider: the live file system as it is, without a wrapper's indirection.
       let provider: any SyncProvider = NoSyncProvider()
-      let fileSystem: any FileSystem = LiveFileSystem()
+      let fileSystem: any FileSystem = live
     #endif
     return Environment(
       variables: variables, currentDirectory: cwd,

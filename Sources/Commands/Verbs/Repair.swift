@@ -38,7 +38,9 @@ enum Repair {
       and that no source holds (the changes that depend on them are left out, and kept in \
       the backup). A document that loads is never rewritten. --dry-run reports and writes \
       nothing. Exits 0 when nothing is known lost, 1 when something is, 65 when nothing \
-      could be recovered for a document.
+      could be recovered for a document; also 69 for a document not downloaded, 74 for one \
+      that cannot be read, 75 for one that changed during the run (run it again), and the \
+      statuses of EXIT STATUS for what stops the whole run.
       """,
     arguments: [
       ArgumentSpec(

@@ -45,7 +45,9 @@ enum Restore {
       ArgumentSpec("ARCHIVE", .path, help: "The archive to restore (- for standard input).")
     ],
     options: [Options.to, Options.dryRun, CommonOptions.wait],
-    exits: [.ok, .usage, .dataErr, .noInput, .unavailable, .cantCreate, .ioErr, .tempFail],
+    exits: [
+      .ok, .usage, .dataErr, .noInput, .unavailable, .software, .cantCreate, .ioErr, .tempFail,
+    ],
     examples: [
       Example("mn restore minuta-20260906-154512.tar.gz", "Merge an export into the data folder."),
       Example("mn restore --dry-run backup.zip", "Show what a restore would write and merge."),

@@ -36,10 +36,17 @@ extension Watch {
       if case .failed(_, let error) = report, failure == nil {
         failure = ErrorReport.describe(error).0
       }
+      // A copy still arriving is no news at the normal level (mn.md §12).
+      if case .arriving = report, !call.global.verbose { return }
       if call.global.json {
         let line = JSONWriter.string(.object([("time", .string(time()))] + json(report)))
         try? env.stdout.write(line + "\n")
         try? env.stdout.flush()
+        return
+      }
+      if case .notWatched = report {
+        // A watcher that cannot see everything says so, even with --quiet.
+        for (_, text) in lines(report) { try? env.stderr.write("mn: warning: \(text)\n") }
         return
       }
       for (isError, text) in lines(report) where isError || !call.global.quiet {
@@ -89,6 +96,16 @@ extension Watch {
         return [
           (false, "left \(merge.plural(paths.count, "copy")) changed less than \(quiet)s ago")
         ]
+      case .notWatched(let count, let setting, let every):
+        return [
+          (
+            false,
+            "the system refused to watch \(count == 1 ? "1 directory" : "\(count) directories") "
+              + "of the folder (raise \(setting)); rescanning them every \(seconds(every))s"
+          )
+        ]
+      case .arriving(let paths):
+        return paths.map { (false, "waiting for '\($0)': it does not decode yet (still arriving)") }
       case .folderGone(let root):
         return [(false, "data folder '\(root)' is gone; waiting for it to come back")]
       case .folderBack(let root): return [(false, "data folder '\(root)' is back")]
@@ -137,6 +154,13 @@ extension Watch {
         return [
           ("event", .string("not-quiet-yet")), ("copies", .array(paths.map(JSONValue.string))),
         ]
+      case .notWatched(let count, let setting, let every):
+        return [
+          ("event", .string("not-watched")), ("directories", .int(Int64(count))),
+          ("setting", .string(setting)), ("rescan-every", .double(every)),
+        ]
+      case .arriving(let paths):
+        return [("event", .string("arriving")), ("copies", .array(paths.map(JSONValue.string)))]
       case .folderGone(let root):
         return [("event", .string("folder-gone")), ("root", .string(root))]
       case .folderBack(let root):

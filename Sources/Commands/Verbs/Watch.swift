@@ -45,7 +45,14 @@ enum Watch {
       checked, and only then the copy is removed. Only names that the table of conflict \
       copies matches are copies (see 'mn ls --conflicts'): a document that the app rewrites \
       is never mistaken for one, and a copy that a sync client is still writing is left \
-      until it is quiet.
+      until it is quiet. A copy that does not decode yet and changed less than six quiet \
+      periods ago is still arriving: it is waited for without a word (-v says so), and \
+      only reported as damaged once it has stayed unchanged that long.
+
+      When the system refuses to watch some directories (Linux: the \
+      fs.inotify.max_user_watches limit, which other programs use up too), mn says so \
+      once, naming the setting to raise and how many directories are not watched, and \
+      rescans the folder every 30 seconds so that no copy there is missed.
 
       The write lock is taken only while writing, and waited for as long as it takes (a \
       line says so). When the folder goes away (unmounted, signed out), mn waits for it to \
@@ -76,7 +83,10 @@ enum Watch {
       to install them.
       """,
     options: Options.all,
-    exits: [.ok, .usage, .dataErr, .noInput, .unavailable, .cantCreate, .ioErr, .interrupted],
+    exits: [
+      .ok, .usage, .dataErr, .noInput, .unavailable, .software, .cantCreate, .ioErr, .tempFail,
+      .interrupted,
+    ],
     examples: [
       Example("mn watch", "Merge copies 10 seconds after they stop changing."),
       Example("mn watch --backup-every 1d --keep-daily 7", "Also back up daily, keep a week."),

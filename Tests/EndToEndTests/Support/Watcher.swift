@@ -56,9 +56,10 @@ final class Watcher {
     return condition()
   }
 
-  /// Waits until standard error has a line containing `text`.
+  /// Waits until standard error has a line containing `text` (a generous deadline: it
+  /// returns as soon as the line is there).
   @discardableResult
-  func waitFor(_ text: String, _ seconds: Double = 10) -> Bool {
+  func waitFor(_ text: String, _ seconds: Double = 120) -> Bool {
     Watcher.waitUntil(seconds) { stderr.contains(text) }
   }
 

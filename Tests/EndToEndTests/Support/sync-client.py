@@ -11,7 +11,8 @@ the version as a conflict copy ("NAME N.automerge") instead, as a real client do
     sync-client.py ROOT CHUNKS LOG SEED NAME...
 
 Once it has read the folder's state it creates ROOT/../sync-client-ready; it runs until the
-file ROOT/../stop-sync-client exists, then exits. Each version it writes is
+file ROOT/../stop-sync-client exists and it has brought at least one version, then exits.
+Each version it writes is
 one line of LOG: "<chunk file> <logical name> rename|copy random|timed". Half the arrivals
 come at random moments, 0 to 4 ms apart; the other half are timed: the client watches the
 folder for mn's temporaries (".NAME.mn-XXXXXX.nosync") and brings a version of NAME the
@@ -108,8 +109,10 @@ def main():
     with open(log_path, "a") as log:
         next_chunk = 0
         directories = sorted({os.path.dirname(os.path.join(root, n)) for n in names})
-        while not os.path.exists(stop) and next_chunk < len(chunks):
-            timing = "random" if rng.random() < 0.5 else "timed"
+        # At least one version is brought, even when mn was done before the first one
+        # (a loaded machine): the round then still checks that the rerun merges it.
+        while next_chunk < len(chunks) and (next_chunk == 0 or not os.path.exists(stop)):
+            timing = "random" if rng.random() < 0.5 or os.path.exists(stop) else "timed"
             if timing == "random":
                 time.sleep(rng.uniform(0, 0.004))
                 name = rng.choice(names)

@@ -1,0 +1,173 @@
+import Platform
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A named step of the writing workflows (merge-conflicts, repair, migrate, restore, watch),
+/// where a crash test stops the process (docs/testing.md).
+public enum PauseStep: String, CaseIterable, Sendable {
+  /// A write lock was taken (the dispatcher's, `watch`'s, `migrate`'s of each folder,
+  /// `restore`'s of its destination).
+  case afterLock = "after-lock"
+  /// A backup archive is in place in the backup folder (verified, renamed, not yet synced).
+  case afterBackup = "after-backup"
+  /// A new file is written and synced beside its target, not yet put in place.
+  case afterWrite = "after-write"
+  /// A new file was put in place (exchanged or renamed); what it displaced is not yet
+  /// examined or removed.
+  case afterSwap = "after-swap"
+  /// A file other than mn's own temporaries (a merged conflict copy, a moved source) is
+  /// about to be removed.
+  case beforeRemove = "before-remove"
+}
+
+/// The test-only hook `MN_TEST_PAUSE_AT=STEP[:N]`: the process stops itself with `SIGSTOP`
+/// the `N`th time (default 1) it reaches `STEP`, so that a test can `kill -9` it exactly
+/// there (docs/testing.md). Read from the injected `Environment` only; without the
+/// variable (or with a value that names no step) nothing is counted and nothing stops.
+public final class PausePoints: @unchecked Sendable {
+  /// The step to stop at.
+  public let step: PauseStep
+  /// Which time the step is reached that stops the process (from 1).
+  public let occurrence: Int
+  private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+  private var reachedCount = 0
+
+  /// The hook that `value` (the variable's value) asks for; nil when it asks for none.
+  public init?(_ value: String?) {
+    guard let value, !value.isEmpty else { return nil }
+    let parts = value.split(separator: ":", maxSplits: 1).map(String.init)
+    guard let step = PauseStep(rawValue: parts[0]) else { return nil }
+    let occurrence = parts.count > 1 ? Int(parts[1]) : 1
+    guard let occurrence, occurrence >= 1 else { return nil }
+    self.step = step
+    self.occurrence = occurrence
+    pthread_mutex_init(mutex, nil)
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
+  }
+
+  /// Counts `step`; stops the process (`SIGSTOP`) when it is the one asked for.
+  public func reached(_ step: PauseStep) {
+    guard step == self.step else { return }
+    pthread_mutex_lock(mutex)
+    reachedCount += 1
+    let stop = reachedCount == occurrence
+    pthread_mutex_unlock(mutex)
+    // The whole process stops; the test that asked kills it (or sends SIGCONT).
+    if stop { kill(getpid(), SIGSTOP) }
+  }
+}
+
+/// A `FileSystem` that tells `PausePoints` of the steps its calls make: a lock taken
+/// (`after-lock`), an archive renamed into place (`after-backup`), a temporary put in place (`after-write` before,
+/// `after-swap` after), a file that is not a temporary removed (`before-remove`). Used only
+/// when `MN_TEST_PAUSE_AT` is set; every call is forwarded unchanged.
+struct PausingFileSystem: FileSystem {
+  let base: any FileSystem
+  let points: PausePoints
+
+  /// Whether `path` names one of mn's temporaries (`.NAME.mn-XXXXXX.nosync`, mn.md §6).
+  static func isTemporary(_ path: String) -> Bool {
+    let name = AbsolutePath(path).lastComponent
+    return name.hasPrefix(".") && name.contains(".mn-")
+  }
+
+  private func putInPlace(_ from: String, _ to: String, _ body: () throws -> Void) throws {
+    if to.hasSuffix(".tar.gz") {
+      try body()
+      points.reached(.afterBackup)
+      return
+    }
+    let document = Self.isTemporary(from) && !Self.isTemporary(to)
+    if document { points.reached(.afterWrite) }
+    try body()
+    if document { points.reached(.afterSwap) }
+  }
+
+  func rename(_ from: String, to: String) throws {
+    try putInPlace(from, to) { try base.rename(from, to: to) }
+  }
+  func exchange(_ a: String, _ b: String) throws {
+    try putInPlace(a, b) { try base.exchange(a, b) }
+  }
+  func renameExclusive(_ from: String, to: String) throws {
+    try putInPlace(from, to) { try base.renameExclusive(from, to: to) }
+  }
+  func removeFile(_ path: String) throws {
+    if !Self.isTemporary(path) { points.reached(.beforeRemove) }
+    try base.removeFile(path)
+  }
+
+  func info(_ path: String) throws -> FileInfo? { try base.info(path) }
+  func infoFollowingLinks(_ path: String) throws -> FileInfo? {
+    try base.infoFollowingLinks(path)
+  }
+  func contentsOfDirectory(_ path: String) throws -> [String] {
+    try base.contentsOfDirectory(path)
+  }
+  func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry] {
+    try base.contentsOfDirectoryWithInfo(path)
+  }
+  func directoryItems(_ path: String) throws -> [DirectoryItem] {
+    try base.directoryItems(path)
+  }
+  func openDirectory(_ path: String) throws -> OpenDirectory { try base.openDirectory(path) }
+  func closeDirectory(_ directory: OpenDirectory) { base.closeDirectory(directory) }
+  func info(_ name: String, in directory: OpenDirectory) throws -> FileInfo? {
+    try base.info(name, in: directory)
+  }
+  func readFile(_ name: String, in directory: OpenDirectory, limit: Int) throws
+    -> DirectoryEntry?
+  {
+    try base.readFile(name, in: directory, limit: limit)
+  }
+  func readFile(_ path: String, limit: Int) throws -> [UInt8] {
+    try base.readFile(path, limit: limit)
+  }
+  func makeDirectory(_ path: String, permissions: UInt32) throws {
+    try base.makeDirectory(path, permissions: permissions)
+  }
+  func createExclusive(_ path: String, permissions: UInt32) throws -> FileDescriptor {
+    try base.createExclusive(path, permissions: permissions)
+  }
+  func openForReading(_ path: String) throws -> FileDescriptor {
+    try base.openForReading(path)
+  }
+  func openForLocking(_ path: String) throws -> FileDescriptor {
+    try base.openForLocking(path)
+  }
+  func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+    try base.write(fd, bytes, path: path)
+  }
+  func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: String)
+    throws -> Int
+  {
+    try base.read(fd, into: buffer, path: path)
+  }
+  func sync(_ fd: FileDescriptor, path: String) throws { try base.sync(fd, path: path) }
+  func startWriteback(_ fd: FileDescriptor, offset: Int64, length: Int64) {
+    base.startWriteback(fd, offset: offset, length: length)
+  }
+  func close(_ fd: FileDescriptor, path: String) throws { try base.close(fd, path: path) }
+  func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
+  func removeDirectory(_ path: String) throws { try base.removeDirectory(path) }
+  func setPermissions(_ path: String, _ permissions: UInt32) throws {
+    try base.setPermissions(path, permissions)
+  }
+  func tryLock(_ fd: FileDescriptor, path: String) throws -> Bool {
+    let taken = try base.tryLock(fd, path: path)
+    if taken { points.reached(.afterLock) }
+    return taken
+  }
+  func readLink(_ path: String) throws -> String { try base.readLink(path) }
+  func realPath(_ path: String) throws -> String { try base.realPath(path) }
+}

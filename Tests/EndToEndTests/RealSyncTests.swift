@@ -29,7 +29,11 @@ import Testing
   /// Syncs after which a round that still brings conflict copies fails.
   static let maxSyncs = 6
 
-  @Test(arguments: Engine.allCases) func twoDevicesConverge(_ engine: Engine) throws {
+  /// Each engine with the real Automerge's writer (when `../shared/tools` is there), and
+  /// Unison once more with the codec's own writer, so that the fallback is exercised too.
+  static let cases: [(Engine, Bool)] = Engine.allCases.map { ($0, true) } + [(.unison, false)]
+
+  @Test(arguments: cases) func twoDevicesConverge(_ engine: Engine, oracleWriter: Bool) throws {
     let skip = (ProcessInfo.processInfo.environment["MN_REAL_SYNC_SKIP"] ?? "")
       .split(separator: ",").map(String.init)
     if skip.contains(engine.rawValue) || skip.contains("all") {
@@ -47,7 +51,8 @@ import Testing
     let roots = devices.map { work + "/" + $0 }
     let writers = devices.enumerated().map { i, device in
       AppWriter(
-        root: roots[i], actor: device == "a" ? "aa01" : "bb02", stateDirectory: work + "/state")
+        root: roots[i], actor: device == "a" ? "aa01" : "bb02", stateDirectory: work + "/state",
+        usesOracle: oracleWriter)
     }
     let sync = try EngineProcess(engine, work: work)
     defer { sync.stop() }
@@ -74,9 +79,10 @@ import Testing
       figures.append(syncs)
       try Self.checkConverged(box, roots, holding: written)
     }
+    let writer = oracleWriter && AppWriter.oracle != nil ? "am-oracle edit" : "the codec's writer"
     print(
-      "RealSyncTests: \(engine.rawValue): syncs that brought conflict copies per edit round: \(figures)"
-    )
+      "RealSyncTests: \(engine.rawValue) (\(writer)): syncs that brought conflict copies per "
+        + "edit round: \(figures)")
     #expect(figures.allSatisfy { $0 <= 2 }, "at most one extra round: \(figures)")
   }
 
@@ -133,6 +139,9 @@ import Testing
           keepOps: false)
         held[i].formUnion(file.changes.map(\.hash))
         heads.append(file.heads)
+        if let oracle = AppWriter.oracle {  // the real Automerge opens it
+          #expect(try tool(oracle, ["check", root + "/" + document]).status == 0, "\(document)")
+        }
       }
       let leftovers = (FileManager.default.subpaths(atPath: root) ?? []).filter {
         $0.contains(".mn-") || $0.contains(".am-edit-") || $0.contains(".writer.nosync")

@@ -24,6 +24,8 @@ struct AppWriter {
   let actor: String
   /// Where it keeps its memory (outside the synced folder).
   let stateDirectory: String
+  /// Whether to use `am-oracle` when it is there (false: the codec's writer always).
+  var usesOracle = true
 
   /// Makes one change to `document` (a logical name) putting `key`; `seq` numbers the edit.
   func edit(_ document: String, key: String, seq: Int) throws -> ChangeHash {
@@ -31,7 +33,7 @@ struct AppWriter {
     let state = stateDirectory + "/" + actor + "-" + document.replacing("/", with: "_")
     try FileManager.default.createDirectory(
       atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    if let oracle = Self.oracle {
+    if usesOracle, let oracle = Self.oracle {
       let (status, output) = try tool(
         oracle,
         [

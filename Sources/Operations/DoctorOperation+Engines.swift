@@ -32,7 +32,7 @@ extension DoctorOperation {
     } else if let new = ours.sorted().first(where: { $0.hasSuffix(".lst-new") }) {
       report.add(
         .bisyncAborted, directory + "/" + new,
-        "the last rclone bisync of this folder aborted (too many deletes?)",
+        "the last rclone bisync of this folder aborted (too many deletes?), or one runs now",
         fix: "run it again under mn lock, with --force for a small folder (docs/sync-engines.md)")
     }
   }

@@ -4,7 +4,7 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'resolve ls fetch merge-conflicts migrate export restore repair watch backups doctor doc help completion' ;;
+    '') echo 'resolve ls fetch merge-conflicts migrate export restore repair watch lock backups doctor doc help completion' ;;
     'backups') echo 'list verify prune' ;;
     'doc') echo 'info heads changes show merge check' ;;
   esac
@@ -22,6 +22,7 @@ _mn_verb() {
     '|restore') echo 'restore' ;;
     '|repair') echo 'repair' ;;
     '|watch') echo 'watch' ;;
+    '|lock') echo 'lock' ;;
     '|backups') echo 'backups' ;;
     'backups|list') echo 'list' ;;
     'backups|verify') echo 'verify' ;;
@@ -52,6 +53,7 @@ _mn_options() {
     'restore') echo '--to --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'repair') echo '--from -n --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'watch') echo '--quiet-for --backup-every --keep-last --keep-daily --keep-weekly --keep-monthly --fetch --fetch-from --fetch-exec --fetch-timeout --once --service --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'lock') echo '--wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'backups prune') echo '--keep-last --keep-daily --keep-weekly --keep-monthly -n --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc show') echo '--typed --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc merge') echo '-o --output --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
@@ -111,6 +113,7 @@ _mn_value_kind() {
     'watch|--fetch-exec') echo 'command' ;;
     'watch|--fetch-timeout') echo 'seconds' ;;
     'watch|--service') echo 'choice:systemd launchd' ;;
+    'lock|--wait') echo 'seconds' ;;
     'backups prune|--keep-last') echo 'text' ;;
     'backups prune|--keep-daily') echo 'text' ;;
     'backups prune|--keep-weekly') echo 'text' ;;
@@ -130,6 +133,8 @@ _mn_argument_kind() {
     'merge-conflicts|'*) echo 'document' ;;
     'restore|0') echo 'path' ;;
     'repair|'*) echo 'document' ;;
+    'lock|0') echo 'command' ;;
+    'lock|'*) echo 'text' ;;
     'backups verify|'*) echo 'path' ;;
     'doc info|0') echo 'document' ;;
     'doc heads|0') echo 'document' ;;

@@ -18,8 +18,10 @@ public enum AutomergeMergeError: Error, Equatable, Sendable, CustomStringConvert
 
 /// The result of a change-level merge (§9).
 public struct MergeResult: Sendable {
-  /// The merged file: the first input's bytes unchanged, then the added change chunks.
+  /// The merged file: the base input's bytes unchanged, then the added change chunks.
   public var bytes: [UInt8]
+  /// The index of the input whose bytes the output starts with (`AutomergeMerge.baseIndex`).
+  public var base: Int
   /// The hashes of the appended changes, in output (dependency) order.
   public var added: [ChangeHash]
   /// The number of distinct changes in the union.
@@ -35,10 +37,11 @@ public struct MergeResult: Sendable {
 public enum AutomergeMerge {
   /// Merges files: the union of their changes, keyed by hash.
   ///
-  /// The output is `inputs[0]` byte for byte, followed by the type-1 chunks of the changes
-  /// only the other inputs have, in dependency order (Kahn's algorithm, ties broken by
-  /// hash). When nothing is added the output is `inputs[0]` itself. When `inputs[0]` is
-  /// empty the output is the union's change chunks.
+  /// The output is the base input (`baseIndex`) byte for byte, followed by the type-1
+  /// chunks of the changes only the other inputs have, in dependency order (Kahn's
+  /// algorithm, ties broken by hash). When the base holds every change the output is the
+  /// base itself. Neither depends on the order of the inputs, so two devices that merge the
+  /// same files in any order write the same bytes (mn.md §6 "Merged output").
   /// - Throws: `AutomergeMergeError` when an input does not decode or two different changes
   ///   share `(actor, seq)`.
   public static func merge(_ inputs: [[UInt8]]) throws -> MergeResult {
@@ -55,8 +58,14 @@ public enum AutomergeMerge {
   public static func mergeAndVerify(_ inputs: [[UInt8]]) throws -> (
     result: MergeResult, holdsEveryChange: Bool
   ) {
-    let files = try decodeInputs(inputs)
+    var inputs = inputs
+    var files = try decodeInputs(inputs)
     let result = try merge(inputs, decoded: files)
+    // Checked against the base first, so that only what was appended to it is read.
+    if result.base != 0 {
+      inputs.swapAt(0, result.base)
+      files.swapAt(0, result.base)
+    }
     return (result, try verify(result.bytes, inputs: inputs, decoded: files))
   }
 
@@ -64,8 +73,8 @@ public enum AutomergeMerge {
     var files: [AutomergeFile] = []
     files.reserveCapacity(inputs.count)
     for (i, bytes) in inputs.enumerated() {
-      // Only the chunks of changes the first input lacks are appended: the first input's,
-      // and the others' that it has (most of a conflict copy), are not kept.
+      // Only the chunks of changes the first input lacks are kept: a merge usually starts
+      // from the first input (the canonical file), and `merge` decodes again when not.
       do {
         let kept: KeptChunks
         if let first = files.first {
@@ -82,12 +91,63 @@ public enum AutomergeMerge {
     return files
   }
 
-  /// Merges files already decoded (`decoded[i]` is `AutomergeFile.decode(inputs[i])`).
-  public static func merge(_ inputs: [[UInt8]], decoded files: [AutomergeFile]) throws
+  /// Merges files already decoded (`decoded[i]` is `AutomergeFile.decode(inputs[i])`; a
+  /// change whose chunk was not kept is decoded again when the merge needs it).
+  public static func merge(_ inputs: [[UInt8]], decoded: [AutomergeFile]) throws -> MergeResult {
+    guard !decoded.isEmpty else { return try mergeOntoFirst(inputs, decoded: decoded) }
+    let base = baseIndex(inputs, decoded: decoded)
+    var inputs = inputs
+    var files = decoded
+    if base != 0 {
+      inputs.swapAt(0, base)
+      files.swapAt(0, base)
+    }
+    // A change to append whose chunk the caller's decode left out (it kept only those its
+    // first input lacked): that input is decoded again, keeping what the base lacks.
+    let baseFile = files[0]
+    for i in files.indices.dropFirst()
+    where files[i].changes.contains(where: { $0.chunk.isEmpty && !baseFile.contains($0.hash) }) {
+      do {
+        files[i] = try AutomergeFile.decode(
+          inputs[i], keepOps: false, chunks: .only { !baseFile.contains($0) },
+          inspectFirstDocument: nil)
+      } catch let e as AutomergeDecodeError {
+        throw AutomergeMergeError.invalidInput(index: i == base ? 0 : i, e)
+      }
+    }
+    var result = try mergeOntoFirst(inputs, decoded: files)
+    result.base = base
+    return result
+  }
+
+  /// The input a merge starts from, chosen by a rule that does not depend on the order of
+  /// the inputs or on which device merges (mn.md §6 "Merged output"): the input holding the
+  /// most changes, and among several, the one whose bytes have the smallest SHA-256.
+  ///
+  /// An input that holds every change of the union holds the most, and so does every other
+  /// input that holds as many (a file's changes are distinct), so when one holds them all
+  /// the output is one of those inputs unchanged, the same one on every device. Bytes are
+  /// hashed only to break a tie, so the usual merge (one input holds the most) hashes
+  /// nothing.
+  public static func baseIndex(_ inputs: [[UInt8]], decoded files: [AutomergeFile]) -> Int {
+    let most = files.map(\.changes.count).max() ?? 0
+    let candidates = files.indices.filter { files[$0].changes.count == most }
+    guard var chosen = candidates.first, candidates.count > 1 else { return candidates.first ?? 0 }
+    var smallest = SHA256.hash(inputs[chosen])
+    for i in candidates.dropFirst() where inputs[i] != inputs[chosen] {
+      let hash = SHA256.hash(inputs[i])
+      if hash < smallest { (chosen, smallest) = (i, hash) }
+    }
+    return chosen
+  }
+
+  /// Merges files onto the first: its bytes, then the chunks of the changes it lacks.
+  private static func mergeOntoFirst(_ inputs: [[UInt8]], decoded files: [AutomergeFile]) throws
     -> MergeResult
   {
     guard let first = files.first else {
-      return MergeResult(bytes: [], added: [], changeCount: 0, heads: [], missingDependencies: [])
+      return MergeResult(
+        bytes: [], base: 0, added: [], changeCount: 0, heads: [], missingDependencies: [])
     }
     // The first file's changes are distinct and their (actor, seq) unique: its decode
     // checked both. The others add what it does not have.
@@ -172,7 +232,8 @@ public enum AutomergeMerge {
     for (j, c) in extra.enumerated() where !extraIsDep[j] { heads.append(c.hash) }
     heads.sort()
     return MergeResult(
-      bytes: bytes, added: added, changeCount: first.changes.count + extra.count, heads: heads,
+      bytes: bytes, base: 0, added: added, changeCount: first.changes.count + extra.count,
+      heads: heads,
       missingDependencies: missing.sorted())
   }
 

@@ -11,9 +11,11 @@ import Storage
 ///
 /// 1. before the first removal, one backup of every canonical file and copy involved
 ///    (through the caller's `backup` closure, so Operations stays free of clocks and paths);
-/// 2. read the canonical file and every copy again, merge them (the canonical file's bytes
-///    first and unchanged, then the change chunks only the copies have; a document that
-///    needs nothing is not rewritten; a `copies-only` document gets a new file);
+/// 2. read the canonical file and every copy again, merge them (the bytes of the input that
+///    holds the most changes, the same input on every device, then the change chunks only
+///    the others have: mn.md §6 "Merged output", docs/merged-output.md; a canonical file
+///    that is that input and holds every change is not rewritten; a `copies-only` document
+///    gets a new file);
 /// 3. replace the canonical file with the result (`DocumentReplace.replace`: swap, then merge
 ///    back any version a sync client brought meanwhile), read it back, and check that it
 ///    holds every change of every input;
@@ -277,7 +279,9 @@ public enum ConflictMerge {
     guard document.refusal == nil, let merged = prepared.merged else { return document }
     let path = document.canonicalPath
     var verified: (info: FileInfo?, held: Set<ChangeHash>)
-    if prepared.canonicalInfo == nil || !merged.added.isEmpty {
+    // Written unless the canonical file (input 0) is the merge's base and holds every
+    // change: a copy may be the base (mn.md §6 "Merged output").
+    if prepared.canonicalInfo == nil || merged.base != 0 || !merged.added.isEmpty {
       let basis = prepared.canonicalInfo.map {
         ReplaceBasis(info: $0, bytes: prepared.loaded[path]?.bytes)
       }

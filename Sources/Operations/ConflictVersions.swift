@@ -216,7 +216,7 @@ public enum ConflictVersions {
       return
     }
     document.completed = true
-    if !result.added.isEmpty {
+    if result.base != 0 || !result.added.isEmpty {
       _ = try DocumentReplace.replace(
         path, with: result.bytes, basis: ReplaceBasis(info: info, bytes: current),
         fileSystem: fileSystem, permissions: info?.permissions ?? 0o644, random: random)

@@ -27,11 +27,13 @@ public enum DoctorOperation {
   ///   - warnings: discovery's warnings (a pointer file to a missing folder), each a finding.
   ///   - fileSystem: every disk access goes through it.
   ///   - syncProvider: says which documents are stale and which have versions.
+  ///   - bisyncDirectory: rclone bisync's work directory, whose listings of this folder are
+  ///     looked at (nil: not looked at).
   /// - Returns: the report.
   /// - Throws: `StorageError` when the root itself cannot be listed.
   public static func examine(
     root: String, source: DiscoverySource, warnings: [String] = [], fileSystem: any FileSystem,
-    syncProvider: any SyncProvider = NoSyncProvider()
+    syncProvider: any SyncProvider = NoSyncProvider(), bisyncDirectory: String? = nil
   ) throws(StorageError) -> DoctorReport {
     let listing = try FolderScan.scan(root: root, fileSystem: fileSystem)
     var report = DoctorReport(root: root, source: source)
@@ -55,6 +57,9 @@ public enum DoctorOperation {
     for problem in listing.problems {
       report.add(.scanProblem, problem.subject, problem.description, fix: fix(for: problem))
     }
+    examineSyncthingVersions(root: root, listing: listing, into: &report, fileSystem: fileSystem)
+    examineBisync(
+      root: root, bisyncDirectory: bisyncDirectory, into: &report, fileSystem: fileSystem)
     return report
   }
 
@@ -247,6 +252,8 @@ public struct DoctorFinding: Sendable, Equatable {
     case unresolvedVersions = "unresolved-versions"
     case staleTemporary = "stale-temporary"
     case scanProblem = "scan-problem"
+    case bisyncAborted = "bisync-aborted"
+    case syncthingVersion = "syncthing-version"
   }
 
   public var kind: Kind

@@ -13,7 +13,8 @@ import Testing
     let b = try Fixture.bytes(Self.d1)
     for inputs in [[a, b], [b, a], [a, b, a]] {
       let result = try AutomergeMerge.merge(inputs)
-      #expect(Array(result.bytes.prefix(inputs[0].count)) == inputs[0])
+      let base = inputs[result.base]
+      #expect(Array(result.bytes.prefix(base.count)) == base)
       let merged = try AutomergeFile.decode(result.bytes)
       #expect(ChangeListing.heads(merged.heads) == (try Fixture.text(Self.expected + ".heads")))
       #expect(
@@ -21,7 +22,7 @@ import Testing
       #expect(result.heads == merged.heads)
       #expect(try AutomergeMerge.verify(result.bytes, inputs: inputs))
       // The appended chunks are in dependency order.
-      var seen = Set(try AutomergeFile.decode(inputs[0]).changes.map(\.hash))
+      var seen = Set(try AutomergeFile.decode(base).changes.map(\.hash))
       for h in result.added {
         let c = try #require(merged.change(h))
         #expect(c.deps.allSatisfy { seen.contains($0) })
@@ -46,7 +47,7 @@ import Testing
       let decoded = try inputs.map { try AutomergeFile.decode($0, keepOps: false) }
       let merged = try AutomergeFile.decode(result.bytes, keepOps: false)
       let again = try AutomergeFile.decode(
-        result.bytes, after: decoded[0], prefixLength: inputs[0].count)
+        result.bytes, after: decoded[result.base], prefixLength: inputs[result.base].count)
       #expect(Set(again.changes.map(\.hash)) == Set(merged.changes.map(\.hash)))
       #expect(again.heads == merged.heads && again.opCount == merged.opCount)
       #expect(again.chunks.map(\.offset) == merged.chunks.map(\.offset))
@@ -67,14 +68,92 @@ import Testing
     #expect(try AutomergeMerge.merge([a]).bytes == a)
   }
 
-  @Test func emptyFirstInputGivesTheUnionsChunks() throws {
+  @Test func anEmptyInputAddsNothing() throws {
     let a = try Fixture.bytes(Self.d0)
     let b = try Fixture.bytes(Self.d1)
     let result = try AutomergeMerge.merge([[], a, b])
+    #expect(result.base != 0)
+    #expect(result.bytes == (try AutomergeMerge.merge([a, b])).bytes)
     let merged = try AutomergeFile.decode(result.bytes)
-    #expect(merged.chunks.allSatisfy { $0.type == .change })
     #expect(ChangeListing.changes(merged.changes) == (try Fixture.text(Self.expected + ".changes")))
     #expect(try AutomergeMerge.merge([[], []]).bytes.isEmpty)
+  }
+
+  /// Three devices' files: `a` and `b` (the fixture's two devices, each with changes the
+  /// other lacks), `c` = `b` and one more change, `x` the union as one input holds it, and
+  /// `y` the same changes in other bytes (every change chunk, in dependency order).
+  static func devices() throws -> (a: [UInt8], b: [UInt8], c: [UInt8], x: [UInt8], y: [UInt8]) {
+    let a = try Fixture.bytes(Self.d0)
+    let b = try Fixture.bytes(Self.d1)
+    let heads = try AutomergeFile.decode(b).heads
+    let extra = Change(
+      actors: [ActorId([0xee, 0x01])], seq: 1, startOp: 1000, time: 7, message: "c",
+      deps: heads, ops: [])
+    let c = b + extra.chunk
+    let x = try AutomergeMerge.merge([a, b]).bytes
+    var pending = try AutomergeFile.decode(x).changes
+    var emitted = Set<ChangeHash>()
+    var y: [UInt8] = []
+    while !pending.isEmpty {
+      let ready = pending.filter { $0.deps.allSatisfy(emitted.contains) }
+      for change in ready.sorted(by: { $0.hash > $1.hash }) {
+        y += change.chunk
+        emitted.insert(change.hash)
+      }
+      pending.removeAll { emitted.contains($0.hash) }
+    }
+    return (a, b, c, x, y)
+  }
+
+  /// Convergence (mn.md §6 "Merged output"): the same inputs, in any order (as different
+  /// devices see them: a different file canonical, the others copies), give the same bytes.
+  @Test func everyOrderOfTheSameInputsGivesTheSameBytes() throws {
+    let (a, b, c, x, y) = try Self.devices()
+    #expect(x != y)
+    #expect(
+      Set(try AutomergeFile.decode(y).changes.map(\.hash))
+        == Set(try AutomergeFile.decode(x).changes.map(\.hash)))
+    for set in [[a, b], [a, c], [a, b, c], [x, y], [x, y, a], [a, x], [b, c, y], [a, a, b]] {
+      let outputs = try permutations(set).map { try AutomergeMerge.merge($0).bytes }
+      #expect(Set(outputs).count == 1, "\(set.map(\.count))")
+      let checked = try permutations(set).map { try AutomergeMerge.mergeAndVerify($0) }
+      #expect(checked.allSatisfy { $0.holdsEveryChange && $0.result.bytes == outputs[0] })
+    }
+  }
+
+  /// One input holds every change: the output is that input unchanged, the one whose bytes
+  /// have the smallest SHA-256 among several; with none, the one holding the most changes
+  /// is the base, and what the others add is appended.
+  @Test func theBaseIsChosenByChangesThenByHash() throws {
+    let (a, b, c, x, y) = try Self.devices()
+    let smaller = SHA256.hash(x) < SHA256.hash(y) ? x : y
+    for inputs in [[x, y], [y, x], [y, x, a, b]] {
+      let result = try AutomergeMerge.merge(inputs)
+      #expect(result.bytes == smaller)
+      #expect(result.added.isEmpty)
+      #expect(inputs[result.base] == smaller)
+    }
+    for inputs in [[b, c], [c, b]] {
+      #expect(try AutomergeMerge.merge(inputs).bytes == c)
+    }
+    // Neither a nor c holds everything: the one with more changes is the base.
+    let (inA, inC) = try (
+      AutomergeFile.decode(a).changes.count, AutomergeFile.decode(c).changes.count
+    )
+    let result = try AutomergeMerge.merge([a, c])
+    #expect(!result.added.isEmpty)
+    if inA != inC { #expect(result.bytes.starts(with: inA > inC ? a : c)) }
+  }
+
+  func permutations(_ items: [[UInt8]]) -> [[[UInt8]]] {
+    guard items.count > 1 else { return [items] }
+    var out: [[[UInt8]]] = []
+    for i in items.indices {
+      var rest = items
+      let first = rest.remove(at: i)
+      out += permutations(rest).map { [first] + $0 }
+    }
+    return out
   }
 
   @Test func duplicateSeqIsRefused() throws {

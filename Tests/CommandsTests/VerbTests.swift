@@ -61,7 +61,8 @@ import Testing
   }.map(\.name)
 
   @Test func everyFolderVerbIsListed() {
-    #expect(Set(Self.folderVerbs) == ["ls", "fetch", "merge-conflicts", "export", "repair"])
+    #expect(
+      Set(Self.folderVerbs) == ["ls", "fetch", "merge-conflicts", "export", "repair", "lock"])
   }
 
   @Test(arguments: folderVerbs)
@@ -74,7 +75,9 @@ import Testing
     let env = Environment(
       variables: ["HOME": directory.path], currentDirectory: directory.path, now: { (0, 0) },
       fileSystem: LiveFileSystem(), stdout: out, stderr: err)
-    #expect(CLI.run(["--root", missing, verb], env) == Commands.ExitStatus.noInput.rawValue)
+    let command = verb == "lock" ? ["--", "true"] : []  // `lock` needs a command first
+    #expect(
+      CLI.run(["--root", missing, verb] + command, env) == Commands.ExitStatus.noInput.rawValue)
     #expect(err.text == "mn: error: data folder '\(missing)' does not exist\n", "\(verb)")
     #expect(out.text.isEmpty)
   }

@@ -200,7 +200,7 @@ struct Expectation {
       .filter { $0.hasPrefix("device-") }.sorted()
     let inputs = try devices.map { try #require(SharedFixtures.read("\(seedDir)/\($0)/\(name)")) }
     let result = try AutomergeMerge.merge(inputs)
-    #expect(result.bytes.starts(with: inputs[0]))
+    #expect(result.bytes.starts(with: inputs[result.base]))
     let merged = try AutomergeFile.decode(result.bytes)
     let expected = Expectation(prefix: "\(seedDir)/merged/\(name)")
     expected.check("merge of \(doc)", .success(merged))

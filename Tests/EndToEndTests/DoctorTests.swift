@@ -101,4 +101,24 @@ import Testing
     #expect(r.stdout.contains("discovery: pointer file"))
     #expect(r.stdout.contains("fix: fix or remove the pointer file"))
   }
+
+  /// rclone bisync's listings are looked for where rclone keeps them: `RCLONE_CACHE_DIR`,
+  /// else `XDG_CACHE_HOME` or `~/.cache`, then `rclone/bisync`.
+  @Test func anAbortedBisyncIsFoundInRclonesCacheDirectory() throws {
+    let box = try Sandbox()
+    box.extraEnvironment["MINUTA_STORAGE"] = box.path("data")
+    try box.write("data/tags.automerge", try Sandbox.tags)
+    let listing =
+      String(box.path("data").dropFirst()).replacing("/", with: "_")
+      + "..hub_Minuta.path1.lst-err"
+    try box.write(".cache/rclone/bisync/" + listing, "")
+    let r = try box.run(["doctor"])
+    #expect(r.status == 1)
+    #expect(r.stdout.contains("bisync-aborted: \(box.path(".cache/rclone/bisync/" + listing)): "))
+    #expect(r.stdout.contains("--resync"))
+    let elsewhere = try box.run(["doctor"], environment: ["RCLONE_CACHE_DIR": box.path("rc")])
+    #expect(elsewhere.status == 0, "RCLONE_CACHE_DIR names another directory")
+    try box.write("rc/bisync/" + listing, "")
+    #expect(try box.run(["doctor"], environment: ["RCLONE_CACHE_DIR": box.path("rc")]).status == 1)
+  }
 }

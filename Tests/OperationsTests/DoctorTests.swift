@@ -22,9 +22,11 @@ import Testing
   /// The sample tag list followed by one change chunk whose dependencies it lacks.
   func withOrphan() throws -> [UInt8] {
     let tags = try SampleDocuments.tags
-    let merged = try DocumentTools.merge(existing: tags, incoming: try SampleDocuments.tagsOther)
-    let last = try #require(try AutomergeFile.decode(merged).chunks.last)
-    return tags + merged[last.offset..<(last.offset + last.length)]
+    let have = Set(try AutomergeFile.decode(tags).changes.map(\.hash))
+    let other = try AutomergeFile.decode(try SampleDocuments.tagsOther)
+    let orphan = try #require(
+      other.changes.first { !have.contains($0.hash) && $0.deps.contains { !have.contains($0) } })
+    return tags + orphan.chunk
   }
 
   @Test func aHealthyFolderHasNoFindingsAndIsNotChanged() throws {

@@ -18,10 +18,10 @@ public enum CLI {
       try? env.stderr.write("mn: error: \(message)\n")
       return failed.rawValue
     }
-    return status.rawValue
+    return status
   }
 
-  private static func runCatching(_ arguments: [String], _ env: Environment) -> ExitStatus {
+  private static func runCatching(_ arguments: [String], _ env: Environment) -> Int32 {
     var quiet = false
     do {
       let outcome = try Parser.parse(
@@ -29,7 +29,7 @@ public enum CLI {
       switch outcome {
       case .version:
         try env.stdout.write(BuildInfo.versionLine + "\n")
-        return .ok
+        return ExitStatus.ok.rawValue
       case .help(let path):
         guard
           let text = HelpRenderer.help(
@@ -38,11 +38,14 @@ public enum CLI {
           throw UsageError(message: "no such verb '\(path.joined(separator: " "))'", path: [])
         }
         try env.stdout.write(text)
-        return .ok
+        return ExitStatus.ok.rawValue
       case .run(var call):
         quiet = call.global.quiet
-        return try execute(&call, env)
+        return try execute(&call, env).rawValue
       }
+    } catch let passed as CommandExit {
+      // `mn lock`: the command's own status, which no table of mn's can list.
+      return passed.status
     } catch {
       let (status, message, details) = ErrorReport.describe(error)
       try? env.stderr.write("mn: error: \(message)\n")
@@ -50,7 +53,7 @@ public enum CLI {
       if !quiet || status == .software || error is UsageError {
         for line in details { try? env.stderr.write("\(line)\n") }
       }
-      return status
+      return status.rawValue
     }
   }
 

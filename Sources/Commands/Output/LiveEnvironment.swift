@@ -70,7 +70,7 @@ extension Environment {
   /// The environment variables mn reads (mn.md §2, §8, §11).
   static let variableNames = [
     "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "MINUTA_STORAGE", "MN_BACKUP_DIR", "NO_COLOR",
-    "TMPDIR", "PATH", "MN_TEST_PAUSE_AT",
+    "TMPDIR", "PATH", "MN_TEST_PAUSE_AT", "XDG_CACHE_HOME", "RCLONE_CACHE_DIR",
   ]
 
   /// The real process environment: variables, working directory, clock, terminals.

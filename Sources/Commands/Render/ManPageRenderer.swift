@@ -206,6 +206,7 @@ private struct Mdoc {
       line(".Op " + members.map(Self.optionHead).joined(separator: " | "))
     }
     for argument in spec.arguments {
+      if argument.kind == .command { line(".Fl \\-") }  // `mn lock -- COMMAND`, as in usage
       let core = "Ar " + Self.argument(argument.name) + (argument.variadic ? " ..." : "")
       line(argument.optional ? ".Op " + core : "." + core)
     }

@@ -19,7 +19,11 @@ extension CommandSpec {
       return parts.joined(separator: " ")
     }
     if !options.isEmpty { parts.append("[options]") }
-    for argument in arguments { parts.append(argument.usage) }
+    for argument in arguments {
+      // A command to run (`mn lock`): its own options follow `--`, or they are read as mn's.
+      if argument.kind == .command { parts.append("--") }
+      parts.append(argument.usage)
+    }
     return parts.joined(separator: " ")
   }
 }

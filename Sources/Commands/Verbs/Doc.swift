@@ -105,9 +105,10 @@ enum Doc {
     name: "merge",
     abstract: "Write the lossless merge of Automerge files.",
     discussion: """
-      The output is the first file's bytes followed by the change chunks that only the \
-      other files have, in dependency order, so every Automerge implementation opens it and \
-      no byte of the first file is rewritten. The result is read back and checked to hold \
+      The output is the bytes of the file holding the most changes (of several, the one \
+      with the smallest SHA-256) followed by the change chunks that only the other files \
+      have, in dependency order, so every Automerge implementation opens it, and the same \
+      files in any order give the same bytes. The result is read back and checked to hold \
       every change of every input before the command succeeds. OUT is written atomically; \
       - writes to standard output. OUT inside the data folder, or inside a folder that \
       looks like one (it holds .minuta-version, tags.automerge or the lock file), is \

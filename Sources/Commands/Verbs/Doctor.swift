@@ -19,7 +19,11 @@ enum Doctor {
       only current files, each inside a coordinated read (NSFileCoordinator); a stale or \
       dataless file is reported, never read, since a coordinated read of it would wait for \
       its download. Each finding names what fixes it. The write lock is \
-      reported as free or held; a held lock is normal while the app writes. Every document \
+      reported as free or held; a held lock is normal while the app writes. It also \
+      reports what a sync engine left that needs a person: rclone bisync's listings of this \
+      folder in its work directory after an aborted run (it then needs --force or \
+      --resync), and versions in Syncthing's .stversions folder that hold changes the \
+      document lacks (the fix copies one beside the document for merge-conflicts). Every document \
       and copy is read and decoded, nothing is written, and no download is triggered. Exits \
       0 when the folder is healthy and 1 when something needs attention.
       """,
@@ -39,7 +43,7 @@ enum Doctor {
     let report = try env.syncProvider.withoutMaterializing {
       try DoctorOperation.examine(
         root: root, source: source, warnings: found.warnings, fileSystem: env.fileSystem,
-        syncProvider: env.syncProvider)
+        syncProvider: env.syncProvider, bisyncDirectory: bisyncDirectory(env.variables))
     }
     if call.global.json {
       try env.stdout.write(JSONWriter.string(json(report), indent: 2) + "\n")
@@ -47,6 +51,19 @@ enum Doctor {
       try env.stdout.write(text(report))
     }
     return report.isHealthy ? .ok : .negative
+  }
+
+  /// rclone bisync's default work directory: `bisync` in rclone's cache directory
+  /// (`RCLONE_CACHE_DIR`, else the user's cache directory, as rclone finds it).
+  static func bisyncDirectory(_ variables: [String: String]) -> String? {
+    if let cache = variables["RCLONE_CACHE_DIR"], !cache.isEmpty { return cache + "/bisync" }
+    guard let home = variables["HOME"], !home.isEmpty else { return nil }
+    #if canImport(Darwin)
+      return home + "/Library/Caches/rclone/bisync"
+    #else
+      let cache = variables["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.cache"
+      return cache + "/rclone/bisync"
+    #endif
   }
 
   static func summary(_ report: DoctorReport) -> String {

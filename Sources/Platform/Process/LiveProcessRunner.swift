@@ -82,7 +82,7 @@ public struct LiveProcessRunner: ProcessRunner {
 }
 
 /// Calls `body` with a NULL-terminated array of C strings, valid for the call.
-private func withCStrings<R>(
+func withCStrings<R>(
   _ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R
 ) -> R {
   var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }

@@ -36,6 +36,9 @@ demo: release
 test: setup build-info
 	# A target that imports one it does not declare (one above it) fails the build.
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
+	# No API newer than the macOS that Package.swift declares (platforms:), from the toolchain's symbol
+	# graphs (mn.md §15; AvailabilityCheckTests proves it fails on a planted use).
+	scripts/check-availability.py
 	# The Darwin sync provider, compiled on any system against DarwinShim (mn.md §15).
 	$(SWIFT) build --target DarwinCompileCheck
 	$(SWIFT) test --skip-build --skip ConformanceTests

@@ -155,7 +155,10 @@ public final class NSFileCoordinator {
 ///   https://developer.apple.com/documentation/foundation/nsfileversion/isresolved
 /// - `func remove() throws`
 ///   https://developer.apple.com/documentation/foundation/nsfileversion/remove()
+/// - `func value(forKey key: String) -> Any?` (from `NSObject`, key-value coding)
+///   https://developer.apple.com/documentation/objectivec/nsobject/1412591-value
 public final class NSFileVersion {
+  public func value(forKey key: String) -> Any? { nil }
   public class func unresolvedConflictVersionsOfItem(at url: URL) -> [NSFileVersion]? { nil }
   public class func removeOtherVersionsOfItem(at url: URL) throws {}
   public var url: URL { URL(fileURLWithPath: "/") }

@@ -347,6 +347,9 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     throws(SyncProviderError)
   {
     record("resolve \(versions.count) of \(path)\(removingOthers ? " removing others" : "")")
+    if !locked({ $0.active.contains { $0.0 != .reading && $0.1 == path } }) {
+      locked { $0.violations.append("resolved versions of \(path) outside a coordinated write") }
+    }
     let held = Set(
       ((try? AutomergeFile.decode(base.readFile(path, limit: 1 << 30)))?.changes ?? []).map(\.hash))
     let log = snapshot.log

@@ -62,6 +62,8 @@ import Testing
     let synced = try #require(log.firstIndex { $0.hasPrefix("syncDirectory ") })
     let resolved = try #require(log.firstIndex { $0.hasPrefix("resolve") })
     #expect(rename < synced && synced < resolved)
+    // The versions are removed inside a coordinated write of the document (mn.md §15).
+    #expect(log[resolved].hasSuffix("[in replacing \(month)]"))
   }
 
   @Test func anUnreadableVersionStaysUnresolvedAndIsReported() throws {

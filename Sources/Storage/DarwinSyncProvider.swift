@@ -70,6 +70,20 @@ import Platform
       }
     }
 
+    /// Turns materialization off for the whole process, at start (mn.md §15):
+    /// `setiopolicy_np(IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_PROCESS,
+    /// IOPOL_MATERIALIZE_DATALESS_FILES_OFF)`. Then no read of a dataless file downloads it by
+    /// accident (a replace's look at an arrival, a read inside mn's own coordinated write,
+    /// under the lock): it fails with `EDEADLK`, which every reader takes as "not downloaded".
+    /// Only `startMaterializing`'s thread turns it on, for itself. Returns nil, or the error
+    /// of a refusal, which the caller reports.
+    public static func turnOffMaterializationForProcess() -> Errno? {
+      let result = setiopolicy_np(
+        IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_PROCESS,
+        IOPOL_MATERIALIZE_DATALESS_FILES_OFF)
+      return result == 0 ? nil : Errno.current
+    }
+
     /// `getiopolicy_np` to keep the thread's policy, `setiopolicy_np(…, OFF)`, then the kept
     /// policy set again.
     public func withoutMaterializing<T>(_ body: () throws -> T) rethrows -> T {

@@ -9,6 +9,8 @@
 
 /// `#define IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES 3`, <sys/resource.h>.
 public let IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES: Int32 = 3
+/// `#define IOPOL_SCOPE_PROCESS 0`, <sys/resource.h>.
+public let IOPOL_SCOPE_PROCESS: Int32 = 0
 /// `#define IOPOL_SCOPE_THREAD 1`, <sys/resource.h>.
 public let IOPOL_SCOPE_THREAD: Int32 = 1
 /// `#define IOPOL_MATERIALIZE_DATALESS_FILES_OFF 1`, <sys/resource.h>.

@@ -28,8 +28,17 @@ import Platform
     /// Creates the provider for the user whose home is `home` (`$HOME`).
     public init(home: String) { self.home = home }
 
+    /// `SyncFolderKind.classify` with `realpath(3)` and
+    /// `URLResourceValues.isUbiquitousItem` (on a new `URL`: a URL caches its values).
     public func folderKind(of path: String) -> SyncFolderKind {
-      SyncFolderKind.classify(path, home: home)
+      SyncFolderKind.classify(
+        path, home: home, realPath: { try? LiveFileSystem().realPath($0) },
+        isUbiquitous: { existing in
+          let values = try? URL(fileURLWithPath: existing).resourceValues(forKeys: [
+            .isUbiquitousItemKey
+          ])
+          return values?.isUbiquitousItem == true
+        })
     }
 
     /// `URL.resourceValues(forKeys: [.ubiquitousItemDownloadingStatusKey])` on a new `URL`

@@ -36,6 +36,9 @@ public struct URLResourceKey: Hashable, Sendable {
   public let rawValue: String
   public static let ubiquitousItemDownloadingStatusKey = URLResourceKey(
     rawValue: "NSURLUbiquitousItemDownloadingStatusKey")
+  /// `static let isUbiquitousItemKey: URLResourceKey`:
+  /// https://developer.apple.com/documentation/foundation/urlresourcekey/isubiquitousitemkey
+  public static let isUbiquitousItemKey = URLResourceKey(rawValue: "NSURLIsUbiquitousItemKey")
 }
 
 /// `struct URLUbiquitousItemDownloadingStatus` with `static let current`, `downloaded`,
@@ -53,6 +56,9 @@ public struct URLUbiquitousItemDownloadingStatus: Hashable, Sendable {
 /// https://developer.apple.com/documentation/foundation/urlresourcevalues/ubiquitousitemdownloadingstatus
 public struct URLResourceValues {
   public var ubiquitousItemDownloadingStatus: URLUbiquitousItemDownloadingStatus? { nil }
+  /// `var isUbiquitousItem: Bool? { get }`:
+  /// https://developer.apple.com/documentation/foundation/urlresourcevalues/isubiquitousitem
+  public var isUbiquitousItem: Bool? { nil }
 }
 
 /// `struct URL`: `init(fileURLWithPath path: String)`

@@ -159,8 +159,9 @@ public enum SyncItemStatus: String, Sendable, Equatable {
   case unknown
 }
 
-/// The kinds of coordinated access (`NSFileCoordinator` reading, or writing `.forReplacing`,
-/// `.forDeleting`).
+/// The kinds of coordinated access: `NSFileCoordinator` reading; writing a new version of
+/// a file (no options on Darwin: an edit of the same item, never `.forReplacing`, which tells
+/// presenters the item was deleted); writing `.forDeleting` for a removal.
 public enum CoordinatedAccess: String, Sendable, Equatable {
   case reading
   case replacing

@@ -125,14 +125,12 @@ public final class NSFileCoordinator {
   }
 
   /// `struct NSFileCoordinator.WritingOptions: OptionSet`, with `static var forDeleting`
-  /// (`NSFileCoordinatorWritingForDeleting = 1 << 0`) and `static var forReplacing`
-  /// (`NSFileCoordinatorWritingForReplacing = 1 << 3`), Foundation/NSFileCoordinator.h:
+  /// (`NSFileCoordinatorWritingForDeleting = 1 << 0`), Foundation/NSFileCoordinator.h:
   /// https://developer.apple.com/documentation/foundation/nsfilecoordinator/writingoptions
   public struct WritingOptions: OptionSet, Sendable {
     public let rawValue: UInt
     public init(rawValue: UInt) { self.rawValue = rawValue }
     public static let forDeleting = WritingOptions(rawValue: 1 << 0)
-    public static let forReplacing = WritingOptions(rawValue: 1 << 3)
   }
 
   public init(filePresenter filePresenterOrNil: (any NSFilePresenter)?) {}

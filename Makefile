@@ -14,7 +14,7 @@ COMMIT := $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) \
 DEB = dist/mn_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/null || echo unknown).deb
 
 .PHONY: setup build release build-info demo test conformance docs lint bench bench-codec fuzz \
-  install deb dist check-package clean
+  install deb dist check-package mac-check clean
 
 setup:
 	@scripts/setup.sh
@@ -36,6 +36,9 @@ demo: release
 test: setup build-info
 	# A target that imports one it does not declare (one above it) fails the build.
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
+	# No API newer than the macOS that Package.swift declares (platforms:), from the toolchain's symbol
+	# graphs (mn.md §15; AvailabilityCheckTests proves it fails on a planted use).
+	scripts/check-availability.py
 	# The Darwin sync provider, compiled on any system against DarwinShim (mn.md §15).
 	$(SWIFT) build --target DarwinCompileCheck
 	$(SWIFT) test --skip-build --skip ConformanceTests
@@ -96,6 +99,12 @@ dist:
 # installed mn, man pages, completions and systemd unit (CI runs it after make test).
 check-package: deb
 	@scripts/check-package.sh $(DEB) $(VERSION) $(COMMIT)
+
+# On a Mac: build, swift test, and a live smoke test in a scratch folder inside iCloud Drive,
+# with a report to paste into an issue (docs/macos.md). Elsewhere it says it needs a Mac and
+# exits 69.
+mac-check:
+	@scripts/mac-check.sh
 
 clean:
 	rm -rf .build dist

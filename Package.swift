@@ -35,6 +35,9 @@ let staticLibraries =
 
 let package = Package(
   name: "mn",
+  // The oldest macOS the formula supports (`depends_on macos: :sonoma`); no API newer than
+  // that may be used: scripts/check-availability.py, run by `make test`, checks it on Linux.
+  platforms: [.macOS(.v14)],
   products: [
     .executable(name: "mn", targets: ["mn"])
   ],

@@ -114,13 +114,17 @@ public enum ArchiveRestore {
   ///   - isDocument: the document test for archives without a manifest.
   ///   - limits: the size cap for reading existing files.
   ///   - random: the `XXXXXX` of temporary names.
+  ///   - coordinated: runs each document's whole replace (its argument, for the target's
+  ///     path) as one coordinated write in a synced folder (mn.md §6, §15); the archive layer
+  ///     knows no sync provider, so the workflow above passes it in.
   /// - Returns: what was done, per path.
   /// - Throws: `ArchiveError.destinationConflict`, `.mergeFailed`, `.cannotCreateOutput`,
   ///   `.io`. Entries before the failing one stay restored (each was written atomically).
   public static func execute(
     archive: ReadArchive, destination: String, fileSystem: FileSystem, merger: ReplaceMerger,
     isDocument: (String) -> Bool = ArchiveRestore.isDocumentPath, limits: ArchiveLimits = .standard,
-    random: () -> String = AtomicFile.randomSuffix
+    random: () -> String = AtomicFile.randomSuffix,
+    coordinated: (String, () throws -> ReplaceOutcome) throws -> ReplaceOutcome = { try $1() }
   ) throws(ArchiveError) -> RestoreReport {
     // Refuse before writing anything when something is in the way.
     _ = try plan(
@@ -142,9 +146,13 @@ public enum ArchiveRestore {
           let mode = entry.permissions & 0o777
           if kind == .document {
             // Absent when decided: a version that a sync client brings meanwhile is merged.
-            let outcome = try Replace.replace(
-              target, with: entry.bytes, basis: .absent, merger: merger, fileSystem: fileSystem,
-              permissions: mode == 0 ? 0o644 : mode, random: random)
+            let outcome = try withoutActuallyEscaping(random) { random in
+              try coordinated(target) {
+                try Replace.replace(
+                  target, with: entry.bytes, basis: .absent, merger: merger,
+                  fileSystem: fileSystem, permissions: mode == 0 ? 0o644 : mode, random: random)
+              }
+            }
             report.replaces[entry.path] = outcome.summary
           } else {
             try AtomicFile.write(
@@ -166,9 +174,13 @@ public enum ArchiveRestore {
           if merged == existing {
             report.unchanged.append(entry.path)
           } else {
-            let outcome = try Replace.replace(
-              target, with: merged, basis: ReplaceBasis(info: info, bytes: existing),
-              merger: merger, fileSystem: fileSystem, random: random)
+            let outcome = try withoutActuallyEscaping(random) { random in
+              try coordinated(target) {
+                try Replace.replace(
+                  target, with: merged, basis: ReplaceBasis(info: info, bytes: existing),
+                  merger: merger, fileSystem: fileSystem, random: random)
+              }
+            }
             report.replaces[entry.path] = outcome.summary
             report.merged.append(entry.path)
           }

@@ -28,8 +28,11 @@ import CArchive
 final class LibArchive: Sendable {
   /// The library names tried in order; the first is the one named in errors.
   #if canImport(Darwin)
+    // Only Homebrew's libarchive (Apple silicon, then Intel prefix), the one whose header
+    // CArchive is compiled against (pkg-config, Package.swift), which the link has loaded
+    // already, so that dlopen finds that very image. Never Apple's /usr/lib/libarchive.2.dylib:
+    // another version behind the same header, and a second libarchive in the process.
     static let candidates = [
-      "libarchive.2.dylib", "/usr/lib/libarchive.2.dylib",
       "/opt/homebrew/opt/libarchive/lib/libarchive.13.dylib",
       "/usr/local/opt/libarchive/lib/libarchive.13.dylib",
     ]

@@ -242,16 +242,23 @@ public enum ConflictVersions {
       merged: merged, unresolved: provider.conflictVersions(of: path) ?? [])
     guard !decision.resolve.isEmpty else { return }
     do {
-      try provider.resolve(decision.resolve, of: path, removingOthers: decision.removingOthers)
+      // Inside a coordinated write of the document, as Apple's documentation of
+      // `NSFileVersion` requires of a removal (mn.md §15).
+      try CoordinatedFileSystem.run(.replacing, path, on: fileSystem) {
+        try provider.resolve(decision.resolve, of: path, removingOthers: decision.removingOthers)
+      }
       for k in document.versions.indices
       where decision.resolve.contains(document.versions[k].version) {
         document.versions[k].resolved = true
       }
       document.removedOthers = decision.removingOthers
     } catch {
+      let failure =
+        error as? SyncProviderError
+        ?? .failed(operation: "coordinate the resolution of", path: path, detail: "\(error)")
       for k in document.versions.indices
       where decision.resolve.contains(document.versions[k].version) {
-        document.versions[k].problem = .cannotResolve(error)
+        document.versions[k].problem = .cannotResolve(failure)
       }
     }
     try checkpoint(.resolved(document.logicalName))

@@ -334,6 +334,9 @@ public struct FetchMissing: Sendable, Equatable {
     case notDownloaded
     /// The placeholder went away and no file came (deleted on another device?).
     case vanished
+    /// A source was given, but the file in place is dataless (macOS): only iCloud has its
+    /// bytes, so the source's content is not put in its place (mn.md §15).
+    case notDownloadedInPlace
 
     public var description: String {
       switch self {
@@ -342,6 +345,8 @@ public struct FetchMissing: Sendable, Equatable {
       case .commandTimedOut: return "the command was stopped at the timeout"
       case .notDownloaded: return "not downloaded before the timeout"
       case .vanished: return "the placeholder went away and no file came"
+      case .notDownloadedInPlace:
+        return "the file in place is not downloaded; run 'mn fetch' without a source first"
       }
     }
   }
@@ -507,13 +512,22 @@ struct FetchRun {
     var expected = Set(incoming.changes.map(\.hash))
     var replaced: ReplaceOutcome.Summary?
     do {
-      // A placeholder in place (a dataless file) is the basis, never read.
       var basis = ReplaceBasis.absent
       var content = bytes
       if let present = try fileSystem.info(item.path) {
+        // A dataless file in place (macOS, mn.md §15) is never the basis of a replace: its
+        // bytes are in iCloud only, and may hold changes that the source lacks. Taking it
+        // unread as the basis would swap it out, recognise it by its inode as "what was
+        // read" and remove it, and the exchange would first give it an excluded `.nosync`
+        // name, which a provider takes for a removal. Reading it here would download it on
+        // mn's thread, under the lock, unasked. So the item is left as it is (exit 69): a
+        // plain `mn fetch` downloads it, and a second `fetch --from` then merges.
+        if DatalessFiles.isDataless(present) {
+          return settle(missing: item, .notDownloadedInPlace)
+        }
         basis = ReplaceBasis(info: present, bytes: nil)
       }
-      if let present = basis.info, !DatalessFiles.isDataless(present) {
+      if basis.info != nil {
         switch DocumentReplace.read(item.path, fileSystem: fileSystem) {
         case .success(let existing):
           expected.formUnion(existing.file.changes.map(\.hash))

@@ -26,6 +26,19 @@ public struct MigrationReport: Sendable, Equatable {
   public var leftInSource: [String] = []
   /// How each document written into the destination was replaced (mn.md §6), by name.
   public var replaces: [String: ReplaceOutcome.Summary] = [:]
+  /// How each document that went into an iCloud Drive container it was absent from got
+  /// there, by name (mn.md §15).
+  public var intoICloud: [String: ICloudWay] = [:]
+
+  /// How a document went into iCloud Drive.
+  public enum ICloudWay: Sendable, Equatable {
+    /// The system's own move (`setUbiquitous`).
+    case systemMove
+    /// The system refused its move (`detail`: a binary without the container's entitlement,
+    /// as a Homebrew build is): a coordinated copy, read back and verified, then the source
+    /// removed.
+    case copied(refusal: String)
+  }
 
   public init() {}
 }
@@ -89,10 +102,11 @@ extension Migration {
       let name = document.name.logicalName
       progress(name)
       do {
-        let (action, replaced) = try migrate(
+        let (action, replaced, way) = try migrate(
           document, destination: plan.destination, keepSource: keepSource, fileSystem: fs,
           provider: syncProvider)
         report.replaces[name] = replaced
+        report.intoICloud[name] = way
         switch action {
         case .move: report.moved.append(name)
         case .merge: report.merged.append(name)
@@ -154,14 +168,15 @@ extension Migration {
       && provider.folderKind(of: source) == .plain
   }
 
-  /// Moves (or copies) one document; returns what it took, and how the destination's file
-  /// was replaced when mn wrote it.
+  /// Moves (or copies) one document; returns what it took, how the destination's file
+  /// was replaced when mn wrote it, and how it went into iCloud Drive when it did.
   static func migrate(
     _ document: MigrationPlan.Document, destination: String, keepSource: Bool,
     fileSystem fs: any FileSystem, provider: any SyncProvider
-  ) throws -> (MigrationAction, ReplaceOutcome.Summary?) {
+  ) throws -> (MigrationAction, ReplaceOutcome.Summary?, MigrationReport.ICloudWay?) {
     let name = document.name.logicalName
     let target = document.destinationPath
+    var refusal: String?
     if usesSystemMove(
       source: document.sourcePath, target: target, targetExists: try fs.info(target) != nil,
       keepSource: keepSource, provider: provider)
@@ -170,13 +185,23 @@ extension Migration {
       let source = try readDocument(document.sourcePath, fileSystem: fs)
       let expected = Set(source.file.changes.map(\.hash))
       try makeDirectories(document.name.directory, root: destination, fileSystem: fs)
-      try provider.moveIntoUbiquity(document.sourcePath, to: target)
-      let written = try readDocument(target, fileSystem: fs)
-      guard expected.isSubset(of: written.file.changes.lazy.map(\.hash)) else {
-        throw MigrationError.verificationFailed(name)
+      do {
+        try provider.moveIntoUbiquity(document.sourcePath, to: target)
+        let written = try readDocument(target, fileSystem: fs)
+        guard expected.isSubset(of: written.file.changes.lazy.map(\.hash)) else {
+          throw MigrationError.verificationFailed(name)
+        }
+        return (.move, nil, .systemMove)
+      } catch let error as SyncProviderError {
+        // Refused (no container entitlement, as in a Homebrew build): the system moved
+        // nothing, so the source is as it was. The copy below writes the destination through
+        // the coordinated replace, reads it back and verifies it, syncs it, and only then
+        // removes the source.
+        guard try fs.info(target) == nil else { throw error }
+        refusal = "\(error)"
       }
-      return (.move, nil)
     }
+    let way = refusal.map { MigrationReport.ICloudWay.copied(refusal: $0) }
     // A sync client may replace the source or the target meanwhile (it takes no lock): the
     // replace merges what arrives at the target; a changed source means going again.
     for _ in 0..<3 {
@@ -215,10 +240,10 @@ extension Migration {
         if let placed, !written.info.isSameFile(as: placed) { continue }
         throw MigrationError.verificationFailed(name)
       }
-      if keepSource { return (action, replaced) }
+      if keepSource { return (action, replaced, way) }
       guard try fs.readFile(document.sourcePath, limit: readLimit) == source.bytes else { continue }
       try fs.removeFile(document.sourcePath)
-      return (action, replaced)
+      return (action, replaced, way)
     }
     throw MigrationError.sourceChanging(name)
   }

@@ -118,7 +118,10 @@ public enum RestoreWorkflow {
     }
     let report = try ArchiveRestore.execute(
       archive: archive, destination: destination, fileSystem: fileSystem,
-      merger: DocumentReplace.merger)
+      merger: DocumentReplace.merger,
+      coordinated: { path, replace in
+        try CoordinatedFileSystem.run(.replacing, path, on: fileSystem, replace)
+      })
     return Outcome(plan: plan, backup: backup, report: report, removedTemporaries: removed)
   }
 }

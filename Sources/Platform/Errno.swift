@@ -36,6 +36,7 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
   public static let invalidArgument = Errno(rawValue: EINVAL)
   public static let notSupported = Errno(rawValue: ENOTSUP)
   public static let notImplemented = Errno(rawValue: ENOSYS)
+  public static let notATerminal = Errno(rawValue: ENOTTY)
   /// `EDEADLK`: on macOS, the read of a dataless file while materialization is off. mn
   /// takes it to mean "not downloaded" wherever a file is read (mn.md §15).
   public static let deadlock = Errno(rawValue: EDEADLK)

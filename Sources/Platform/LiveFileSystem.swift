@@ -48,7 +48,13 @@ public struct LiveFileSystem: FileSystem {
     return FileInfo(
       kind: kind, size: Int64(st.st_size), permissions: UInt32(st.st_mode) & 0o7777,
       modificationSeconds: seconds, modificationNanoseconds: nanos,
-      device: UInt64(st.st_dev), inode: UInt64(st.st_ino), flags: flags)
+      device: Self.deviceNumber(st.st_dev), inode: UInt64(st.st_ino), flags: flags)
+  }
+
+  /// `dev_t` as a `UInt64`, bit for bit: Darwin's is an `Int32`, negative for some devices,
+  /// which `UInt64(_:)` would trap on; Linux's is unsigned already.
+  static func deviceNumber<D: BinaryInteger>(_ raw: D) -> UInt64 {
+    UInt64(truncatingIfNeeded: raw)
   }
 
   public func info(_ path: String) throws -> FileInfo? {
@@ -298,8 +304,35 @@ public struct LiveFileSystem: FileSystem {
     return try retrying("read", path) { cRead(fd.rawValue, base, buffer.count) }
   }
 
+  /// On Darwin `fcntl(F_FULLFSYNC)`, `fsync` where the file system refuses it; `fsync`
+  /// elsewhere. Darwin's `fsync` only hands the data to the drive, which may keep it in its
+  /// cache past a power loss; mn syncs before it removes a copy, resolves a version or
+  /// deletes a migrated source (mn.md §15), so only a flush to the medium will do.
   public func sync(_ fd: FileDescriptor, path: String) throws {
-    _ = try retrying("sync", path) { fsync(fd.rawValue) }
+    #if canImport(Darwin)
+      try Self.durableSync(
+        path, full: { fcntl(fd.rawValue, F_FULLFSYNC) }, plain: { fsync(fd.rawValue) })
+    #else
+      _ = try retrying("sync", path) { fsync(fd.rawValue) }
+    #endif
+  }
+
+  /// Runs `full` (`F_FULLFSYNC`), retried on `EINTR`; where the file system does not have
+  /// it (`ENOTSUP`, `EINVAL`, `ENOTTY`: network and some foreign file systems), `plain`
+  /// (`fsync`) instead. Any other failure is thrown: the data may not be on disk.
+  static func durableSync(_ path: String, full: () -> Int32, plain: () -> Int32) throws {
+    while full() == -1 {
+      let error = Errno.current
+      if error == .interrupted { continue }
+      guard [.notSupported, .invalidArgument, .notATerminal].contains(error) else {
+        throw FileSystemError("sync", path, error)
+      }
+      while plain() == -1 {
+        let error = Errno.current
+        if error != .interrupted { throw FileSystemError("sync", path, error) }
+      }
+      return
+    }
   }
 
   public func startWriteback(_ fd: FileDescriptor, offset: Int64, length: Int64) {
@@ -322,7 +355,11 @@ public struct LiveFileSystem: FileSystem {
   public func syncDirectory(_ path: String) throws {
     let fd = try retrying("open directory", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
     defer { cClose(fd) }
-    _ = try retrying("sync directory", path) { fsync(fd) }
+    #if canImport(Darwin)
+      try Self.durableSync(path, full: { fcntl(fd, F_FULLFSYNC) }, plain: { fsync(fd) })
+    #else
+      _ = try retrying("sync directory", path) { fsync(fd) }
+    #endif
   }
 
   public func rename(_ from: String, to: String) throws {

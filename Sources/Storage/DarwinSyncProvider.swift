@@ -28,8 +28,17 @@ import Platform
     /// Creates the provider for the user whose home is `home` (`$HOME`).
     public init(home: String) { self.home = home }
 
+    /// `SyncFolderKind.classify` with `realpath(3)` and
+    /// `URLResourceValues.isUbiquitousItem` (on a new `URL`: a URL caches its values).
     public func folderKind(of path: String) -> SyncFolderKind {
-      SyncFolderKind.classify(path, home: home)
+      SyncFolderKind.classify(
+        path, home: home, realPath: { try? LiveFileSystem().realPath($0) },
+        isUbiquitous: { existing in
+          let values = try? URL(fileURLWithPath: existing).resourceValues(forKeys: [
+            .isUbiquitousItemKey
+          ])
+          return values?.isUbiquitousItem == true
+        })
     }
 
     /// `URL.resourceValues(forKeys: [.ubiquitousItemDownloadingStatusKey])` on a new `URL`
@@ -70,6 +79,20 @@ import Platform
       }
     }
 
+    /// Turns materialization off for the whole process, at start (mn.md §15):
+    /// `setiopolicy_np(IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_PROCESS,
+    /// IOPOL_MATERIALIZE_DATALESS_FILES_OFF)`. Then no read of a dataless file downloads it by
+    /// accident (a replace's look at an arrival, a read inside mn's own coordinated write,
+    /// under the lock): it fails with `EDEADLK`, which every reader takes as "not downloaded".
+    /// Only `startMaterializing`'s thread turns it on, for itself. Returns nil, or the error
+    /// of a refusal, which the caller reports.
+    public static func turnOffMaterializationForProcess() -> Errno? {
+      let result = setiopolicy_np(
+        IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_PROCESS,
+        IOPOL_MATERIALIZE_DATALESS_FILES_OFF)
+      return result == 0 ? nil : Errno.current
+    }
+
     /// `getiopolicy_np` to keep the thread's policy, `setiopolicy_np(…, OFF)`, then the kept
     /// policy set again.
     public func withoutMaterializing<T>(_ body: () throws -> T) rethrows -> T {
@@ -87,9 +110,15 @@ import Platform
     }
 
     /// `NSFileCoordinator.coordinate(readingItemAt:options:error:byAccessor:)` for a read,
-    /// `coordinate(writingItemAt:options:error:byAccessor:)` with `.forReplacing` or
-    /// `.forDeleting` for a write. `body` works on `path` itself: mn's files are never moved
-    /// by another writer while it holds the lock.
+    /// `coordinate(writingItemAt:options:error:byAccessor:)` for a write: with no options for
+    /// `.replacing`, `.forDeleting` for `.deleting`. `body` works on `path` itself: mn's files
+    /// are never moved by another writer while it holds the lock.
+    ///
+    /// Not `.forReplacing` for `.replacing`: every replace of mn is a new version of the same
+    /// document (merged bytes that keep every change), and Apple documents `.forReplacing` as
+    /// telling presenters that the item is deleted and a new one put in its place, "not to
+    /// be used when simply updating the contents"; the app would close the document. A write
+    /// with no options is an edit: presenters save first and reload after.
     public func coordinate<T>(_ access: CoordinatedAccess, _ path: String, _ body: () throws -> T)
       throws -> T
     {
@@ -103,9 +132,9 @@ import Platform
           result = Result { try body() }
         }
       case .replacing:
-        coordinator.coordinate(
-          writingItemAt: url, options: .forReplacing, error: &coordinationError
-        ) { _ in result = Result { try body() } }
+        coordinator.coordinate(writingItemAt: url, options: [], error: &coordinationError) { _ in
+          result = Result { try body() }
+        }
       case .deleting:
         coordinator.coordinate(
           writingItemAt: url, options: .forDeleting, error: &coordinationError
@@ -133,16 +162,27 @@ import Platform
       }
     }
 
+    /// The file of `version`, or nil when the system no longer gives one.
+    ///
+    /// `NSFileVersion.url` is imported as a non-optional `URL`, but a version that another
+    /// device resolved meanwhile can answer nil, and bridging that nil to `URL` traps. Key-value
+    /// coding returns it as an optional object instead (the property's name is `URL`).
+    static func fileURL(of version: NSFileVersion) -> URL? {
+      version.value(forKey: "URL") as? URL
+    }
+
     /// `NSFileVersion.unresolvedConflictVersionsOfItem(at:)`, each with its `url`,
-    /// `localizedNameOfSavingComputer` and `modificationDate`.
+    /// `localizedNameOfSavingComputer` and `modificationDate`; a version without a URL is
+    /// skipped (it is being resolved elsewhere, and has no bytes to merge).
     public func conflictVersions(of path: String) -> [SyncVersion]? {
       guard
         let versions = NSFileVersion.unresolvedConflictVersionsOfItem(
           at: URL(fileURLWithPath: path))
       else { return nil }
-      return versions.map { version in
-        SyncVersion(
-          documentPath: path, path: version.url.path,
+      return versions.compactMap { version in
+        guard let url = Self.fileURL(of: version) else { return nil }
+        return SyncVersion(
+          documentPath: path, path: url.path,
           device: version.localizedNameOfSavingComputer,
           modificationSeconds: version.modificationDate.map {
             Int64($0.timeIntervalSince1970.rounded(.down))
@@ -165,17 +205,20 @@ import Platform
       }
     }
 
-    /// `isResolved = true` on each of `versions` (found again by their `url`), then, when
-    /// `removingOthers`, `NSFileVersion.removeOtherVersionsOfItem(at:)`; otherwise each of
-    /// them alone is removed (`remove()`), so that iCloud stops keeping it.
+    /// `isResolved = true` on each of `versions` (found again by their `url`; one without a
+    /// URL now is left alone), then, when `removingOthers`,
+    /// `NSFileVersion.removeOtherVersionsOfItem(at:)`; otherwise each of them alone is removed
+    /// (`remove()`), so that iCloud stops keeping it. The caller runs this inside a
+    /// coordinated write of the document (`ConflictVersions`).
     public func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
       throws(SyncProviderError)
     {
       let url = URL(fileURLWithPath: path)
       let wanted = Set(versions.map(\.path))
       do {
-        for version in NSFileVersion.unresolvedConflictVersionsOfItem(at: url) ?? []
-        where wanted.contains(version.url.path) {
+        for version in NSFileVersion.unresolvedConflictVersionsOfItem(at: url) ?? [] {
+          guard let versionURL = Self.fileURL(of: version), wanted.contains(versionURL.path)
+          else { continue }
           version.isResolved = true
           if !removingOthers { try version.remove() }
         }

@@ -89,6 +89,62 @@ public enum SyncFolderKind: String, Sendable, Equatable {
     if path.hasPrefix(base + "/Library/CloudStorage/") { return .fileProvider }
     return .plain
   }
+
+  /// The kind of folder `path` is in, told by what the system says of it (mn.md §15): by
+  /// where it is, as given or on its real path (through links, and without the
+  /// `/System/Volumes/Data` firmlink prefix), else an iCloud Drive folder when the system
+  /// calls its nearest existing ancestor ubiquitous (iCloud's "Desktop & Documents" makes
+  /// `~/Documents/Minuta` one).
+  ///
+  /// - Parameters:
+  ///   - path: an absolute path; it need not exist yet.
+  ///   - home: the user's home directory (`$HOME`), absolute.
+  ///   - realPath: `realpath(3)` of an existing path, nil when it does not resolve.
+  ///   - isUbiquitous: what the system says of an existing path (`isUbiquitousItem`).
+  /// - Returns: the kind by place (as given, then real), else `.ubiquityContainer` when the
+  ///   system calls the folder ubiquitous, else `.plain`.
+  public static func classify(
+    _ path: String, home: String, realPath: (String) -> String?, isUbiquitous: (String) -> Bool
+  ) -> SyncFolderKind {
+    let given = classify(path, home: home)
+    if given != .plain || home.isEmpty { return given }
+    let (real, existing) = resolved(path, realPath: realPath)
+    let realHome = resolved(home, realPath: realPath).path
+    for candidate in [home, realHome] {
+      let kind = classify(real, home: candidate)
+      if kind != .plain { return kind }
+    }
+    return isUbiquitous(existing) ? .ubiquityContainer : .plain
+  }
+
+  /// `path` with its nearest existing ancestor resolved by `realPath` and the rest appended,
+  /// without a leading `/System/Volumes/Data`; and that ancestor, resolved.
+  static func resolved(_ path: String, realPath: (String) -> String?) -> (
+    path: String, existing: String
+  ) {
+    var head = path
+    var rest: [Substring] = []
+    while true {
+      if let real = realPath(head) {
+        let existing = withoutDataVolume(real)
+        let full = rest.reversed().reduce(existing) { $0 == "/" ? "/" + $1 : $0 + "/" + $1 }
+        return (full, existing)
+      }
+      guard let slash = head.lastIndex(of: "/"), head != "/" else {
+        return (withoutDataVolume(path), withoutDataVolume(path))
+      }
+      rest.append(head[head.index(after: slash)...])
+      head = slash == head.startIndex ? "/" : String(head[..<slash])
+    }
+  }
+
+  /// macOS's data volume is firmlinked at `/`: `/System/Volumes/Data/Users/ada` is
+  /// `/Users/ada`.
+  static func withoutDataVolume(_ path: String) -> String {
+    let prefix = "/System/Volumes/Data"
+    guard path.hasPrefix(prefix + "/") else { return path }
+    return String(path.dropFirst(prefix.count))
+  }
 }
 
 /// Where an item stands with its provider.
@@ -103,8 +159,9 @@ public enum SyncItemStatus: String, Sendable, Equatable {
   case unknown
 }
 
-/// The kinds of coordinated access (`NSFileCoordinator` reading, or writing `.forReplacing`,
-/// `.forDeleting`).
+/// The kinds of coordinated access: `NSFileCoordinator` reading; writing a new version of
+/// a file (no options on Darwin: an edit of the same item, never `.forReplacing`, which tells
+/// presenters the item was deleted); writing `.forDeleting` for a removal.
 public enum CoordinatedAccess: String, Sendable, Equatable {
   case reading
   case replacing

@@ -43,5 +43,26 @@ import Testing
     #expect(plist.contains("<string>/Users/a/&lt;data&gt;</string>"))
     #expect(plist.contains("<key>Label</key>\n  <string>tools.minuta.mn-watch</string>"))
     #expect(plist.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"))
+    // Both outputs go to the log: `--json`'s lines are on standard output.
+    let log = "  <string>/Users/a/Library/Logs/mn-watch.log</string>"
+    #expect(plist.contains("<key>StandardOutPath</key>\n" + log))
+    #expect(plist.contains("<key>StandardErrorPath</key>\n" + log))
+  }
+
+  /// The agent names the binary by the path it was started as, and Homebrew's keg by its
+  /// stable `opt` link, never the versioned Cellar path that `brew upgrade` removes.
+  @Test func theServiceRunsTheBinaryByAStablePath() {
+    #expect(
+      Watch.servicePath("/opt/homebrew/Cellar/mn/0.9.1/bin/mn", currentDirectory: "/")
+        == "/opt/homebrew/opt/mn/bin/mn")
+    #expect(
+      Watch.servicePath("/usr/local/Cellar/mn/1.0_1/bin/mn", currentDirectory: "/")
+        == "/usr/local/opt/mn/bin/mn")
+    #expect(
+      Watch.servicePath("/opt/homebrew/bin/mn", currentDirectory: "/") == "/opt/homebrew/bin/mn")
+    #expect(Watch.servicePath("./mn", currentDirectory: "/Users/a/src") == "/Users/a/src/mn")
+    #expect(
+      Watch.servicePath("/opt/homebrew/Cellar/other/1/bin/mn", currentDirectory: "/")
+        == "/opt/homebrew/Cellar/other/1/bin/mn")
   }
 }

@@ -9,6 +9,8 @@
 
 /// `#define IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES 3`, <sys/resource.h>.
 public let IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES: Int32 = 3
+/// `#define IOPOL_SCOPE_PROCESS 0`, <sys/resource.h>.
+public let IOPOL_SCOPE_PROCESS: Int32 = 0
 /// `#define IOPOL_SCOPE_THREAD 1`, <sys/resource.h>.
 public let IOPOL_SCOPE_THREAD: Int32 = 1
 /// `#define IOPOL_MATERIALIZE_DATALESS_FILES_OFF 1`, <sys/resource.h>.
@@ -34,6 +36,9 @@ public struct URLResourceKey: Hashable, Sendable {
   public let rawValue: String
   public static let ubiquitousItemDownloadingStatusKey = URLResourceKey(
     rawValue: "NSURLUbiquitousItemDownloadingStatusKey")
+  /// `static let isUbiquitousItemKey: URLResourceKey`:
+  /// https://developer.apple.com/documentation/foundation/urlresourcekey/isubiquitousitemkey
+  public static let isUbiquitousItemKey = URLResourceKey(rawValue: "NSURLIsUbiquitousItemKey")
 }
 
 /// `struct URLUbiquitousItemDownloadingStatus` with `static let current`, `downloaded`,
@@ -51,6 +56,9 @@ public struct URLUbiquitousItemDownloadingStatus: Hashable, Sendable {
 /// https://developer.apple.com/documentation/foundation/urlresourcevalues/ubiquitousitemdownloadingstatus
 public struct URLResourceValues {
   public var ubiquitousItemDownloadingStatus: URLUbiquitousItemDownloadingStatus? { nil }
+  /// `var isUbiquitousItem: Bool? { get }`:
+  /// https://developer.apple.com/documentation/foundation/urlresourcevalues/isubiquitousitem
+  public var isUbiquitousItem: Bool? { nil }
 }
 
 /// `struct URL`: `init(fileURLWithPath path: String)`
@@ -117,14 +125,12 @@ public final class NSFileCoordinator {
   }
 
   /// `struct NSFileCoordinator.WritingOptions: OptionSet`, with `static var forDeleting`
-  /// (`NSFileCoordinatorWritingForDeleting = 1 << 0`) and `static var forReplacing`
-  /// (`NSFileCoordinatorWritingForReplacing = 1 << 3`), Foundation/NSFileCoordinator.h:
+  /// (`NSFileCoordinatorWritingForDeleting = 1 << 0`), Foundation/NSFileCoordinator.h:
   /// https://developer.apple.com/documentation/foundation/nsfilecoordinator/writingoptions
   public struct WritingOptions: OptionSet, Sendable {
     public let rawValue: UInt
     public init(rawValue: UInt) { self.rawValue = rawValue }
     public static let forDeleting = WritingOptions(rawValue: 1 << 0)
-    public static let forReplacing = WritingOptions(rawValue: 1 << 3)
   }
 
   public init(filePresenter filePresenterOrNil: (any NSFilePresenter)?) {}
@@ -155,7 +161,10 @@ public final class NSFileCoordinator {
 ///   https://developer.apple.com/documentation/foundation/nsfileversion/isresolved
 /// - `func remove() throws`
 ///   https://developer.apple.com/documentation/foundation/nsfileversion/remove()
+/// - `func value(forKey key: String) -> Any?` (from `NSObject`, key-value coding)
+///   https://developer.apple.com/documentation/objectivec/nsobject/1412591-value
 public final class NSFileVersion {
+  public func value(forKey key: String) -> Any? { nil }
   public class func unresolvedConflictVersionsOfItem(at url: URL) -> [NSFileVersion]? { nil }
   public class func removeOtherVersionsOfItem(at url: URL) throws {}
   public var url: URL { URL(fileURLWithPath: "/") }

@@ -37,6 +37,9 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     var readable: Bool
     var resolved = false
     var removed = false
+    /// The system no longer gives its URL (`NSFileVersion.url` nil: resolved meanwhile on
+    /// another device); the Darwin adapter then skips it, so it is not listed.
+    var urlGone = false
   }
 
   struct State {
@@ -131,6 +134,16 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
   }
 
   func hideVersions() { locked { $0.versionsHidden = true } }
+
+  /// Makes the system stop giving `version`'s URL, as when another device resolves it.
+  func loseURL(of version: SyncVersion) {
+    locked { state in
+      for k in (state.versions[version.documentPath] ?? []).indices
+      where state.versions[version.documentPath]?[k].value == version {
+        state.versions[version.documentPath]?[k].urlGone = true
+      }
+    }
+  }
 
   /// The versions of `path` not resolved and not removed.
   func unresolved(_ path: String) -> [Version] {
@@ -328,7 +341,8 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
   func conflictVersions(of path: String) -> [SyncVersion]? {
     locked { state in
       if state.versionsHidden { return nil }
-      return (state.versions[path] ?? []).filter { !$0.resolved && !$0.removed }.map(\.value)
+      return (state.versions[path] ?? []).filter { !$0.resolved && !$0.removed && !$0.urlGone }
+        .map(\.value)
     }
   }
 
@@ -347,6 +361,15 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     throws(SyncProviderError)
   {
     record("resolve \(versions.count) of \(path)\(removingOthers ? " removing others" : "")")
+    let gone = locked { state in
+      (state.versions[path] ?? []).filter { $0.urlGone && versions.contains($0.value) }
+    }
+    if !gone.isEmpty {
+      locked { $0.violations.append("resolved \(gone.count) version(s) without a URL") }
+    }
+    if !locked({ $0.active.contains { $0.0 != .reading && $0.1 == path } }) {
+      locked { $0.violations.append("resolved versions of \(path) outside a coordinated write") }
+    }
     let held = Set(
       ((try? AutomergeFile.decode(base.readFile(path, limit: 1 << 30)))?.changes ?? []).map(\.hash))
     let log = snapshot.log

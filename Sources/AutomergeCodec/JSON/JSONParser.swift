@@ -150,7 +150,8 @@ public struct JSONParser {
       position += 1
       switch b {
       case UInt8(ascii: "\""):
-        guard let s = String(validating: out, as: UTF8.self) else {
+        // Not `String(validating:as:)`: it needs macOS 15 (mn.md §15).
+        guard let s = out.withUnsafeBufferPointer(UTF8Validation.string) else {
           throw error("string is not valid UTF-8")
         }
         return s

@@ -91,6 +91,12 @@ extension Environment {
     let live: any FileSystem =
       pausePoints.map { PausingFileSystem(base: LiveFileSystem(), points: $0) } ?? LiveFileSystem()
     #if canImport(Darwin)
+      // Before any file is read: no accidental download of a dataless file (mn.md §15).
+      if let error = DarwinSyncProvider.turnOffMaterializationForProcess() {
+        fputs(
+          "mn: warning: cannot turn off the download of dataless files (\(error)); "
+            + "a read of one may download it\n", stderr)
+      }
       let provider: any SyncProvider = DarwinSyncProvider(home: variables["HOME"] ?? "")
       let fileSystem: any FileSystem = CoordinatedFileSystem(base: live, provider: provider)
     #else

@@ -31,7 +31,10 @@ enum Migrate {
 
       On macOS, into the iCloud Drive container: a document the container does not have \
       yet is moved by the system's own move into iCloud (setUbiquitous), then read back and \
-      verified; one on both sides is merged with coordinated writes. A dataless or stale \
+      verified; where the system refuses that move (a build without the container's \
+      entitlement, as Homebrew's is), it is copied with a coordinated write, read back, \
+      verified and synced, and then removed from the source; -v says which way each went. \
+      One on both sides is merged with coordinated writes. A dataless or stale \
       file (a newer version not downloaded yet) stops the migration like a placeholder \
       (69, naming it) unless --fetch brings it down first, waiting for the current \
       version as 'mn fetch' does; iCloud's conflict versions are backed up, merged and resolved \
@@ -125,6 +128,17 @@ enum Migrate {
       progress?.finish()
       for (name, summary) in report.replaces.sorted(by: { $0.key.precedesByBytes($1.key) }) {
         ReplaceNote.write(name, summary, call, env)
+      }
+      for (name, way) in report.intoICloud.sorted(by: { $0.key.precedesByBytes($1.key) })
+      where call.global.verbose {
+        switch way {
+        case .systemMove:
+          try env.stderr.write("mn: '\(name)': moved into iCloud by the system (setUbiquitous)\n")
+        case .copied(let refusal):
+          try env.stderr.write(
+            "mn: '\(name)': copied into iCloud, verified, then removed from the source (the system refused its move: \(refusal))\n"
+          )
+        }
       }
       try printSummary(plan, report, backup, call, env)
       return .ok

@@ -3,6 +3,9 @@ import Platform
 #if canImport(Darwin)
   import Darwin
 #endif
+#if canImport(MachO)
+  import MachO  // _NSGetExecutablePath, <mach-o/dyld.h>
+#endif
 
 /// `mn watch --service systemd|launchd`: the unit or agent that runs the watcher (mn.md §12).
 ///
@@ -35,7 +38,8 @@ extension Watch {
   }
 
   /// A LaunchAgent property list that runs `executable watch ARGUMENTS…` at login and again
-  /// whenever it stops with a failure, its standard error going to `logPath`.
+  /// whenever it stops with a failure, its standard output (`--json`'s lines) and standard
+  /// error going to `logPath`.
   static func launchAgent(executable: String, arguments: [String] = [], logPath: String) -> String {
     let program = ([executable, "watch"] + arguments).map {
       "    <string>\(xmlEscaped($0))</string>\n"
@@ -59,6 +63,8 @@ extension Watch {
         </dict>
         <key>ProcessType</key>
         <string>Background</string>
+        <key>StandardOutPath</key>
+        <string>\(xmlEscaped(logPath))</string>
         <key>StandardErrorPath</key>
         <string>\(xmlEscaped(logPath))</string>
       </dict>
@@ -105,17 +111,34 @@ extension Watch {
     return arguments
   }
 
-  /// The absolute path of the running `mn`; nil when the system does not say.
+  /// The path of the running `mn` for a service to run: the path it was started as
+  /// (`servicePath`); nil when the system does not say.
   static func runningExecutable(_ env: Environment) -> String? {
     #if canImport(Darwin)
+      // The path given to exec, links not followed: Homebrew's `bin/mn` or `opt/mn/bin/mn`,
+      // which stay, not the versioned Cellar path behind them, which `brew upgrade` removes.
       var size: UInt32 = 4096
       var buffer = [CChar](repeating: 0, count: Int(size))
       guard _NSGetExecutablePath(&buffer, &size) == 0 else { return nil }
-      let path = String(cString: buffer)
-      return (try? env.fileSystem.realPath(path)) ?? path
+      return servicePath(String(cString: buffer), currentDirectory: env.currentDirectory)
     #else
-      return try? env.fileSystem.readLink("/proc/self/exe")
+      return (try? env.fileSystem.readLink("/proc/self/exe")).map {
+        servicePath($0, currentDirectory: env.currentDirectory)
+      }
     #endif
+  }
+
+  /// `started` made absolute (links not followed), and a Homebrew keg's versioned path
+  /// (`PREFIX/Cellar/mn/VERSION/bin/mn`) replaced by the keg's stable link
+  /// (`PREFIX/opt/mn/bin/mn`), which survives an upgrade.
+  static func servicePath(_ started: String, currentDirectory: String) -> String {
+    let path = AbsolutePath(normalizing: started, relativeTo: AbsolutePath(currentDirectory))
+      .string
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+    guard let cellar = parts.lastIndex(of: "Cellar"), parts.count == cellar + 5,
+      parts[cellar + 1] == "mn", parts[cellar + 3] == "bin"
+    else { return path }
+    return (parts[..<cellar] + ["opt", "mn", "bin", parts[cellar + 4]]).joined(separator: "/")
   }
 
   /// A word for `ExecStart=`: quoted when it holds anything but plain characters; `%` and

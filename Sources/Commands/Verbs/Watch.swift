@@ -80,7 +80,9 @@ enum Watch {
 
       --service systemd prints a systemd user unit that runs 'mn watch' with the other \
       options given, --service launchd a LaunchAgent property list; see the README for how \
-      to install them.
+      to install them. Each runs mn by the path it was started as (Homebrew's opt/mn link, \
+      never the versioned Cellar path an upgrade removes); the agent writes both outputs to \
+      ~/Library/Logs/mn-watch.log.
       """,
     options: Options.all,
     exits: [

@@ -62,6 +62,26 @@ import Testing
     let synced = try #require(log.firstIndex { $0.hasPrefix("syncDirectory ") })
     let resolved = try #require(log.firstIndex { $0.hasPrefix("resolve") })
     #expect(rename < synced && synced < resolved)
+    // The versions are removed inside a coordinated write of the document (mn.md §15).
+    #expect(log[resolved].hasSuffix("[in replacing \(month)]"))
+  }
+
+  /// A version resolved meanwhile on another device, whose URL the system no longer gives,
+  /// is never passed on to be resolved (on a Mac that nil URL would trap), and nothing of
+  /// what was merged is lost.
+  @Test func aVersionWhoseURLGoesNilIsSkipped() throws {
+    let (sim, versions) = try folder(unreadable: false)
+    let month = sim.path(SimulatedFolder.month)
+    let plan = try plan(sim)
+    #expect(plan.documents.first?.versions.count == 2)
+    sim.provider.loseURL(of: versions[1])
+    let report = try ConflictVersions.execute(
+      plan, provider: sim.provider, fileSystem: sim.fileSystem, backup: { _ in "/backups/x" })
+    #expect(sim.provider.snapshot.violations.isEmpty, "\(sim.provider.snapshot.violations)")
+    #expect(sim.provider.snapshot.log.contains { $0.hasPrefix("resolve 1 of \(month)") })
+    let all = try [0, 1, 2].map { try SimulatedFolder.hashes(try SimulatedFolder.device($0)) }
+    #expect(try sim.hashesOnDisk(SimulatedFolder.month) == all.reduce(Set(), { $0.union($1) }))
+    #expect(report.documents.first?.written == true)
   }
 
   @Test func anUnreadableVersionStaysUnresolvedAndIsReported() throws {

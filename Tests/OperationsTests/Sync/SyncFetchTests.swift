@@ -130,6 +130,51 @@ import Testing
     #expect(sim.provider.snapshot.startedDownloads.isEmpty)
   }
 
+  /// `fetch --from DIR` onto a dataless file (mn.md §15): the source's content is not put in
+  /// its place, the file is not read (that would download it), displaced or removed, and
+  /// the item is missing (exit 69) with the reason, so the changes only iCloud has survive.
+  @Test func aSourceNeverReplacesADatalessFile() throws {
+    let sim = try SimulatedFolder()
+    let month = try sim.write(SimulatedFolder.month, device: 0)
+    let cloudOnly = try SimulatedFolder.device(2)
+    try sim.provider.makeDataless(month, cloud: cloudOnly)
+    try sim.folder.makeDirectory("source/records/2026")
+    try sim.folder.write("source/" + SimulatedFolder.month, try SimulatedFolder.device(1))
+    let listing = try sim.scan()
+    let plan = FetchOperation.plan(root: sim.root, documents: listing.documents)
+    #expect(plan.items.map(\.path) == [month])
+    let clock = FakeClock()
+    let report = try sim.provider.withoutMaterializing {
+      try FetchOperation.run(
+        plan, source: .directory(sim.folder.absolute("source")),
+        options: FetchOptions(timeout: 5, pollInterval: 1),
+        context: FetchContext(
+          fileSystem: sim.fileSystem, now: clock.now, sleep: clock.sleep,
+          syncProvider: sim.provider))
+    }
+    #expect(report.fetched.isEmpty)
+    #expect(report.missing.map(\.reason) == [.notDownloadedInPlace])
+    let state = sim.provider.snapshot
+    #expect(state.dataless.contains(month))
+    #expect(state.cloud[month] == cloudOnly)
+    #expect(state.materialized.isEmpty)
+    #expect(!state.log.contains { $0.hasPrefix("read \(month)") })
+    #expect(!state.log.contains { $0.hasPrefix("exchange ") || $0.hasPrefix("rename ") })
+    #expect(!state.log.contains { $0.hasPrefix("remove ") })
+    // Once downloaded, the same fetch merges the source into iCloud's version.
+    _ = try sim.fileSystem.readFile(month, limit: 1 << 30)
+    let merged = try FetchOperation.run(
+      plan, source: .directory(sim.folder.absolute("source")),
+      options: FetchOptions(timeout: 5, pollInterval: 1),
+      context: FetchContext(
+        fileSystem: sim.fileSystem, now: clock.now, sleep: clock.sleep,
+        syncProvider: sim.provider))
+    #expect(merged.fetched.map(\.action) == [.merged])
+    let onDisk = try sim.hashesOnDisk(SimulatedFolder.month)
+    #expect(onDisk.isSuperset(of: try SimulatedFolder.hashes(cloudOnly)))
+    #expect(onDisk.isSuperset(of: try SimulatedFolder.hashes(try SimulatedFolder.device(1))))
+  }
+
   @Test func aPlainFolderAsksNobody() throws {
     #expect(throws: SyncProviderError.self) {
       try SyncDownload.request("/data/x.automerge", provider: NoSyncProvider())

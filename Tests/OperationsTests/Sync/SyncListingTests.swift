@@ -161,4 +161,45 @@ struct SimulatedFolder {
     #expect(SyncFolderKind.classify("/Users/adam/Library/CloudStorage/x", home: home) == .plain)
     #expect(SyncFolderKind.classify("/x", home: "") == .plain)
   }
+
+  /// Not by a path prefix alone (mn.md §15): a root reached through a link, or through the
+  /// data volume's firmlink, is the folder it leads to.
+  @Test func aProviderFolderReachedThroughALinkIsOne() throws {
+    let folder = try ScratchFolder()
+    try folder.makeDirectory("home/Library/Mobile Documents/iCloud~tools~minuta~app/Documents")
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.absolute("Minuta"),
+      withDestinationPath: folder.absolute(
+        "home/Library/Mobile Documents/iCloud~tools~minuta~app/Documents"))
+    let live = LiveFileSystem()
+    let kind = SyncFolderKind.classify(
+      folder.absolute("Minuta/records/2026/09.automerge"), home: folder.absolute("home"),
+      realPath: { try? live.realPath($0) }, isUbiquitous: { _ in false })
+    #expect(kind == .ubiquityContainer)
+    #expect(
+      SyncFolderKind.classify(
+        "/System/Volumes/Data/Users/ada/Library/CloudStorage/Dropbox/Minuta/x",
+        home: "/Users/ada", realPath: { _ in nil }, isUbiquitous: { _ in false })
+        == .fileProvider)
+  }
+
+  /// iCloud's "Desktop & Documents" makes `~/Documents/Minuta` an iCloud Drive folder: the
+  /// system says so of the nearest existing folder, and mn believes it.
+  @Test func aFolderTheSystemCallsUbiquitousIsOne() {
+    let existing = "/Users/ada/Documents/Minuta"
+    var asked: [String] = []
+    let kind = SyncFolderKind.classify(
+      existing + "/records/2026/09.automerge", home: "/Users/ada",
+      realPath: { $0 == existing || $0 == "/Users/ada" ? $0 : nil },
+      isUbiquitous: {
+        asked.append($0)
+        return $0 == existing
+      })
+    #expect(kind == .ubiquityContainer)
+    #expect(asked == [existing])
+    #expect(
+      SyncFolderKind.classify(
+        existing + "/x", home: "/Users/ada", realPath: { $0 == existing ? $0 : nil },
+        isUbiquitous: { _ in false }) == .plain)
+  }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Operations
+@testable import Platform
 @testable import Storage
 @testable import TestSupport
 
@@ -90,19 +91,49 @@ import Testing
         keepSource: false, provider: NoSyncProvider()))
   }
 
-  @Test func aRefusedSystemMoveLeavesTheSource() throws {
+  /// Where the system refuses its move (a build without the container's entitlement, as
+  /// Homebrew's is), the document is copied through the coordinated replace, verified and
+  /// synced, and only then is the source removed; the report says which way it went.
+  @Test func aRefusedSystemMoveCopiesVerifiesThenRemovesTheSource() throws {
     let sim = try SimulatedFolder()
     let (source, file) = try local(sim)
     sim.provider.locked { $0.refuseMoves = true }
     let plan = try Migration.plan(
       source: source, destination: sim.root, fileSystem: sim.fileSystem,
       syncProvider: sim.provider)
-    #expect(throws: MigrationError.self) {
-      try Migration.execute(
-        plan, keepSource: false, pointerFile: nil, previous: nil, fileSystem: sim.fileSystem,
-        syncProvider: sim.provider)
+    let report = try Migration.execute(
+      plan, keepSource: false, pointerFile: nil, previous: nil, fileSystem: sim.fileSystem,
+      syncProvider: sim.provider)
+    #expect(report.moved == [SimulatedFolder.month])
+    guard case .copied(let refusal)? = report.intoICloud[SimulatedFolder.month] else {
+      Issue.record("not copied: \(String(describing: report.intoICloud))")
+      return
     }
-    #expect(FileManager.default.fileExists(atPath: file))
-    #expect(!FileManager.default.fileExists(atPath: sim.path(SimulatedFolder.month)))
+    #expect(refusal.contains("refused"))
+    #expect(!FileManager.default.fileExists(atPath: file))
+    #expect(
+      try sim.hashesOnDisk(SimulatedFolder.month)
+        == (try SimulatedFolder.hashes(try SimulatedFolder.device(0))))
+    let month = sim.path(SimulatedFolder.month)
+    let log = sim.provider.snapshot.log
+    let placed = try #require(
+      log.firstIndex { $0.hasPrefix("rename \(month)") || $0.hasPrefix("exchange \(month)") })
+    #expect(log[placed].hasSuffix("[in replacing \(month)]"))
+    let synced = try #require(
+      log.firstIndex { $0.hasPrefix("syncDirectory \(AbsolutePath(month).parent.string)") })
+    let removed = try #require(log.firstIndex { $0.hasPrefix("remove \(file)") })
+    #expect(placed < synced && synced < removed)
+  }
+
+  @Test func theSystemMoveIsReported() throws {
+    let sim = try SimulatedFolder()
+    let (source, _) = try local(sim)
+    let plan = try Migration.plan(
+      source: source, destination: sim.root, fileSystem: sim.fileSystem,
+      syncProvider: sim.provider)
+    let report = try Migration.execute(
+      plan, keepSource: false, pointerFile: nil, previous: nil, fileSystem: sim.fileSystem,
+      syncProvider: sim.provider)
+    #expect(report.intoICloud == [SimulatedFolder.month: .systemMove])
   }
 }

@@ -54,7 +54,6 @@ public enum FolderLog {
   ///   - root: the data folder.
   ///   - fileSystem: where to read.
   /// - Returns: the changes and the files that could not be read.
-  /// - Throws: nothing that a file's content causes (those are `problems`).
   public static func read(_ documents: [DocumentEntry], root: String, fileSystem: any FileSystem)
     -> Listing
   {

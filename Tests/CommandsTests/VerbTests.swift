@@ -61,7 +61,7 @@ import Testing
   }.map(\.name)
 
   @Test func everyFolderVerbIsListed() {
-    #expect(Set(Self.folderVerbs) == ["ls", "fetch", "merge-conflicts", "export", "repair"])
+    #expect(Set(Self.folderVerbs) == ["ls", "log", "fetch", "merge-conflicts", "export", "repair"])
   }
 
   @Test(arguments: folderVerbs)

@@ -16,7 +16,7 @@ enum Diff {
 
   static let spec = CommandSpec(
     name: "diff",
-    abstract: "Show the changes two copies of a document do not share, and what a merge would do.",
+    abstract: "Compare copies of a document: the changes not shared, what a merge changes.",
     discussion: """
       'mn diff A B' compares two files of one document; 'mn diff PATH' compares the \
       document with each of its conflict copies and iCloud conflict versions; \

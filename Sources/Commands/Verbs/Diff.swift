@@ -16,7 +16,7 @@ enum Diff {
 
   static let spec = CommandSpec(
     name: "diff",
-    abstract: "Compare copies of a document: the changes not shared, what a merge changes.",
+    abstract: "Compare copies of a document, and show what merging them changes.",
     discussion: """
       'mn diff A B' compares two files of one document; 'mn diff PATH' compares the \
       document with each of its conflict copies and iCloud conflict versions; \

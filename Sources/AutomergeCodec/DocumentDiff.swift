@@ -33,8 +33,25 @@ public struct DocumentDiff: Sendable {
   ///   when they cannot be merged (two changes share an actor and seq), `MaterializeError`
   ///   when a content cannot be computed.
   public static func compare(_ first: [UInt8], _ second: [UInt8]) throws -> DocumentDiff {
-    let a = try AutomergeFile.decode(first, keepOps: true, keepChunks: false)
-    let b = try AutomergeFile.decode(second, keepOps: false, keepChunks: false)
+    try compare(
+      first, decoded: decodeFirst(first), second, decoded: decodeSecond(second))
+  }
+
+  /// The first side's decode as `compare` needs it (with its ops, to materialize it).
+  public static func decodeFirst(_ bytes: [UInt8]) throws -> AutomergeFile {
+    try AutomergeFile.decode(bytes, keepOps: true, keepChunks: false)
+  }
+
+  /// The second side's decode as `compare` needs it (metadata only).
+  public static func decodeSecond(_ bytes: [UInt8]) throws -> AutomergeFile {
+    try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false)
+  }
+
+  /// `compare` with both sides already decoded by `decodeFirst` and `decodeSecond` (a
+  /// caller that reports which side does not decode).
+  public static func compare(
+    _ first: [UInt8], decoded a: AutomergeFile, _ second: [UInt8], decoded b: AutomergeFile
+  ) throws -> DocumentDiff {
     let onlyInFirst = entries(of: a) { !b.contains($0.hash) }
     let onlyInSecond = entries(of: b) { !a.contains($0.hash) }
     var patch: [JSONPatch.Operation] = []

@@ -78,16 +78,16 @@ enum Diff {
   }
 
   static func compare(_ a: Side, _ b: Side) throws -> DocumentDiff {
-    do {
-      _ = try AutomergeFile.decode(b.bytes, keepOps: false, keepChunks: false)
-    } catch let error as AutomergeDecodeError {
-      throw CommandError.notAutomerge(name: b.name, error)
+    func decode(_ side: Side, _ body: ([UInt8]) throws -> AutomergeFile) throws -> AutomergeFile {
+      do {
+        return try body(side.bytes)
+      } catch let error as AutomergeDecodeError {
+        throw CommandError.notAutomerge(name: side.name, error)
+      }
     }
-    do {
-      return try DocumentDiff.compare(a.bytes, b.bytes)
-    } catch let error as AutomergeDecodeError {
-      throw CommandError.notAutomerge(name: a.name, error)
-    }
+    let first = try decode(a, DocumentDiff.decodeFirst)
+    let second = try decode(b, DocumentDiff.decodeSecond)
+    return try DocumentDiff.compare(a.bytes, decoded: first, b.bytes, decoded: second)
   }
 
   static func root(_ call: Invocation, _ env: Environment) throws -> String {

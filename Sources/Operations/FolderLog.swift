@@ -93,13 +93,37 @@ public enum FolderLog {
     return listing
   }
 
-  /// Newest first by change time; equal times by document, then author and seq, newest
-  /// seq first (a stable order for scripts and tests).
-  public static func newestFirst(_ a: Entry, _ b: Entry) -> Bool {
-    if a.change.time != b.change.time { return a.change.time > b.change.time }
-    if a.document != b.document { return a.document < b.document }
-    if a.change.author != b.change.author { return a.change.author < b.change.author }
-    return a.change.seq > b.change.seq
+  /// `entries` newest first by change time; equal times by document, then author, then
+  /// seq, newest first (a stable order for scripts and tests).
+  ///
+  /// The entries are large values: they are ordered by small keys (the documents and
+  /// authors ranked once), then moved into place, never copied while sorting.
+  public static func newestFirst(_ entries: [Entry]) -> [Entry] {
+    let documents = Set(entries.map(\.document)).sorted { $0.precedesByBytes($1) }
+    let authors = Set(entries.map(\.change.author)).sorted()
+    var documentRank: [String: Int] = [:]
+    for (i, d) in documents.enumerated() { documentRank[d] = i }
+    var authorRank: [ActorId: Int] = [:]
+    for (i, a) in authors.enumerated() { authorRank[a] = i }
+    struct Key {
+      var time: Int64
+      var document: Int
+      var author: Int
+      var seq: UInt64
+      var index: Int
+    }
+    var keys = entries.enumerated().map { i, e in
+      Key(
+        time: e.change.time, document: documentRank[e.document] ?? 0,
+        author: authorRank[e.change.author] ?? 0, seq: e.change.seq, index: i)
+    }
+    keys.sort {
+      if $0.time != $1.time { return $0.time > $1.time }
+      if $0.document != $1.document { return $0.document < $1.document }
+      if $0.author != $1.author { return $0.author < $1.author }
+      return $0.seq > $1.seq
+    }
+    return keys.map { entries[$0.index] }
   }
 
   /// The shortest prefix length (in hex digits, at least `minimum`) that tells every actor

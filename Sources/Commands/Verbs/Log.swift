@@ -84,8 +84,7 @@ enum Log {
     let log = FolderLog.read(documents, root: root, fileSystem: env.fileSystem)
     let out = Output(
       call: call, env: env, actors: Set(log.entries.map(\.change.author)), utc: call[Options.utc])
-    var entries = log.entries.filter(filter.keeps)
-    entries.sort(by: FolderLog.newestFirst)
+    var entries = FolderLog.newestFirst(log.entries.filter(filter.keeps))
     if let n = call[Options.maxCount] { entries = Array(entries.prefix(n)) }
     if call[Options.summary] {
       try out.summary(entries, filter: filter)

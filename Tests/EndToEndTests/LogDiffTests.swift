@@ -169,6 +169,9 @@ import Testing
     let same = try f.mn(["diff", "data/" + ConflictFolder.month, "data/" + ConflictFolder.month])
     #expect(same.status == 0)
     #expect(same.stdout.hasSuffix("same changes\n"))
+    let quiet = try f.mn(["diff", "-q", ConflictFolder.month])
+    #expect(quiet.status == 1)
+    #expect(quiet.stdout.isEmpty)
 
     // merge-conflicts says the same per copy, and changes nothing in a dry run.
     let dry = try f.mn(["merge-conflicts", "--dry-run"])

@@ -21,6 +21,8 @@ extension Diff {
     }
 
     func write() throws {
+      // -q: only the exit status answers (as `git diff --quiet`).
+      guard !call.global.quiet else { return }
       if call.global.json {
         let pairs: [JSONValue] = results.map { a, b, d in
           .object([

@@ -30,7 +30,7 @@ enum Diff {
       merge's.
 
       Exits 0 when every pair holds the same changes, 1 when one differs (as diff and git \
-      diff --exit-code).
+      diff --exit-code); with -q nothing is printed and only the exit status answers.
       """,
     arguments: [
       ArgumentSpec("A", .document, help: "A document (PATH), or the first file (A B)."),

@@ -28,8 +28,8 @@ enum Log {
     discussion: """
       One change a line, newest first by change time: the time (local, or UTC with --utc), \
       the document, the author (its actor id shortened, as git shortens hashes: the \
-      shortest prefix of at least 7 hex digits that no other actor of the folder shares), \
-      the seq, the number of ops and the message. Changes that only a conflict copy holds \
+      shortest prefix of at least 7 hex digits that no other actor of the listed documents \
+      shares), the seq, the number of ops and the message. Changes that only a conflict copy holds \
       (what 'mn merge-conflicts' would add) are marked with the copy. Only change metadata \
       is read: no document is materialized.
 

@@ -136,7 +136,7 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests", dependencies: ["mn", "Platform", "AutomergeCodec", "Storage"],
       exclude: ["Support/sync-client.py"]),
-    .testTarget(name: "ConformanceTests", dependencies: ["AutomergeCodec"]),
+    .testTarget(name: "ConformanceTests", dependencies: ["AutomergeCodec", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

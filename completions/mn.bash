@@ -4,7 +4,7 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'resolve ls fetch merge-conflicts migrate export restore repair watch lock backups doctor doc help completion' ;;
+    '') echo 'resolve ls log diff fetch merge-conflicts migrate export restore repair watch lock backups doctor doc help completion' ;;
     'backups') echo 'list verify prune' ;;
     'doc') echo 'info heads changes show merge check' ;;
   esac
@@ -15,6 +15,8 @@ _mn_verb() {
   case "$1|$2" in
     '|resolve') echo 'resolve' ;;
     '|ls') echo 'ls' ;;
+    '|log') echo 'log' ;;
+    '|diff') echo 'diff' ;;
     '|fetch') echo 'fetch' ;;
     '|merge-conflicts') echo 'merge-conflicts' ;;
     '|migrate') echo 'migrate' ;;
@@ -46,6 +48,8 @@ _mn_options() {
   case "$1" in
     'resolve') echo '--explain --icloud --local --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'ls') echo '--placeholders --conflicts --all -l --long -0 --null --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'log') echo '--since --until --actor -n --max-count --utc --summary --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'diff') echo '--backup --utc --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'fetch') echo '--from --exec --timeout --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'merge-conflicts') echo '-n --dry-run --keep-copies --no-backup --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'migrate') echo '--from --to --dry-run -y --yes --keep-source --fetch --fetch-from --fetch-exec --fetch-timeout --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
@@ -86,6 +90,11 @@ _mn_excludes() {
 # The value kind of option $2 of the verb path $1; fails for flags and unknown options.
 _mn_value_kind() {
   case "$1|$2" in
+    'log|--since') echo 'text' ;;
+    'log|--until') echo 'text' ;;
+    'log|--actor') echo 'text' ;;
+    'log|-n'|'log|--max-count') echo 'count' ;;
+    'diff|--backup') echo 'path' ;;
     'fetch|--from') echo 'path' ;;
     'fetch|--exec') echo 'command' ;;
     'fetch|--timeout') echo 'seconds' ;;
@@ -129,6 +138,9 @@ _mn_value_kind() {
 _mn_argument_kind() {
   case "$1|$2" in
     'ls|'*) echo 'document' ;;
+    'log|'*) echo 'document' ;;
+    'diff|0') echo 'document' ;;
+    'diff|1') echo 'document' ;;
     'fetch|'*) echo 'document' ;;
     'merge-conflicts|'*) echo 'document' ;;
     'restore|0') echo 'path' ;;

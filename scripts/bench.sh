@@ -265,6 +265,33 @@ if [ -d "$fixtures/corpus" ]; then
   echo "seed $(basename "$seed"): mean $(ms "$(python3 -c "print($total / 5)")") per run (backup archive included), peak $(MN_BACKUP_DIR="$tmp/backups" peak_mb "$mn" --root "$tmp/mc" merge-conflicts -q) MB"
 fi
 
+# mn log over a 10-year folder (120 months and the tag list): the months of the doctor's
+# folder above (the generated month, each device's copy, and the corpus's months), against
+# `mn doc changes` of the same files, one process per file (the same change metadata,
+# listed file by file). Goal: well under a second.
+bench_log() {
+  local month="$here/.build/bench-data/month" folder="$tmp/log-folder" sources=() i
+  sources=("$month"/device-*/records/2026/09.automerge "$fixtures"/corpus/seed-*/device-0/records/2026/09.automerge)
+  [ -f "${sources[0]}" ] || { echo; echo "(no months to copy: log benchmark skipped)"; return; }
+  for i in $(seq 0 119); do
+    local d="$folder/records/$((2016 + i / 12))"
+    mkdir -p "$d"
+    cp "${sources[$((i % ${#sources[@]}))]}" "$d/$(printf '%02d' $((i % 12 + 1))).automerge"
+  done
+  local tags=("$month"/device-0/tags.automerge "$fixtures"/corpus/seed-01/device-0/tags.automerge)
+  for i in "${tags[@]}"; do [ -f "$i" ] && { cp "$i" "$folder/tags.automerge"; break; }; done
+  echo
+  echo "== log: 10-year folder, $(du -sm "$folder" | cut -f1) MB, $("$mn" --root "$folder" log | wc -l) changes (median of 5; goal well under 1 s)"
+  local a b
+  a=$(median 5 "$mn --root $folder log")
+  b=$(median 5 "sh -c 'for f in $folder/tags.automerge $folder/records/*/*.automerge; do $mn doc changes \"\$f\"; done'")
+  echo "mn log                             $(ms "$a")   peak $(peak_mb "$mn" --root "$folder" log) MB"
+  echo "mn log --summary                   $(ms "$(median 5 "$mn --root $folder log --summary")")"
+  echo "mn doc changes, file by file       $(ms "$b")"
+  echo "ratio                              $(ratio "$a" "$b")x"
+}
+bench_log
+
 # mn repair: salvage of a damaged 50 MB file next to `doc check` of the undamaged one (goal:
 # within 1.5x in time and peak memory). The file is every change-chunk file of the corpus
 # (types 1 and 2, real ops), repeated to 50 MB (the repeats are duplicates, which both keep

@@ -56,6 +56,9 @@ public struct AutomergeFile: Sendable {
   public var actors: [ActorId]
   /// The total number of ops of all changes (deletions included).
   public var opCount: Int
+  /// The number of ops of each change, in the order of `changes` (kept when `Change.ops`
+  /// is not: for listings such as `mn log`).
+  public var changeOpCounts: [Int32]
   /// Where each change hash sits in `changes` (`position(of:)`).
   var index: ChangeIndex
   /// Why Automerge 0.11 and later refuse this file, one reason per document chunk they
@@ -72,6 +75,7 @@ public struct AutomergeFile: Sendable {
     missingDependencies = []
     actors = []
     opCount = 0
+    changeOpCounts = []
     index = ChangeIndex()
     refusedByNewerAutomerge = []
   }
@@ -157,8 +161,7 @@ public struct AutomergeFile: Sendable {
     file.chunks = prefix.chunks
     file.refusedByNewerAutomerge = prefix.refusedByNewerAutomerge
     var incoming = prefix.changes
-    // The prefix's op count is added below: its changes are all kept (they are distinct).
-    var opCounts = [Int32](repeating: 0, count: incoming.count)
+    var opCounts = prefix.changeOpCounts
     _ = try file.readChunks(
       bytes, from: prefixLength, keepOps: false, chunks: .none, into: &incoming,
       opCounts: &opCounts)
@@ -173,7 +176,6 @@ public struct AutomergeFile: Sendable {
     try file.apply(
       &incoming, opCounts: opCounts, allowOrphans: file.chunks.first?.type == .document,
       trusted: trusted)
-    file.opCount += prefix.opCount
     return file
   }
 
@@ -437,5 +439,6 @@ public struct AutomergeFile: Sendable {
     self.missingDependencies = absent.sorted()
     self.actors = authors.sorted()
     self.opCount = opCount
+    self.changeOpCounts = final.map { opCounts[Int($0)] }
   }
 }

@@ -162,4 +162,25 @@ import Testing
     #expect((done[1]["problem"] as? String)?.contains("kept unresolved") == true)
     #expect(provider.versions[document] == [unreadable])
   }
+
+  @Test func diffComparesTheDocumentWithItsICloudVersions() throws {
+    let root = try folder()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    try FileManager.default.removeItem(atPath: root + "/records/2026/09 2.automerge")
+    let provider = TableProvider(root: root)
+    let document = root + "/" + Self.month
+    let readable = SyncVersion(
+      documentPath: document, path: "/.DocumentRevisions-V100/1", device: "Ada's MacBook")
+    provider.versions[document] = [readable]
+    provider.versionBytes[readable.path] = Array(
+      try Data(
+        contentsOf: TestSupport.packageRoot.appendingPathComponent(
+          "Tests/Fixtures/conflicts/seed-01/device-1/records/2026/09.automerge")))
+    let (status, out, err) = run(["diff", Self.month], provider)
+    #expect(status == 1, "\(err)")
+    #expect(out.hasPrefix("diff '\(Self.month)' '\(Self.month) (version from Ada's MacBook)'\n"))
+    #expect(out.contains("only in '\(Self.month) (version from Ada's MacBook)': 4 changes\n"))
+    #expect(out.contains("adds 4 changes, touching 5 paths: "))
+    #expect(provider.versions[document] == [readable], "diff resolves nothing")
+  }
 }

@@ -62,7 +62,9 @@ import Testing
 
   @Test func everyFolderVerbIsListed() {
     #expect(
-      Set(Self.folderVerbs) == ["ls", "fetch", "merge-conflicts", "export", "repair", "lock"])
+      Set(Self.folderVerbs) == [
+        "ls", "log", "fetch", "merge-conflicts", "export", "repair", "lock",
+      ])
   }
 
   @Test(arguments: folderVerbs)

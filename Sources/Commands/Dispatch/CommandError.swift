@@ -9,6 +9,8 @@ public enum CommandError: Error, Sendable {
   case noSuchFile(String)
   /// An archive argument of `mn backups verify` does not exist.
   case noSuchArchive(String)
+  /// `mn diff PATH`: the document is not downloaded (only a placeholder is present).
+  case notDownloaded(String)
   /// A file argument of `mn doc` is not valid Automerge.
   case notAutomerge(name: String, any Error)
   /// `mn doc merge`: the merge read back does not hold every input change.

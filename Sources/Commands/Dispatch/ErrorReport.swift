@@ -30,6 +30,8 @@ enum ErrorReport {
     case .noSuchDocument(let name): return (.noInput, "no such document '\(name)'", [])
     case .noSuchFile(let name): return (.noInput, "no such file '\(name)'", [])
     case .noSuchArchive(let name): return (.noInput, "no such archive '\(name)'", [])
+    case .notDownloaded(let name):
+      return (.unavailable, "'\(name)' is not downloaded", ["hint: run 'mn fetch \(name)' first"])
     case .notAutomerge(let name, let error):
       return (.dataErr, "'\(name)' is not a valid Automerge file: \(error)", [])
     case .mergeIncomplete:

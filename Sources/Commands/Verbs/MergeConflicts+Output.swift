@@ -1,5 +1,6 @@
 import AutomergeCodec
 import Operations
+import Storage
 
 extension MergeConflicts {
   /// Renders a plan or a report: lines or JSON on stdout, problems on stderr.
@@ -18,13 +19,18 @@ extension MergeConflicts {
 
     /// The copies' errors on stderr, and their lines on stdout; with `--json` only the
     /// errors (`finishJSON` writes the one object once the versions are done too).
-    func finish(_ report: ConflictMergeReport, dryRun: Bool) throws {
+    /// `effects` holds, by copy path, what the copy adds (`Diff.summary`): printed under
+    /// its line.
+    func finish(
+      _ report: ConflictMergeReport, dryRun: Bool, effects: [String: String] = [:]
+    ) throws {
       for line in errors(report) { try env.stderr.write("mn: error: \(line)\n") }
       guard !quiet else { return }
       for document in report.documents {
         try env.stdout.write("\(document.logicalName): \(summary(document, dryRun: dryRun))\n")
         for copy in document.copies {
           try env.stdout.write("  " + line(copy, document, dryRun: dryRun) + "\n")
+          if let effect = effects[copy.copy.path] { try env.stdout.write("    \(effect)\n") }
         }
       }
       try env.stdout.write(total(report, dryRun: dryRun) + "\n")
@@ -102,6 +108,33 @@ extension MergeConflicts {
       let head = report.interrupted ? "interrupted: merged" : "merged"
       return
         "\(head) \(documents), \(plural(added, "change")) added, \(plural(removed, "copy")) removed, \(kept) kept"
+    }
+
+    /// What each mergeable copy that adds changes would do to its document, by copy path:
+    /// `Diff.summary` of the document against the copy (read again; a copy that does not
+    /// compare is left out, its problem is reported by the plan).
+    func effects(_ plan: ConflictMergePlan) -> [String: String] {
+      var out: [String: String] = [:]
+      for document in plan.documents where document.refusal == nil {
+        var canonical: [UInt8]?
+        for copy in document.copies where copy.problem == nil && copy.adds > 0 {
+          do {
+            if canonical == nil {
+              canonical =
+                document.createsCanonical
+                ? []
+                : try env.fileSystem.readFile(
+                  document.canonicalPath, limit: DocumentName.maxFileSize)
+            }
+            let bytes = try env.fileSystem.readFile(copy.copy.path, limit: DocumentName.maxFileSize)
+            let diff = try DocumentDiff.compare(canonical ?? [], bytes)
+            out[copy.copy.path] = Diff.summary(adds: diff.onlyInSecond.count, diff.patch)
+          } catch {
+            continue
+          }
+        }
+      }
+      return out
     }
 
     func plural(_ n: Int, _ noun: String) -> String {

@@ -24,7 +24,9 @@ enum MergeConflicts {
       check that it holds every change of every input, and only then remove the copies. The \
       document's existing bytes are kept as they are and only the missing changes are \
       appended; a document that already holds every change is not rewritten. A document \
-      with only copies (copies-only) gets a new file from them.
+      with only copies (copies-only) gets a new file from them. --dry-run (and -v during a \
+      merge) prints under each copy that adds changes how many it adds and the content \
+      paths they touch, as 'mn diff' sums them up.
 
       Before the first copy is removed, the documents and copies involved are saved in one \
       verified backup archive in $MN_BACKUP_DIR (default ~/.local/state/minuta/backups; \
@@ -108,12 +110,14 @@ enum MergeConflicts {
     if call[Options.dryRun] {
       let report = ConflictMergeReport(root: root, documents: plan.documents)
       let versionReport = VersionMergeReport(plan: versions)
-      try out.finish(report, dryRun: true)
+      try out.finish(report, dryRun: true, effects: out.quiet ? [:] : out.effects(plan))
       try out.finish(versionReport, dryRun: true)
       try out.finishJSON(report, versions: versionReport, dryRun: true)
       return ErrorReport.worse(
         ErrorReport.status(of: report), ErrorReport.status(of: versionReport))
     }
+    // What each copy adds is computed before anything is written (the copies go after).
+    let effects = call.global.verbose && !out.quiet ? out.effects(plan) : [:]
     Interrupt.install()
     let progress = Progress(env, call, label: "merging", total: plan.documents.count)
     // One backup holds the copies and the versions' bytes, made before the first change.
@@ -150,7 +154,7 @@ enum MergeConflicts {
       },
       isCancelled: { Interrupt.requested })
     progress.finish()
-    try out.finish(report, dryRun: false)
+    try out.finish(report, dryRun: false, effects: effects)
     guard !report.interrupted else {
       try out.finishJSON(report, versions: VersionMergeReport(plan: versions), dryRun: false)
       return ErrorReport.status(of: report)

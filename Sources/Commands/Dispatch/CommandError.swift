@@ -31,6 +31,8 @@ public enum CommandError: Error, Sendable {
   case archiveToTerminal
   /// `mn export -o FILE` inside the data folder `root`.
   case archiveInsideDataFolder(root: String)
+  /// `mn doc save -o OUT` inside the data folder `root`.
+  case outputInsideDataFolder(root: String)
   /// Standard output could not be written at the end of the run (a full disk, a closed pipe).
   case outputNotWritten(any Error)
 }

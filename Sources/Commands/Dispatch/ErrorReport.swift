@@ -110,6 +110,11 @@ enum ErrorReport {
         .cantCreate, "refusing to write the archive inside the data folder '\(root)'",
         ["hint: write it elsewhere with -o FILE"]
       )
+    case .outputInsideDataFolder(let root):
+      return (
+        .cantCreate, "refusing to write inside the data folder '\(root)'",
+        ["hint: write it elsewhere with -o OUT, or rewrite the folder's documents with mn compact"]
+      )
     }
   }
 

@@ -118,7 +118,7 @@ let package = Package(
     // what several of them share (scratch folders, fake file systems, the fixtures' finder).
     // The fixtures are Tests/Fixtures (see its README).
     .target(
-      name: "TestSupport", dependencies: ["Platform", "AutomergeCodec", "Storage"],
+      name: "TestSupport", dependencies: ["Platform", "AutomergeCodec", "Storage", "CZlib"],
       path: "Tests/TestSupport"),
     .testTarget(name: "PlatformTests", dependencies: ["Platform", "TestSupport"]),
     .testTarget(name: "AutomergeCodecTests", dependencies: ["AutomergeCodec", "TestSupport"]),
@@ -133,7 +133,7 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests", dependencies: ["mn", "Platform", "AutomergeCodec", "Storage"],
       exclude: ["Support/sync-client.py"]),
-    .testTarget(name: "ConformanceTests", dependencies: ["AutomergeCodec"]),
+    .testTarget(name: "ConformanceTests", dependencies: ["AutomergeCodec", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -368,7 +368,11 @@ private struct OpTable {
     for i in ops {
       let o = op(Int(i))
       let placeable: Bool
-      if case .map = o.key { placeable = false } else { placeable = o.insert || element[Int(i)] != 0 }
+      if case .map = o.key {
+        placeable = false
+      } else {
+        placeable = o.insert || element[Int(i)] != 0
+      }
       guard placeable else {
         let (c, a) = describe(id[Int(i)])
         throw AutomergeSaveError.unplaceableOp(

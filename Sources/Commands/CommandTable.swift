@@ -4,8 +4,8 @@
 public enum CommandTable {
   /// The verbs, in the order help lists them.
   public static let commands: [CommandSpec] = [
-    Resolve.spec, Ls.spec, Fetch.spec, MergeConflicts.spec, Migrate.spec, Export.spec,
-    Restore.spec, Repair.spec, Watch.spec, Backups.spec, Doctor.spec, Doc.spec,
+    Resolve.spec, Ls.spec, Fetch.spec, MergeConflicts.spec, Compact.spec, Migrate.spec,
+    Export.spec, Restore.spec, Repair.spec, Watch.spec, Backups.spec, Doctor.spec, Doc.spec,
     Help.spec, Completion.spec, Complete.spec, GenerateDocs.spec,
   ]
 

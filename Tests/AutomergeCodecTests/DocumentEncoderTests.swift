@@ -4,7 +4,8 @@ import Testing
 @testable import TestSupport
 
 @Suite struct DocumentEncoderTests {
-  static let fixtures = Fixture.files("valid").filter { !$0.hasSuffix(".json") }
+  static let fixtures =
+    Fixture.files("valid").filter { !$0.hasSuffix(".json") }
     + Fixture.files("conflicts").filter { !$0.hasSuffix(".json") && !$0.hasSuffix(".chunks") }
 
   /// Every fixture saves to one document chunk that holds its changes and heads, reads the
@@ -77,7 +78,9 @@ import Testing
       ])
     let c3 = Change(
       actors: [a], seq: 2, startOp: 6, time: 9, message: nil, deps: [c1.hash],
-      ops: [Op(object: text, key: .element(op(3, 0)), insert: true, action: .set, value: .string("w"))])
+      ops: [
+        Op(object: text, key: .element(op(3, 0)), insert: true, action: .set, value: .string("w"))
+      ])
     let bytes = c1.chunk + c3.chunk + c2.chunk
     let file = try AutomergeFile.decode(bytes)
     let saved = try DocumentEncoder.save(bytes)
@@ -136,6 +139,7 @@ import Testing
   /// The empty document saves as Automerge's empty document chunk.
   @Test func emptyDocument() throws {
     let saved = try DocumentEncoder.save([])
-    #expect(saved.bytes == [0x85, 0x6f, 0x4a, 0x83, 0xb8, 0x1a, 0x95, 0x44, 0x00, 0x04, 0, 0, 0, 0])
+    #expect(
+      saved.bytes == [0x85, 0x6f, 0x4a, 0x83, 0xb8, 0x1a, 0x95, 0x44, 0x00, 0x04, 0, 0, 0, 0])
   }
 }

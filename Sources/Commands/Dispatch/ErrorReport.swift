@@ -36,6 +36,14 @@ enum ErrorReport {
       return (.dataErr, e.description, [])
     case let e as ConflictMergeError:
       return (.software, e.description, ["this is a bug in mn or a failing disk; please report it"])
+    case let e as CompactError:
+      switch e {
+      case .verificationFailed(let path, let backup):
+        return (
+          .ioErr, "'\(path)' was compacted but does not read back with every change it held",
+          backup.map { ["its bytes before are in the backup '\($0)' (mn restore)"] } ?? []
+        )
+      }
     case let e as MaterializeError:
       return (.dataErr, "cannot materialize the document: \(e)", [])
     case let e as StorageError:

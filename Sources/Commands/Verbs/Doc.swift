@@ -36,7 +36,8 @@ enum Doc {
       Example("mn doc info records/2026/09.automerge", "Summarise a document of the data folder."),
       Example("mn doc changes tags.automerge | wc -l", "Count the changes of the tag list."),
       Example("mn doc merge -o merged.automerge a.automerge b.automerge", "Merge two copies."),
-      Example("mn doc save -o saved.automerge big.automerge", "Rewrite a file as one document chunk."),
+      Example(
+        "mn doc save -o saved.automerge big.automerge", "Rewrite a file as one document chunk."),
     ],
     subcommands: [info, heads, changes, show, merge, save, check])
 

@@ -61,7 +61,10 @@ import Testing
   }.map(\.name)
 
   @Test func everyFolderVerbIsListed() {
-    #expect(Set(Self.folderVerbs) == ["ls", "fetch", "merge-conflicts", "export", "repair"])
+    #expect(
+      Set(Self.folderVerbs) == [
+        "ls", "fetch", "merge-conflicts", "compact", "export", "repair",
+      ])
   }
 
   @Test(arguments: folderVerbs)
@@ -80,7 +83,7 @@ import Testing
   }
 
   @Test func completeAnswersVerbsAndOptions() throws {
-    #expect(try Self.run(["__complete", "verb", "comp"]).stdout == "completion\n")
+    #expect(try Self.run(["__complete", "verb", "compl"]).stdout == "completion\n")
     #expect(try Self.run(["__complete", "verb", "__"]).stdout == "")
     #expect(
       try Self.run(["__complete", "option", "completion", "--", "--no-c"]).stdout == "--no-color\n")

@@ -121,7 +121,7 @@ let package = Package(
     // what several of them share (scratch folders, fake file systems, the fixtures' finder).
     // The fixtures are Tests/Fixtures (see its README).
     .target(
-      name: "TestSupport", dependencies: ["Platform", "AutomergeCodec", "Storage"],
+      name: "TestSupport", dependencies: ["Platform", "AutomergeCodec", "Storage", "CZlib"],
       path: "Tests/TestSupport"),
     .testTarget(name: "PlatformTests", dependencies: ["Platform", "TestSupport"]),
     .testTarget(name: "AutomergeCodecTests", dependencies: ["AutomergeCodec", "TestSupport"]),

@@ -1,5 +1,5 @@
-// libFuzzer entry point for the Automerge decoder, quick summary, materializers and merger
-// (`make fuzz`).
+// libFuzzer entry point for the Automerge decoder, quick summary, materializers, merger and
+// document encoder (`make fuzz`).
 // Built by scripts/fuzz.sh together with Sources/AutomergeCodec (as that module); not part of the package.
 
 /// Rewrites the checksum of every type 0 and 1 chunk so that mutations reach the parsers
@@ -35,5 +35,17 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   guard let file = try? AutomergeFile.decode(bytes) else { return 0 }
   _ = try? Materializer.materialize(file.changes, typed: true)
   _ = try? AutomergeMerge.mergeAndVerify([bytes, bytes])
+  // The encoder: decode -> save as one document chunk -> decode gives the same changes.
+  // (save refuses what a document cannot hold, and checks the read-back itself; this
+  // checks it again from the outside.)
+  if let saved = try? DocumentEncoder.save(bytes) {
+    guard let back = try? AutomergeFile.decode(saved.bytes),
+      back.heads == file.heads,
+      Set(back.changes.map(\.hash)) == Set(file.changes.map(\.hash))
+    else { fatalError("doc save does not round-trip") }
+    guard let again = try? DocumentEncoder.save(saved.bytes), again.bytes == saved.bytes else {
+      fatalError("doc save of its own output differs")
+    }
+  }
   return 0
 }

@@ -4,9 +4,9 @@
 # The verbs (names and aliases) after the verb path $1.
 _mn_verbs() {
   case "$1" in
-    '') echo 'resolve ls log diff fetch merge-conflicts migrate export restore repair watch lock backups doctor doc help completion' ;;
+    '') echo 'resolve ls log diff fetch merge-conflicts compact migrate export restore repair watch lock backups doctor doc help completion' ;;
     'backups') echo 'list verify prune' ;;
-    'doc') echo 'info heads changes show merge check' ;;
+    'doc') echo 'info heads changes show merge save check' ;;
   esac
 }
 
@@ -19,6 +19,7 @@ _mn_verb() {
     '|diff') echo 'diff' ;;
     '|fetch') echo 'fetch' ;;
     '|merge-conflicts') echo 'merge-conflicts' ;;
+    '|compact') echo 'compact' ;;
     '|migrate') echo 'migrate' ;;
     '|export') echo 'export' ;;
     '|restore') echo 'restore' ;;
@@ -36,6 +37,7 @@ _mn_verb() {
     'doc|changes') echo 'changes' ;;
     'doc|show') echo 'show' ;;
     'doc|merge') echo 'merge' ;;
+    'doc|save') echo 'save' ;;
     'doc|check') echo 'check' ;;
     '|help') echo 'help' ;;
     '|completion') echo 'completion' ;;
@@ -52,6 +54,7 @@ _mn_options() {
     'diff') echo '--backup --utc --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'fetch') echo '--from --exec --timeout --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'merge-conflicts') echo '-n --dry-run --keep-copies --no-backup --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'compact') echo '-n --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'migrate') echo '--from --to --dry-run -y --yes --keep-source --fetch --fetch-from --fetch-exec --fetch-timeout --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'export') echo '-o --output --format --allow-placeholders --reproducible --no-verify --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'restore') echo '--to --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
@@ -61,6 +64,7 @@ _mn_options() {
     'backups prune') echo '--keep-last --keep-daily --keep-weekly --keep-monthly -n --dry-run --wait --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc show') echo '--typed --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     'doc merge') echo '-o --output --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
+    'doc save') echo '-o --output --root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
     *) echo '--root --json -q --quiet -v --verbose --no-color --no-progress -h --help --version' ;;
   esac
 }
@@ -100,6 +104,7 @@ _mn_value_kind() {
     'fetch|--timeout') echo 'seconds' ;;
     'fetch|--wait') echo 'seconds' ;;
     'merge-conflicts|--wait') echo 'seconds' ;;
+    'compact|--wait') echo 'seconds' ;;
     'migrate|--from') echo 'directory' ;;
     'migrate|--to') echo 'directory' ;;
     'migrate|--fetch-from') echo 'path' ;;
@@ -129,6 +134,7 @@ _mn_value_kind() {
     'backups prune|--keep-monthly') echo 'text' ;;
     'backups prune|--wait') echo 'seconds' ;;
     'doc merge|-o'|'doc merge|--output') echo 'path' ;;
+    'doc save|-o'|'doc save|--output') echo 'path' ;;
     *'|--root') echo 'directory' ;;
     *) return 1 ;;
   esac
@@ -143,6 +149,7 @@ _mn_argument_kind() {
     'diff|1') echo 'document' ;;
     'fetch|'*) echo 'document' ;;
     'merge-conflicts|'*) echo 'document' ;;
+    'compact|'*) echo 'document' ;;
     'restore|0') echo 'path' ;;
     'repair|'*) echo 'document' ;;
     'lock|0') echo 'command' ;;
@@ -153,6 +160,7 @@ _mn_argument_kind() {
     'doc changes|0') echo 'document' ;;
     'doc show|0') echo 'document' ;;
     'doc merge|'*) echo 'document' ;;
+    'doc save|0') echo 'document' ;;
     'doc check|'*) echo 'document' ;;
     'completion|0') echo 'choice:bash zsh fish' ;;
     *) return 1 ;;

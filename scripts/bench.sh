@@ -90,6 +90,12 @@ codec() {
     pair "doc merge essay.amrg stephen.amrg" \
       "$mn doc merge -o $tmp/me.automerge $data/essay.amrg $data/stephen.amrg" \
       "$oracle merge $data/essay.amrg $data/stephen.amrg $tmp/oe.automerge"
+    pair "doc save essay.amrg (one document chunk)" \
+      "$mn doc save -o $tmp/se.automerge $data/essay.amrg" \
+      "$oracle save $data/essay.amrg $tmp/ose.automerge"
+    pair "doc save of a month, changes-only form" \
+      "$mn doc save -o $tmp/sm.automerge $m0/09.changes.automerge" \
+      "$oracle save $m0/09.changes.automerge $tmp/osm.automerge"
     pair "doctor, 120 months (oracle: check each)" \
       "$mn --root $folder doctor" \
       "sh -c 'for f in $folder/records/*/*.automerge; do $oracle check \"\$f\" || exit 1; done'"

@@ -4,9 +4,9 @@
 public enum CommandTable {
   /// The verbs, in the order help lists them.
   public static let commands: [CommandSpec] = [
-    Resolve.spec, Ls.spec, Log.spec, Diff.spec, Fetch.spec, MergeConflicts.spec, Migrate.spec,
-    Export.spec, Restore.spec, Repair.spec, Watch.spec, Lock.spec, Backups.spec, Doctor.spec,
-    Doc.spec,
+    Resolve.spec, Ls.spec, Log.spec, Diff.spec, Fetch.spec, MergeConflicts.spec, Compact.spec,
+    Migrate.spec, Export.spec, Restore.spec, Repair.spec, Watch.spec, Lock.spec, Backups.spec,
+    Doctor.spec, Doc.spec,
     Help.spec, Completion.spec, Complete.spec, GenerateDocs.spec,
   ]
 

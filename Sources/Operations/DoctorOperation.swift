@@ -149,10 +149,11 @@ public enum DoctorOperation {
     }
     report.filesDecoded += 1
     let file: AutomergeFile
+    let bytes: [UInt8]
     do {
       // Validity and orphans only: every op is still checked, none is kept.
-      file = try AutomergeFile.decode(
-        try fileSystem.readFile(path, limit: maxDocumentSize), keepOps: false, keepChunks: false)
+      bytes = try fileSystem.readFile(path, limit: maxDocumentSize)
+      file = try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false)
     } catch let error as FileSystemError where error.meansNotDownloaded {
       report.add(
         .placeholder, name, "not downloaded (reading it gives EDEADLK: a dataless file)",
@@ -174,6 +175,18 @@ public enum DoctorOperation {
         "\(count(file.orphans.count, "change", "changes")) whose dependencies are missing "
           + "(\(count(file.missingDependencies.count, "missing change", "missing changes")))",
         fix: "merge a copy that has them: mn restore ARCHIVE, or mn doc merge")
+    }
+    // Appended chunks (merges keep the app's bytes and append changes): estimated in
+    // memory, nothing written.
+    if !isCopy, file.chunks.count > 1 + file.orphans.count,
+      case .success(let saved) = CompactOperation.estimate(bytes),
+      bytes.count > 2 * saved.bytes.count
+    {
+      report.add(
+        .compactable, name,
+        "\(bytes.count) bytes, \(saved.bytes.count) as one document chunk "
+          + "(\(file.chunks.count) chunks): it loads slower than it needs to",
+        fix: "mn compact \(ShellQuote.word(name))")
     }
   }
 
@@ -254,6 +267,7 @@ public struct DoctorFinding: Sendable, Equatable {
     case scanProblem = "scan-problem"
     case bisyncAborted = "bisync-aborted"
     case syncthingVersion = "syncthing-version"
+    case compactable
   }
 
   public var kind: Kind

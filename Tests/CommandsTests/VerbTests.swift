@@ -63,7 +63,7 @@ import Testing
   @Test func everyFolderVerbIsListed() {
     #expect(
       Set(Self.folderVerbs) == [
-        "ls", "log", "fetch", "merge-conflicts", "export", "repair", "lock",
+        "ls", "log", "fetch", "merge-conflicts", "compact", "export", "repair", "lock",
       ])
   }
 
@@ -85,7 +85,7 @@ import Testing
   }
 
   @Test func completeAnswersVerbsAndOptions() throws {
-    #expect(try Self.run(["__complete", "verb", "comp"]).stdout == "completion\n")
+    #expect(try Self.run(["__complete", "verb", "compl"]).stdout == "completion\n")
     #expect(try Self.run(["__complete", "verb", "__"]).stdout == "")
     #expect(
       try Self.run(["__complete", "option", "completion", "--", "--no-c"]).stdout == "--no-color\n")

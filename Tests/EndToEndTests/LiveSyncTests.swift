@@ -208,6 +208,21 @@ import Testing
       run: { round in try round.sandbox.run(["--root", round.root, "-v", "merge-conflicts"]) })
   }
 
+  /// Documents of appended change chunks compacted while the client brings new versions:
+  /// each arrival is merged into the compacted document (or left as a copy), never lost.
+  @Test func compact() throws {
+    try rounds(
+      "compact",
+      setUp: { round in
+        for (k, name) in Self.names.enumerated() {
+          try round.write(
+            CompactTests.chain(6, actor: UInt8(k + 1)), at: round.root + "/" + name,
+            expecting: name)
+        }
+      },
+      run: { round in try round.sandbox.run(["--root", round.root, "-v", "compact"]) })
+  }
+
   @Test func fetchFrom() throws {
     try rounds(
       "fetch --from",

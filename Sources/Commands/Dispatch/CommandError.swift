@@ -33,8 +33,8 @@ public enum CommandError: Error, Sendable {
   case archiveToTerminal
   /// `mn export -o FILE` inside the data folder `root`.
   case archiveInsideDataFolder(root: String)
-  /// `mn doc merge -o PATH` inside (or as) the data folder `folder` or one that looks like
-  /// one: plumbing takes no lock and makes no exchange.
+  /// `mn doc merge -o PATH` or `mn doc save -o PATH` inside (or as) the data folder `folder`
+  /// or one that looks like one: plumbing takes no lock and makes no exchange.
   case outputInsideDataFolder(path: String, folder: String)
   /// Standard output could not be written at the end of the run (a full disk, a closed pipe).
   case outputNotWritten(any Error)

@@ -227,3 +227,33 @@ extension ArchiveError: ReportableError {
     .unavailable, .cantCreate, .ioErr, .software, .dataErr,
   ]
 }
+
+extension CompactError: ReportableError {
+  var described: ErrorReport.Described {
+    switch self {
+    case .verificationFailed(let path, let backup):
+      return (
+        .ioErr, "'\(path)' was compacted but does not read back with every change it held",
+        backup.map { ["its bytes before are in the backup '\($0)' (mn restore)"] } ?? []
+      )
+    }
+  }
+  static let statuses: Set<ExitStatus> = [.ioErr]
+}
+
+extension AutomergeSaveError: ReportableError {
+  var described: ErrorReport.Described {
+    switch self {
+    case .invalidInput, .unplaceableOp, .unrepresentablePred:
+      return (.dataErr, "cannot save the document: \(self)", [])
+    case .verificationFailed:
+      return (.software, "\(self)", ["this is a bug in mn; please report it"])
+    }
+  }
+  static let statuses: Set<ExitStatus> = [.dataErr, .software]
+}
+
+extension CompactOperation.Refusal: ReportableError {
+  var described: ErrorReport.Described { (.dataErr, "not compacted: \(reason)", []) }
+  static let statuses: Set<ExitStatus> = [.dataErr]
+}

@@ -76,10 +76,10 @@ enum ErrorReport {
     case .outputInsideDataFolder(let path, let folder):
       return (
         .cantCreate,
-        "refusing to write '\(path)' inside the data folder '\(folder)' (mn doc merge takes no lock)",
+        "refusing to write '\(path)' inside the data folder '\(folder)' (mn doc takes no lock)",
         [
           "hint: 'mn merge-conflicts' merges a document's conflict copies into it under the lock, "
-            + "and 'mn restore' brings documents back from an archive; or write the merge "
+            + "'mn restore' brings documents back from an archive, and 'mn compact' rewrites them as one chunk; or write the merge "
             + "elsewhere with -o FILE"
         ]
       )

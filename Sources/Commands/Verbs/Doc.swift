@@ -16,6 +16,10 @@ enum Doc {
     static let output = Option<String>(
       "output", short: "o", .path, valueName: "OUT",
       help: "Where to write the merge (- for standard output).")
+    /// `doc save -o OUT`.
+    static let saveOutput = Option<String>(
+      "output", short: "o", .path, valueName: "OUT",
+      help: "Where to write the saved document (- for standard output).")
   }
 
   static let spec = CommandSpec(
@@ -32,8 +36,10 @@ enum Doc {
       Example("mn doc info records/2026/09.automerge", "Summarise a document of the data folder."),
       Example("mn doc changes tags.automerge | wc -l", "Count the changes of the tag list."),
       Example("mn doc merge -o merged.automerge a.automerge b.automerge", "Merge two copies."),
+      Example(
+        "mn doc save -o saved.automerge big.automerge", "Rewrite a file as one document chunk."),
     ],
-    subcommands: [info, heads, changes, show, merge, check])
+    subcommands: [info, heads, changes, show, merge, save, check])
 
   static let info = CommandSpec(
     name: "info",
@@ -125,6 +131,22 @@ enum Doc {
     exits: [.ok, .usage, .dataErr, .noInput, .cantCreate, .ioErr],
     run: .plain(runMerge))
 
+  static let save = CommandSpec(
+    name: "save",
+    abstract: "Write a file's changes as one document chunk, as Automerge's save() does.",
+    discussion: """
+      The output holds exactly the changes of FILE, as one document chunk (changes whose \
+      dependencies are missing follow it as their original change chunks, as save() keeps \
+      them); a file that went through many merges gets smaller and loads faster. The result \
+      is read back and checked to hold the same changes and heads before anything is \
+      written. OUT is written atomically, and never inside the data folder (use mn compact \
+      there); - writes to standard output.
+      """,
+    arguments: [fileArgument],
+    options: [Options.saveOutput],
+    exits: [.ok, .usage, .dataErr, .noInput, .cantCreate, .ioErr],
+    run: .plain(runSave))
+
   static let check = CommandSpec(
     name: "check",
     abstract: "Check that files are valid Automerge files.",
@@ -199,14 +221,7 @@ enum Doc {
       try env.stdout.write(result.bytes)
     } else {
       let path = AbsolutePath(normalizing: output, relativeTo: AbsolutePath(env.currentDirectory))
-      // No lock and no exchange here: a document of a data folder is written by the verbs
-      // that take them (mn.md §6).
-      let roots = env.discover(root: call.global.root).root.map { [AbsolutePath($0)] } ?? []
-      if let folder = DataFolder.enclosingFolder(
-        of: path, roots: roots, lookAlikes: true, fileSystem: env.fileSystem)
-      {
-        throw CommandError.outputInsideDataFolder(path: output, folder: folder.string)
-      }
+      try refuseInsideDataFolder(path, as: output, call, env)
       try AtomicFile.write(result.bytes, to: path.string, fileSystem: env.fileSystem)
     }
     if call.global.verbose {
@@ -215,6 +230,46 @@ enum Doc {
       )
     }
     return .ok
+  }
+
+  static func runSave(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
+    guard let output = call[Options.saveOutput] else {
+      throw UsageError(message: "missing option '--output'", path: ["doc", "save"])
+    }
+    let input = try DocInput.read(call.arguments[0], call, env)
+    var path: String? = nil
+    if output != "-" {
+      let resolved = AbsolutePath(
+        normalizing: output, relativeTo: AbsolutePath(env.currentDirectory))
+      try refuseInsideDataFolder(resolved, as: output, call, env)
+      path = resolved.string
+    }
+    let saved = try DocInput.decoding(input) { try DocumentEncoder.save(input.bytes) }
+    if let path {
+      try AtomicFile.write(saved.bytes, to: path, fileSystem: env.fileSystem)
+    } else {
+      try env.stdout.write(saved.bytes)
+    }
+    if call.global.verbose {
+      try env.stderr.write(
+        "mn: saved \(saved.changeCount) changes: \(input.bytes.count) -> \(saved.bytes.count) bytes\n"
+      )
+    }
+    return .ok
+  }
+
+  /// Refuses an output path inside the data folder or one that looks like one (real paths
+  /// compared): no lock and no exchange here, so a document of a data folder is written only
+  /// by the verbs that take them (mn.md §6).
+  static func refuseInsideDataFolder(
+    _ path: AbsolutePath, as output: String, _ call: Invocation, _ env: Environment
+  ) throws {
+    let roots = env.discover(root: call.global.root).root.map { [AbsolutePath($0)] } ?? []
+    if let folder = DataFolder.enclosingFolder(
+      of: path, roots: roots, lookAlikes: true, fileSystem: env.fileSystem)
+    {
+      throw CommandError.outputInsideDataFolder(path: output, folder: folder.string)
+    }
   }
 
   static func runCheck(_ call: Invocation, _ env: Environment) throws -> ExitStatus {

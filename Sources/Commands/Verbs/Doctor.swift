@@ -11,7 +11,8 @@ enum Doctor {
       Reports the data folder and how it was found, then everything that needs attention: \
       placeholders (not downloaded), conflict copies, documents and copies that are not \
       valid Automerge files, changes whose dependencies are missing, temporary files left \
-      by an interrupted write, and what the folder scan could not use (symbolic links, \
+      by an interrupted write, documents whose appended chunks make them more than twice \
+      their size as one document chunk (mn compact rewrites them), and what the folder scan could not use (symbolic links, \
       documents that are directories). On macOS it also reports dataless documents and \
       folders, stale documents (a newer version not downloaded yet) and documents with \
       unresolved iCloud conflict versions, and says once when the system shows mn no \

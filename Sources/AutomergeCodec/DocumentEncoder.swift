@@ -1,0 +1,487 @@
+/// Why a set of changes cannot be written as one document chunk (§7.7).
+public enum AutomergeSaveError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The input does not decode.
+  case invalidInput(AutomergeDecodeError)
+  /// An op targets an object that no op of the file creates, or uses a key its object's
+  /// kind cannot hold: a document chunk has no row for it (§7.4).
+  case unplaceableOp(counter: UInt32, actor: ActorId, String)
+  /// A pred names no op of the file, or a deletion: a document stores preds only as the
+  /// succs of the ops they name (§7.7 step 4).
+  case unrepresentablePred(counter: UInt32, actor: ActorId)
+  /// The written document does not read back to exactly the input's changes.
+  case verificationFailed(String)
+
+  public var description: String {
+    switch self {
+    case .invalidInput(let e): return "not a valid automerge file: \(e)"
+    case .unplaceableOp(let c, let a, let why): return "op \(c)@\(a) \(why)"
+    case .unrepresentablePred(let c, let a):
+      return "a pred names \(c)@\(a), which is no op a document can store"
+    case .verificationFailed(let why): return "the saved document does not verify: \(why)"
+    }
+  }
+}
+
+/// A file written as one document chunk, as Automerge's `save()` writes it.
+public struct SavedDocument: Sendable {
+  /// The document chunk, followed by the orphans' change chunks (as `save()` keeps them).
+  public var bytes: [UInt8]
+  /// The number of changes written (orphans included).
+  public var changeCount: Int
+  /// The heads, sorted.
+  public var heads: [ChangeHash]
+}
+
+/// Writes the changes of a file as one document chunk (§7.7), as Automerge's `save()` does.
+public enum DocumentEncoder {
+  /// Decodes `bytes` (fully verified), writes its changes as one document chunk with its
+  /// orphans after it as their original change chunks, and reads the result back: it must
+  /// hold exactly the input's changes and heads.
+  ///
+  /// - Throws: `AutomergeSaveError`.
+  public static func save(_ bytes: [UInt8]) throws -> SavedDocument {
+    let file: AutomergeFile
+    do {
+      file = try AutomergeFile.decode(bytes, keepOps: true, keepChunks: false)
+    } catch let e as AutomergeDecodeError {
+      throw AutomergeSaveError.invalidInput(e)
+    }
+    var out = try encode(file)
+    if !file.orphans.isEmpty {
+      // Orphans are written as they came (Rust's `raw_bytes`), never re-encoded.
+      let orphans = Set(file.orphans)
+      let kept = try AutomergeFile.decode(
+        bytes, keepOps: false, chunks: .only { orphans.contains($0) }, inspectFirstDocument: nil)
+      for hash in file.orphans { out += kept.change(hash)?.chunk ?? [] }
+    }
+    let back: AutomergeFile
+    do {
+      back = try AutomergeFile.decode(out, keepOps: false, keepChunks: false)
+    } catch {
+      throw AutomergeSaveError.verificationFailed("it does not decode: \(error)")
+    }
+    guard back.changes.count == file.changes.count,
+      back.changes.map(\.hash).sorted() == file.changes.map(\.hash).sorted()
+    else {
+      throw AutomergeSaveError.verificationFailed("its changes differ from the input's")
+    }
+    guard back.heads == file.heads, back.orphans.sorted() == file.orphans.sorted() else {
+      throw AutomergeSaveError.verificationFailed("its heads differ from the input's")
+    }
+    return SavedDocument(bytes: out, changeCount: back.changes.count, heads: back.heads)
+  }
+
+  /// The document chunk of a decoded file's applied changes (decoded with its ops), in the
+  /// file's order; the orphans are not in it.
+  static func encode(_ file: AutomergeFile) throws -> [UInt8] {
+    let rows = file.changes.count - file.orphans.count
+    var table = OpTable(file: file, rows: rows)
+    try table.collect()
+    try table.linkSuccessors()
+    let opOrder = try table.documentOrder()
+
+    var body = ByteWriter()
+    body.uleb(UInt64(file.actors.count))
+    for a in file.actors { body.byteString(a.bytes) }
+    body.uleb(UInt64(file.heads.count))
+    for h in file.heads { body.hash(h) }
+    let order = rowOrder(file)
+    guard order.count == rows else {
+      throw AutomergeSaveError.verificationFailed("its changes cannot be put in a causal order")
+    }
+    var rowOf = [Int32](repeating: 0, count: file.changes.count)
+    for (r, p) in order.enumerated() { rowOf[p] = Int32(r) }
+    let changeColumns = changeColumns(file, rows: order, rowOf: rowOf)
+    let opColumns = table.columns(opOrder)
+    for columns in [changeColumns, opColumns] {
+      body.uleb(UInt64(columns.count))
+      for (spec, data) in columns {
+        body.uleb(UInt64(spec))
+        body.uleb(UInt64(data.count))
+      }
+    }
+    for (_, data) in changeColumns { body.append(data) }
+    for (_, data) in opColumns { body.append(data) }
+    for h in file.heads { body.uleb(UInt64(rowOf[file.position(of: h) ?? 0])) }
+    return ChangeEncoder.wrap(type: 0, body: body.bytes).chunk
+  }
+
+  /// The order in which Rust's load applies a file's changes, which its `save()` keeps as
+  /// the change rows (positions in `file.changes`, orphans left out): a first document
+  /// chunk's changes in their row order, then the other chunks' new changes sorted as
+  /// Rust 0.11 sorts a batch (`ChangeQueue::pop_topo_sorted_ready`): Kahn's algorithm, a
+  /// FIFO queue started with the changes whose deps are all in that first document, in
+  /// file order.
+  static func rowOrder(_ file: AutomergeFile) -> [Int] {
+    let applied = file.changes.count - file.orphans.count
+    let firstIsDocument = file.chunks.first?.type == .document
+    let prefix = firstIsDocument ? file.chunks[0].changes.count : 0
+    var order = Array(0..<prefix)
+    if prefix == applied { return order }
+    var taken = [Bool](repeating: false, count: file.changes.count)
+    for i in 0..<prefix { taken[i] = true }
+    var batch: [Int] = []  // the other changes, first occurrence, in file order
+    for chunk in file.chunks.dropFirst(firstIsDocument ? 1 : 0) {
+      for hash in chunk.changes {
+        guard let p = file.position(of: hash), !taken[p] else { continue }
+        taken[p] = true
+        if p < applied { batch.append(p) }
+      }
+    }
+    var unsatisfied = [Int](repeating: 0, count: batch.count)
+    var waiting: [ChangeHash: [Int]] = [:]
+    var ready: [Int] = []
+    for (k, p) in batch.enumerated() {
+      for d in file.changes[p].deps {
+        if let q = file.position(of: d), q < prefix { continue }
+        unsatisfied[k] += 1
+        waiting[d, default: []].append(k)
+      }
+      if unsatisfied[k] == 0 { ready.append(k) }
+    }
+    var next = 0
+    while next < ready.count {
+      let k = ready[next]
+      next += 1
+      order.append(batch[k])
+      for w in waiting.removeValue(forKey: file.changes[batch[k]].hash) ?? [] {
+        unsatisfied[w] -= 1
+        if unsatisfied[w] == 0 { ready.append(w) }
+      }
+    }
+    return order
+  }
+
+  /// The change metadata columns (§7.2) of the changes at `rows`, in that order, non-empty
+  /// ones only, deflated where Rust does.
+  private static func changeColumns(_ file: AutomergeFile, rows: [Int], rowOf: [Int32])
+    -> [(UInt32, [UInt8])]
+  {
+    var actor = RLEEncoder<UInt64>()
+    var seq = DeltaEncoder()
+    var maxOp = DeltaEncoder()
+    var time = DeltaEncoder()
+    var message = StringRLEEncoder()
+    var depsNum = RLEEncoder<UInt64>()
+    var depsIndex = DeltaEncoder()
+    var extra = ValueEncoder()
+    var authorIndex: [ActorId: UInt64] = [:]
+    for (i, a) in file.actors.enumerated() { authorIndex[a] = UInt64(i) }
+    for p in rows {
+      let change = file.changes[p]
+      actor.append(authorIndex[change.author] ?? 0)
+      seq.append(Int64(change.seq))
+      maxOp.append(Int64(change.maxOp))
+      time.append(change.time)
+      if let m = change.message, !m.isEmpty { message.append(m) } else { message.appendNull() }
+      depsNum.append(UInt64(change.deps.count))
+      for d in change.deps { depsIndex.append(Int64(rowOf[file.position(of: d) ?? 0])) }
+      extra.append(.bytes(change.extra))
+    }
+    let (extraMeta, extraRaw) = extra.take()
+    return finished([
+      (1, actor.take()), (3, seq.take()), (19, maxOp.take()), (35, time.take()),
+      (53, message.take()), (64, depsNum.take()), (67, depsIndex.take()), (86, extraMeta),
+      (87, extraRaw),
+    ])
+  }
+
+  /// Drops the empty columns and deflates those of 256 bytes or more (§7.8), as Rust does.
+  static func finished(_ columns: [(UInt32, [UInt8])]) -> [(UInt32, [UInt8])] {
+    var out: [(UInt32, [UInt8])] = []
+    for (spec, data) in columns where !data.isEmpty {
+      if data.count >= 256 {
+        let deflated = Deflate.deflate(data)
+        if !deflated.isEmpty {
+          out.append((spec | 8, deflated))
+          continue
+        }
+      }
+      out.append((spec, data))
+    }
+    return out
+  }
+}
+
+/// Every op of a file's applied changes with document-wide actor indices: the rows of a
+/// document's op columns before they are ordered (§7.7 steps 2 to 5).
+///
+/// An op id, object id or element id is one `UInt64`, `counter << 32 | actor`, the actor
+/// an index into the file's sorted actors: comparing two of them is Lamport order (§7.4),
+/// and 0 (counter 0) is the root object or HEAD.
+private struct OpTable {
+  let file: AutomergeFile
+  let rows: Int
+  /// Per op, in change order: its id, object, key element (0 for HEAD or a map key), the
+  /// change holding it and its index there.
+  var id: [UInt64] = []
+  var object: [UInt64] = []
+  var element: [UInt64] = []
+  var change: [Int32] = []
+  var index: [Int32] = []
+  /// Per change, its actor table as document actor indices.
+  var actorMaps: [[UInt32]] = []
+  /// The succs of op i are `succs[succStart[i]..<succStart[i + 1]]`, in Lamport order.
+  var succStart: [Int32] = []
+  var succs: [UInt64] = []
+  /// Op id -> position.
+  var position: [UInt64: Int32] = [:]
+
+  init(file: AutomergeFile, rows: Int) {
+    self.file = file
+    self.rows = rows
+  }
+
+  static func pack(_ counter: UInt32, _ actor: UInt32) -> UInt64 {
+    UInt64(counter) << 32 | UInt64(actor)
+  }
+
+  func describe(_ x: UInt64) -> (UInt32, ActorId) {
+    (UInt32(truncatingIfNeeded: x >> 32), file.actors[Int(UInt32(truncatingIfNeeded: x))])
+  }
+
+  mutating func collect() throws {
+    var globalIndex: [ActorId: UInt32] = [:]
+    for (i, a) in file.actors.enumerated() { globalIndex[a] = UInt32(i) }
+    var total = 0
+    for c in file.changes[..<rows] { total += c.ops.count }
+    id.reserveCapacity(total)
+    object.reserveCapacity(total)
+    element.reserveCapacity(total)
+    change.reserveCapacity(total)
+    index.reserveCapacity(total)
+    position.reserveCapacity(total)
+    for (ci, c) in file.changes[..<rows].enumerated() {
+      var map: [UInt32] = []
+      for a in c.actors {
+        // An actor that authors no change cannot be indexed in a document.
+        guard let g = globalIndex[a] else {
+          throw AutomergeSaveError.unplaceableOp(
+            counter: UInt32(truncatingIfNeeded: c.startOp), actor: c.author,
+            "names actor \(a), which authors no change of the file")
+        }
+        map.append(g)
+      }
+      for (i, op) in c.ops.enumerated() {
+        let opId = OpTable.pack(UInt32(truncatingIfNeeded: c.startOp + UInt64(i)), map[0])
+        position[opId] = Int32(id.count)
+        id.append(opId)
+        switch op.object {
+        case .root: object.append(0)
+        case .object(let o): object.append(OpTable.pack(o.counter, map[Int(o.actor)]))
+        }
+        switch op.key {
+        case .map, .head: element.append(0)
+        case .element(let e): element.append(OpTable.pack(e.counter, map[Int(e.actor)]))
+        }
+        change.append(Int32(ci))
+        index.append(Int32(i))
+      }
+      actorMaps.append(map)
+    }
+  }
+
+  func op(_ i: Int) -> Op { file.changes[Int(change[i])].ops[Int(index[i])] }
+
+  /// Turns every pred into a succ of the op it names (§7.7 step 4).
+  mutating func linkSuccessors() throws {
+    var pairs: [(target: Int32, succ: UInt64)] = []
+    for i in id.indices {
+      let map = actorMaps[Int(change[i])]
+      for p in op(i).pred {
+        let pid = OpTable.pack(p.counter, map[Int(p.actor)])
+        guard let t = position[pid], op(Int(t)).action != .delete else {
+          let (c, a) = describe(pid)
+          throw AutomergeSaveError.unrepresentablePred(counter: c, actor: a)
+        }
+        pairs.append((t, id[i]))
+      }
+    }
+    pairs.sort { $0.target != $1.target ? $0.target < $1.target : $0.succ < $1.succ }
+    succStart = [Int32](repeating: 0, count: id.count + 1)
+    for p in pairs { succStart[Int(p.target) + 1] += 1 }
+    for i in id.indices { succStart[i + 1] += succStart[i] }
+    succs = pairs.map(\.succ)
+  }
+
+  /// The stored ops (every op but the deletions) in the order of §7.4: by object (root,
+  /// then Lamport order), a map's by key bytes then id, a sequence's element by element in
+  /// RGA order, each element's insert op followed by the ops on it.
+  func documentOrder() throws -> [Int32] {
+    // Objects: the root is a map; every other is made by an op.
+    var isSequence: [UInt64: Bool] = [0: false]
+    for i in id.indices {
+      switch op(i).action {
+      case .makeMap, .makeTable: isSequence[id[i]] = false
+      case .makeList, .makeText: isSequence[id[i]] = true
+      default: break
+      }
+    }
+    var members: [UInt64: [Int32]] = [:]
+    for i in id.indices where op(i).action != .delete {
+      guard isSequence[object[i]] != nil else {
+        let (c, a) = describe(id[i])
+        throw AutomergeSaveError.unplaceableOp(
+          counter: c, actor: a, "targets an object that no op creates")
+      }
+      members[object[i], default: []].append(Int32(i))
+    }
+    var order: [Int32] = []
+    order.reserveCapacity(id.count)
+    for obj in members.keys.sorted() {
+      let ops = members[obj] ?? []
+      if isSequence[obj] == true {
+        try appendSequence(ops, to: &order)
+      } else {
+        try appendMap(ops, to: &order)
+      }
+    }
+    return order
+  }
+
+  private func mapKey(_ i: Int32) -> [UInt8]? {
+    if case .map(let s) = op(Int(i)).key { return Array(s.utf8) }
+    return nil
+  }
+
+  private func appendMap(_ ops: [Int32], to order: inout [Int32]) throws {
+    var keyed: [(key: [UInt8], id: UInt64, i: Int32)] = []
+    keyed.reserveCapacity(ops.count)
+    for i in ops {
+      guard let k = mapKey(i), !op(Int(i)).insert else {
+        let (c, a) = describe(id[Int(i)])
+        throw AutomergeSaveError.unplaceableOp(counter: c, actor: a, "has no key a map can hold")
+      }
+      keyed.append((k, id[Int(i)], i))
+    }
+    keyed.sort { a, b in
+      a.key != b.key ? a.key.lexicographicallyPrecedes(b.key) : a.id < b.id
+    }
+    order.append(contentsOf: keyed.map(\.i))
+  }
+
+  /// A sequence's ops in RGA order (§7.4 item 3): each insert op's parent is its key
+  /// (HEAD or an element), siblings come by id descending, the walk is pre-order.
+  private func appendSequence(_ ops: [Int32], to order: inout [Int32]) throws {
+    var inserts: [(parent: UInt64, id: UInt64, i: Int32)] = []
+    var updates: [(element: UInt64, id: UInt64, i: Int32)] = []
+    for i in ops {
+      let o = op(Int(i))
+      let placeable: Bool
+      if case .map = o.key {
+        placeable = false
+      } else {
+        placeable = o.insert || element[Int(i)] != 0
+      }
+      guard placeable else {
+        let (c, a) = describe(id[Int(i)])
+        throw AutomergeSaveError.unplaceableOp(
+          counter: c, actor: a, "has no key a sequence can hold")
+      }
+      if o.insert {
+        inserts.append((element[Int(i)], id[Int(i)], i))
+      } else {
+        updates.append((element[Int(i)], id[Int(i)], i))
+      }
+    }
+    inserts.sort { $0.parent != $1.parent ? $0.parent < $1.parent : $0.id > $1.id }
+    updates.sort { $0.element != $1.element ? $0.element < $1.element : $0.id < $1.id }
+    var children: [UInt64: Int] = [:]  // parent -> first child in `inserts`
+    for (k, x) in inserts.enumerated().reversed() { children[x.parent] = k }
+    var onElement: [UInt64: Int] = [:]  // element -> first op in `updates`
+    for (k, x) in updates.enumerated().reversed() { onElement[x.element] = k }
+
+    let start = order.count
+    // Pre-order walk with an explicit stack (a text can nest 100,000s deep): each entry
+    // is the next sibling to visit under one parent.
+    var stack: [Int] = []
+    if let first = children[0] { stack.append(first) }
+    while let k = stack.popLast() {
+      let x = inserts[k]
+      if k + 1 < inserts.count && inserts[k + 1].parent == x.parent { stack.append(k + 1) }
+      order.append(x.i)
+      if var u = onElement[x.id] {
+        while u < updates.count && updates[u].element == x.id {
+          order.append(updates[u].i)
+          u += 1
+        }
+      }
+      if let c = children[x.id] { stack.append(c) }
+    }
+    guard order.count - start == ops.count else {
+      // An insert whose parent is no element of the object, or an op on no element.
+      let placed = Set(order[start...])
+      let stray = ops.first { !placed.contains($0) } ?? ops[0]
+      let (c, a) = describe(id[Int(stray)])
+      throw AutomergeSaveError.unplaceableOp(
+        counter: c, actor: a, "refers to an element its sequence does not have")
+    }
+  }
+
+  /// The op columns (§7.3) of the ops in `order`, non-empty ones only, deflated where Rust
+  /// does.
+  func columns(_ order: [Int32]) -> [(UInt32, [UInt8])] {
+    var objActor = RLEEncoder<UInt64>()
+    var objCtr = RLEEncoder<UInt64>()
+    var keyActor = RLEEncoder<UInt64>()
+    var keyCtr = DeltaEncoder()
+    var keyStr = StringRLEEncoder()
+    var idActor = RLEEncoder<UInt64>()
+    var idCtr = DeltaEncoder()
+    var insert = BooleanEncoder()
+    var action = RLEEncoder<UInt64>()
+    var value = ValueEncoder()
+    var succNum = RLEEncoder<UInt64>()
+    var succActor = RLEEncoder<UInt64>()
+    var succCtr = DeltaEncoder()
+    var expand = BooleanEncoder()
+    var markName = StringRLEEncoder()
+    for i32 in order {
+      let i = Int(i32)
+      let o = op(i)
+      if object[i] == 0 {
+        objActor.appendNull()
+        objCtr.appendNull()
+      } else {
+        objActor.append(object[i] & 0xffff_ffff)
+        objCtr.append(object[i] >> 32)
+      }
+      switch o.key {
+      case .map(let s):
+        keyActor.appendNull()
+        keyCtr.appendNull()
+        keyStr.append(s)
+      case .head:
+        keyActor.appendNull()
+        keyCtr.append(0)
+        keyStr.appendNull()
+      case .element:
+        keyActor.append(element[i] & 0xffff_ffff)
+        keyCtr.append(Int64(element[i] >> 32))
+        keyStr.appendNull()
+      }
+      idActor.append(id[i] & 0xffff_ffff)
+      idCtr.append(Int64(id[i] >> 32))
+      insert.append(o.insert)
+      action.append(UInt64(o.action.rawValue))
+      value.append(o.value)
+      let s = Int(succStart[i])..<Int(succStart[i + 1])
+      succNum.append(UInt64(s.count))
+      for x in succs[s] {
+        succActor.append(x & 0xffff_ffff)
+        succCtr.append(Int64(x >> 32))
+      }
+      expand.append(o.expand)
+      if let m = o.markName { markName.append(m) } else { markName.appendNull() }
+    }
+    let hasExpand = expand.anyTrue
+    let (valMeta, valRaw) = value.take()
+    return DocumentEncoder.finished([
+      (1, objActor.take()), (2, objCtr.take()), (17, keyActor.take()), (19, keyCtr.take()),
+      (21, keyStr.take()), (33, idActor.take()), (35, idCtr.take()), (52, insert.take()),
+      (66, action.take()), (86, valMeta), (87, valRaw), (128, succNum.take()),
+      (129, succActor.take()), (131, succCtr.take()), (148, hasExpand ? expand.take() : []),
+      (165, markName.take()),
+    ])
+  }
+}

@@ -1,0 +1,126 @@
+import CZlib
+
+/// The content of a file's document chunks with every column inflated: what two writers of
+/// the same document must agree on when their deflate backends differ (format §7.8).
+/// Checksums and compressed bytes are left out; change chunks are kept whole.
+public enum DocumentColumns {
+  /// One line per field: each document chunk's actors, heads, change and op columns
+  /// (normalized spec and hex of the inflated bytes) and head indexes, and each change
+  /// chunk's type and body. Nil when the bytes are not well-formed chunks.
+  public static func listing(_ bytes: [UInt8]) -> [String]? {
+    var r = Reader(bytes: bytes)
+    var out: [String] = []
+    while r.at < bytes.count {
+      guard r.take(8) != nil, let type = r.byte(), let length = r.uleb(),
+        let body = r.take(Int(length))
+      else { return nil }
+      if type != 0 {
+        out.append("chunk \(type) \(hex(body))")
+        continue
+      }
+      guard let lines = document(body) else { return nil }
+      out += lines
+    }
+    return out
+  }
+
+  private static func document(_ body: [UInt8]) -> [String]? {
+    var r = Reader(bytes: body)
+    var out: [String] = []
+    guard let actors = r.uleb() else { return nil }
+    for _ in 0..<actors {
+      guard let n = r.uleb(), let a = r.take(Int(n)) else { return nil }
+      out.append("actor \(hex(a))")
+    }
+    guard let heads = r.uleb() else { return nil }
+    for _ in 0..<heads {
+      guard let h = r.take(32) else { return nil }
+      out.append("head \(hex(h))")
+    }
+    var metadata: [[(UInt64, UInt64)]] = []
+    for _ in 0..<2 {
+      guard let n = r.uleb() else { return nil }
+      var columns: [(UInt64, UInt64)] = []
+      for _ in 0..<n {
+        guard let spec = r.uleb(), let length = r.uleb() else { return nil }
+        columns.append((spec, length))
+      }
+      metadata.append(columns)
+    }
+    for (kind, columns) in zip(["change", "op"], metadata) {
+      for (spec, length) in columns {
+        guard var data = r.take(Int(length)) else { return nil }
+        if spec & 8 != 0 {
+          guard let inflated = inflate(data) else { return nil }
+          data = inflated
+        }
+        out.append("\(kind) column \(spec & ~8) \(hex(data))")
+      }
+    }
+    out.append("head indexes \(hex(Array(body[r.at...])))")
+    return out
+  }
+
+  private struct Reader {
+    let bytes: [UInt8]
+    var at = 0
+
+    mutating func byte() -> UInt8? {
+      guard at < bytes.count else { return nil }
+      at += 1
+      return bytes[at - 1]
+    }
+
+    mutating func take(_ n: Int) -> [UInt8]? {
+      guard n >= 0, n <= bytes.count - at else { return nil }
+      at += n
+      return Array(bytes[(at - n)..<at])
+    }
+
+    mutating func uleb() -> UInt64? {
+      var value: UInt64 = 0
+      var shift: UInt64 = 0
+      while let b = byte(), shift < 64 {
+        value |= UInt64(b & 0x7f) << shift
+        if b < 0x80 { return value }
+        shift += 7
+      }
+      return nil
+    }
+  }
+
+  private static func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef")
+    var s = ""
+    for b in bytes {
+      s.append(digits[Int(b >> 4)])
+      s.append(digits[Int(b & 15)])
+    }
+    return s
+  }
+
+  /// Raw DEFLATE (no zlib framing), as a document's columns are stored.
+  private static func inflate(_ input: [UInt8]) -> [UInt8]? {
+    var stream = z_stream()
+    guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+    else { return nil }
+    defer { inflateEnd(&stream) }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    var input = input
+    var status = Z_OK
+    input.withUnsafeMutableBufferPointer { i in
+      stream.next_in = i.baseAddress
+      stream.avail_in = UInt32(i.count)
+      while status == Z_OK {
+        chunk.withUnsafeMutableBufferPointer { o in
+          stream.next_out = o.baseAddress
+          stream.avail_out = UInt32(o.count)
+          status = CZlib.inflate(&stream, Z_NO_FLUSH)
+          out.append(contentsOf: o[0..<(o.count - Int(stream.avail_out))])
+        }
+      }
+    }
+    return status == Z_STREAM_END ? out : nil
+  }
+}

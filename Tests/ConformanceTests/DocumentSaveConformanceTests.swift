@@ -31,6 +31,9 @@ import Testing
     return (String(decoding: data, as: UTF8.self), p.terminationStatus)
   }
 
+  /// The largest fixture that 0.6.1 judges too.
+  static let smallFixture = 100_000
+
   @Test func oraclesArePresent() {
     #expect(Self.oraclesPresent, "../shared/tools/am-oracle and am-oracle-0.6 are needed here")
   }
@@ -65,9 +68,12 @@ import Testing
     #expect(
       DocumentColumns.listing(saved.bytes) == DocumentColumns.listing(reference),
       "\(rel): inflated columns differ from am-oracle save's")
-    for (tool, verbs) in [
-      ("am-oracle", ["heads", "changes", "json"]), ("am-oracle-0.6", ["heads", "changes", "json"]),
-    ] {
+    // 0.6.1 takes 30-50 s a call on the large benchmark documents (godot-thread, essay, the
+    // egwalker traces): it judges every fixture under 100 KB, 0.11 judges them all, so that
+    // `make conformance` stays within CI's time.
+    let judges = bytes.count < Self.smallFixture ? ["am-oracle", "am-oracle-0.6"] : ["am-oracle"]
+    for tool in judges {
+      let verbs = ["heads", "changes", "json"]
       #expect(try Self.run(tool, ["check", mine]).1 == 0, "\(rel): \(tool) refuses the output")
       for verb in verbs {
         let (a, sa) = try Self.run(tool, [verb, mine])

@@ -163,6 +163,33 @@ import Testing
       ])
   }
 
+  /// A target that a sync client replaces in every round: the replace gives up after
+  /// `Replace.maxRounds` rounds, and every version (the content, each arrival) is still in the
+  /// target or in one of the temporaries it leaves for the next writer.
+  @Test func aTargetThatKeepsChangingLosesNothing() throws {
+    let folder = try ScratchFolder()
+    let target = try folder.write("doc", Array("a\n".utf8))
+    let basis = try basis(target)
+    let arrived = Counter()
+    let faulty = FaultyFileSystem(base: LiveFileSystem(), faults: [])
+    faulty.before = { operation, path in
+      guard operation == .close, path.contains(".mn-") else { return }
+      try? SyncClient.renameOver(target, Array("a\nremote-\(arrived.next())\n".utf8))
+    }
+    #expect(throws: ReplaceError.keepsChanging(path: target)) {
+      _ = try Replace.replace(
+        target, with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
+        fileSystem: faulty)
+    }
+    #expect(arrived.value == Replace.maxRounds)
+    var held = Set<String>()
+    for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+      held.formUnion(Self.split(Array(try read(folder.absolute(name)).utf8)))
+    }
+    let every = ["a", "mine"] + (0..<Replace.maxRounds).map { "remote-\($0)" }
+    #expect(held.isSuperset(of: every), "lost: \(Set(every).subtracting(held).sorted())")
+  }
+
   func basis(_ path: String) throws -> ReplaceBasis {
     let fs = LiveFileSystem()
     return ReplaceBasis(info: try fs.info(path), bytes: try fs.readFile(path, limit: 1 << 20))
@@ -174,3 +201,18 @@ import Testing
 }
 
 enum ReplaceTestFailure: Error { case unreadable }
+
+/// A count shared with a file system's hook.
+final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var count = 0
+
+  /// The count before this call, then one more.
+  func next() -> Int {
+    lock.withLock {
+      defer { count += 1 }; return count
+    }
+  }
+
+  var value: Int { lock.withLock { count } }
+}

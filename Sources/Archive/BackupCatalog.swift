@@ -261,7 +261,7 @@ public enum BackupCatalog {
     public var directory: String
     public var policy: BackupRetention.Policy
     public var dryRun: Bool
-    /// Every intact backup, newest first, with the policy's decision.
+    /// Every intact backup considered, newest first, with the policy's decision.
     public var backups: [PrunedBackup]
     /// Backups that did not read back intact: never removed, counted by no rule.
     public var damaged: [Entry]
@@ -273,7 +273,8 @@ public enum BackupCatalog {
   }
 
   /// Applies a retention policy to the backup folder: removes every intact backup that no
-  /// rule keeps (mn.md §13; the rules of `BackupRetention`).
+  /// rule keeps (mn.md §13; the rules of `BackupRetention`), the backups of each data folder
+  /// (each manifest `source`) counted apart.
   ///
   /// Holds the folder's lock (`lockFileName`) throughout, unless `dryRun`. A file is removed only if it is
   /// still the regular file that was read (same device, inode, size and modification
@@ -288,12 +289,15 @@ public enum BackupCatalog {
   ///   - sleep: sleeps while waiting for the lock.
   ///   - offset: the time zone's offset from UTC at a given time, for local days, weeks and
   ///     months.
+  ///   - folders: which backups to consider, by their manifest's `source`; nil for all. The
+  ///     rules apply to each `source`'s backups apart.
   /// - Returns: what was kept, removed and left alone.
   /// - Throws: `BackupCatalogError.cannotList`, or `.lock` when another prune holds the lock
   ///   past `wait`.
   public static func prune(
     directory: String, policy: BackupRetention.Policy, dryRun: Bool, wait: Double,
-    fileSystem: FileSystem, sleep: (Double) -> Void, offset: (Int64) -> Int64 = { _ in 0 }
+    fileSystem: FileSystem, sleep: (Double) -> Void, offset: (Int64) -> Int64 = { _ in 0 },
+    folders: ((String) -> Bool)? = nil
   ) throws(BackupCatalogError) -> PruneReport {
     var report = PruneReport(
       directory: directory, policy: policy, dryRun: dryRun, backups: [], damaged: [])
@@ -320,8 +324,21 @@ public enum BackupCatalog {
     defer { lock?.release() }
     let listing = try list(directory: directory, fileSystem: fileSystem)
     report.damaged = listing.entries.filter { !$0.isIntact }
-    let decisions = BackupRetention.apply(
-      policy, to: listing.entries.filter(\.isIntact), time: \.name.time, offset: offset)
+    // The rules apply to each folder's backups on their own (as `restic forget` groups by
+    // paths): one folder's newer backups never push out another's, and each folder's
+    // newest is kept.
+    var groups: [String: [Entry]] = [:]
+    for entry in listing.entries {
+      guard case .success(let contents) = entry.state else { continue }
+      guard folders.map({ $0(contents.source) }) ?? true else { continue }
+      groups[contents.source, default: []].append(entry)
+    }
+    let decisions = groups.values.flatMap { entries in
+      BackupRetention.apply(policy, to: entries, time: \.name.time, offset: offset)
+    }.sorted { a, b in
+      let (x, y) = (a.item.name, b.item.name)
+      return x.time != y.time ? x.time > y.time : x.sequence > y.sequence
+    }
     var removedAny = false
     for decision in decisions {
       var pruned = PrunedBackup(entry: decision.item, reasons: decision.reasons, removal: nil)

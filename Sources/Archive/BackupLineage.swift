@@ -134,6 +134,26 @@ public enum BackupLineage {
     return members
   }
 
+  /// Whether a backup whose manifest `source` is `source` was taken of a folder of
+  /// `lineage` (either folder of a migration's backup).
+  public static func names(
+    _ lineage: Set<String>, manifestSource source: String, fileSystem: any FileSystem
+  ) -> Bool {
+    folders(ofManifestSource: source).contains {
+      contains(lineage, $0.folder, fileSystem: fileSystem)
+    }
+  }
+
+  /// The test of `names` for the folder at `root` and what it descends from, with the
+  /// lineage file of the backup folder `directory`.
+  public static func ofFolder(_ root: String, in directory: String, fileSystem: any FileSystem)
+    -> (String) -> Bool
+  {
+    let members = lineage(
+      of: root, links: links(in: directory, fileSystem: fileSystem), fileSystem: fileSystem)
+    return { source in names(members, manifestSource: source, fileSystem: fileSystem) }
+  }
+
   /// Whether `folder` (a path a backup recorded) is one of `lineage`, by real path.
   public static func contains(
     _ lineage: Set<String>, _ folder: String, fileSystem: any FileSystem

@@ -1,3 +1,4 @@
+import Archive
 import Platform
 import Storage
 
@@ -49,15 +50,28 @@ public enum WatchPaths {
   /// The reason of the backups taken before a merge.
   public static let mergeBackupReason = "watch-merge"
 
-  /// When the newest scheduled backup in `directory` was written, read off the names
-  /// `Backup.make` gives (`minuta-backup-YYYYMMDD-HHMMSS-watch[-N].tar.gz`, UTC); nil when
-  /// there is none or the folder cannot be read. A restart then does not back up again
-  /// before the period is over.
-  public static func lastScheduledBackup(in directory: String, fileSystem: any FileSystem)
-    -> Double?
-  {
+  /// When the newest scheduled backup of the folder at `root` (or of one it was migrated
+  /// from) in `directory` was written, read off the names `Backup.make` gives
+  /// (`minuta-backup-YYYYMMDD-HHMMSS-watch[-N].tar.gz`, UTC); nil when there is none or the
+  /// folder cannot be read. A restart then does not back up again before the period is over,
+  /// and another folder's backups in a shared backup folder do not put this one's off.
+  ///
+  /// The candidates are read back newest first until one is of this folder: at start, once.
+  public static func lastScheduledBackup(
+    of root: String, in directory: String, fileSystem: any FileSystem
+  ) -> Double? {
     guard let names = try? fileSystem.contentsOfDirectory(directory) else { return nil }
-    return names.compactMap(scheduledBackupTime).max()
+    let ours = BackupLineage.ofFolder(root, in: directory, fileSystem: fileSystem)
+    let candidates = names.compactMap { name in scheduledBackupTime(name).map { (name, $0) } }
+    for (name, time) in candidates.sorted(by: { $0.1 > $1.1 }) {
+      let path = AbsolutePath(directory).appending(name).string
+      if case .success(let contents) = BackupCatalog.inspect(path: path, fileSystem: fileSystem),
+        ours(contents.source)
+      {
+        return time
+      }
+    }
+    return nil
   }
 
   /// The time in a scheduled backup's name; nil for any other name.

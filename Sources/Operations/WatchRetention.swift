@@ -22,11 +22,14 @@ public struct BackupKeepPolicy: Sendable, Equatable {
 /// The one place where `mn watch` applies backup retention (mn.md §13): `mn backups prune`
 /// with the watcher's keep options, after each scheduled backup.
 public enum WatchRetention {
-  /// Applies `policy` to the backups in `directory` and returns the paths removed: only
-  /// backups `mn` wrote are considered, the newest is always kept (`BackupCatalog.prune`).
+  /// Applies `policy` to the backups in `directory` of the watched folder and returns the
+  /// paths removed: only backups `mn` wrote of that folder (or of one it was migrated from)
+  /// are considered, the newest is always kept (`BackupCatalog.prune`); another folder's
+  /// backups in a shared backup folder are left alone.
   ///
   /// - Parameters:
   ///   - policy: The rules.
+  ///   - root: The watched data folder.
   ///   - directory: The backup folder.
   ///   - fileSystem: Where the backups are.
   ///   - sleep: Waits while another prune holds the backup folder's lock (up to 10 s).
@@ -34,7 +37,7 @@ public enum WatchRetention {
   /// - Returns: The backups removed.
   /// - Throws: `BackupCatalogError` (a folder that cannot be listed, a lock held).
   public static func apply(
-    _ policy: BackupKeepPolicy, directory: String, fileSystem: any FileSystem,
+    _ policy: BackupKeepPolicy, root: String, directory: String, fileSystem: any FileSystem,
     sleep: (Double) -> Void, offset: (Int64) -> Int64
   ) throws -> [String] {
     let rules = BackupRetention.Policy(
@@ -42,7 +45,8 @@ public enum WatchRetention {
       monthly: policy.monthly ?? 0)
     let report = try BackupCatalog.prune(
       directory: directory, policy: rules, dryRun: false, wait: 10, fileSystem: fileSystem,
-      sleep: sleep, offset: offset)
+      sleep: sleep, offset: offset,
+      folders: BackupLineage.ofFolder(root, in: directory, fileSystem: fileSystem))
     return report.removed.filter { $0.removal == .removed }.map(\.entry.path)
   }
 }

@@ -241,6 +241,40 @@ import Testing
     #expect(again.removed.isEmpty && again.kept.count == 2)
   }
 
+  /// Two data folders share the backup folder: the rules count each folder's backups apart
+  /// (one's newer backups never push out the other's), and `folders` limits a prune to one.
+  @Test func pruneCountsEachFoldersBackupsApart() throws {
+    let folder = try Folder()
+    let other = try SampleFolder(in: folder.scratch, name: "other")
+    func backup(of sample: SampleFolder, at now: Int64) throws -> String {
+      let suffix = SuffixCounter()
+      return URL(
+        fileURLWithPath: try Backup.make(
+          files: sample.files, source: sample.root, reason: "merge-conflicts",
+          directory: folder.directory, dataRoots: [sample.root], version: "1.0", now: now,
+          fileSystem: folder.fs, inspect: fakeInspector, random: { suffix() }
+        ).path
+      ).lastPathComponent
+    }
+    let day: Int64 = 86_400
+    let ours = try (0..<3).map { try backup(of: folder.sample, at: Self.t0 + $0 * day) }
+    let theirs = try (3..<5).map { try backup(of: other, at: Self.t0 + $0 * day) }
+
+    let onlyOurs = try BackupCatalog.prune(
+      directory: folder.directory, policy: .init(last: 1), dryRun: false, wait: 0,
+      fileSystem: folder.fs, sleep: { _ in }, folders: { $0 == folder.sample.root })
+    #expect(onlyOurs.kept.map(\.entry.fileName) == [ours[2]])
+    #expect(Set(onlyOurs.removed.map(\.entry.fileName)) == Set(ours[0..<2]))
+    #expect(Set(folder.names()) == Set([".mn-backups.lock", ours[2]] + theirs))
+
+    let all = try BackupCatalog.prune(
+      directory: folder.directory, policy: .init(last: 1), dryRun: false, wait: 0,
+      fileSystem: folder.fs, sleep: { _ in })
+    // Each folder's newest is kept, newest first.
+    #expect(all.kept.map(\.entry.fileName) == [theirs[1], ours[2]])
+    #expect(all.removed.map(\.entry.fileName) == [theirs[0]])
+  }
+
   @Test func pruneOfAMissingFolderDoesNothingAndCreatesNothing() throws {
     let scratch = try ArchiveScratch()
     defer { scratch.remove() }

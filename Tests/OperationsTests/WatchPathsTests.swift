@@ -1,5 +1,7 @@
+import Foundation
 import Testing
 
+@testable import Archive
 @testable import Operations
 @testable import Platform
 @testable import TestSupport
@@ -58,15 +60,39 @@ import Testing
     }
   }
 
-  @Test func theNewestScheduledBackupIsFound() throws {
-    let folder = try ScratchFolder()
-    try folder.write("minuta-backup-20260906-154512-watch.tar.gz")
-    try folder.write("minuta-backup-20260907-000000-watch-3.tar.gz")
-    try folder.write("minuta-backup-20270101-000000-merge-conflicts.tar.gz")
-    let found = WatchPaths.lastScheduledBackup(in: folder.path, fileSystem: LiveFileSystem())
-    #expect(found == WatchPaths.scheduledBackupTime("minuta-backup-20260907-000000-watch.tar.gz"))
+  /// The newest scheduled backup of the watched folder, read back: not a newer one of
+  /// another folder in the same backup folder, nor another reason's, nor a damaged one.
+  @Test func theNewestScheduledBackupOfThisFolderIsFound() throws {
+    let scratch = try ScratchFolder()
+    let backups = scratch.path + "/backups"
+    func backup(of name: String, at now: Int64, reason: String = "watch") throws -> String {
+      let root = scratch.path + "/" + name
+      try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+      try Data("3\n".utf8).write(to: URL(fileURLWithPath: root + "/.minuta-version"))
+      return try Backup.make(
+        files: [
+          ExportFile(
+            relativePath: ".minuta-version", absolutePath: root + "/.minuta-version",
+            kind: .other)
+        ], source: root, reason: reason, directory: backups, dataRoots: [root], version: "1.0",
+        now: now, fileSystem: LiveFileSystem(), inspect: nil
+      ).path
+    }
+    let t0: Int64 = 1_788_709_512
+    let ours = try backup(of: "data", at: t0)
+    _ = try backup(of: "other", at: t0 + 3600)
+    _ = try backup(of: "data", at: t0 + 7200, reason: "merge-conflicts")
+    let damaged = try backup(of: "data", at: t0 + 10_800)
+    try Data("not an archive".utf8).write(to: URL(fileURLWithPath: damaged))
+    let found = WatchPaths.lastScheduledBackup(
+      of: scratch.path + "/data", in: backups, fileSystem: LiveFileSystem())
+    #expect(found == WatchPaths.scheduledBackupTime(URL(fileURLWithPath: ours).lastPathComponent))
+    #expect(found == Double(t0))
     #expect(
-      WatchPaths.lastScheduledBackup(in: folder.path + "/none", fileSystem: LiveFileSystem()) == nil
-    )
+      WatchPaths.lastScheduledBackup(
+        of: scratch.path + "/none", in: backups, fileSystem: LiveFileSystem()) == nil)
+    #expect(
+      WatchPaths.lastScheduledBackup(
+        of: scratch.path + "/data", in: backups + "/none", fileSystem: LiveFileSystem()) == nil)
   }
 }

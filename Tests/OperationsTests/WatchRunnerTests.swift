@@ -72,7 +72,8 @@ final class ScriptedNotifier: ChangeNotifier {
         prune: { [unowned self] keep in
           prunes.append(keep)
           return try WatchRetention.apply(
-            keep, directory: "/backups", fileSystem: fs, sleep: { _ in }, offset: { _ in 0 })
+            keep, root: root, directory: "/backups", fileSystem: fs, sleep: { _ in },
+            offset: { _ in 0 })
         },
         isTerminating: { [unowned self] in terminating }, takeHangups: { 0 },
         report: { [unowned self] in reports.append($0) })

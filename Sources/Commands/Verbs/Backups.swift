@@ -86,14 +86,16 @@ enum Backups {
     name: "prune",
     abstract: "Remove the backups that no --keep rule keeps.",
     discussion: """
-      The rules are those of 'restic forget'. Backups are taken newest first; --keep-last N \
+      The rules are those of 'restic forget', applied to each data folder's backups apart \
+      (the folder a backup's manifest names, as restic groups by paths): one folder's \
+      backups never push out another's. Backups are taken newest first; --keep-last N \
       keeps the N newest, and --keep-daily, --keep-weekly and --keep-monthly N keep the \
       newest backup of each of the N most recent days, weeks (Monday to Sunday) and months \
       that have a backup, in the local time zone; N may be 'unlimited'. A backup that any \
       rule keeps is kept, \
       and the output says which rules keep it. When a rule still has periods left at the \
-      oldest backup, that backup is kept too ('oldest daily'). The newest backup is always \
-      kept, and at least one --keep option is needed.
+      oldest backup, that backup is kept too ('oldest daily'). Each folder's newest backup \
+      is always kept, and at least one --keep option is needed.
 
       A backup that does not read back intact is never removed and counts for no rule. \
       prune holds the backup folder's lock (.mn-backups.lock) so that two prunes never run \

@@ -58,9 +58,10 @@ enum Watch {
       line says so). When the folder goes away (unmounted, signed out), mn waits for it to \
       come back. With --fetch, placeholders are fetched as 'mn fetch' does, from \
       --fetch-from or with --fetch-exec. With --backup-every, a verified backup of the \
-      whole folder is written every period (the first at once, unless the newest scheduled \
-      backup is more recent), then the --keep-* rules are applied to the backups, as 'mn \
-      backups prune' applies them.
+      whole folder is written every period (the first at once, unless this folder's newest \
+      scheduled backup is more recent), then the --keep-* rules are applied to this \
+      folder's backups, as 'mn backups prune' applies them; other folders' backups in the \
+      same backup folder are left alone.
 
       One line per action goes to standard error; with --json, one JSON object per line \
       (JSON Lines) goes to standard output. SIGTERM or SIGINT finishes the document in \
@@ -132,7 +133,7 @@ enum Watch {
       prune: { keep in
         // The single call site of the backup retention (see WatchRetention).
         try WatchRetention.apply(
-          keep, directory: try env.backupDirectory(), fileSystem: fs, sleep: env.sleep,
+          keep, root: root, directory: try env.backupDirectory(), fileSystem: fs, sleep: env.sleep,
           offset: env.utcOffset)
       },
       isTerminating: { WatchSignals.terminating },
@@ -141,7 +142,7 @@ enum Watch {
     var runner = WatchRunner(
       policy: policy, once: call[Options.once],
       lastBackup: backupDirectory.flatMap {
-        WatchPaths.lastScheduledBackup(in: $0, fileSystem: fs)
+        WatchPaths.lastScheduledBackup(of: root, in: $0, fileSystem: fs)
       },
       context: context)
     try runner.run()

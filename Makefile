@@ -1,4 +1,4 @@
-# mn: the make targets the README documents.
+# mn: the make targets README.md and docs/architecture.md document.
 PREFIX ?= /usr/local
 SWIFT ?= swift
 # The release build records the commit it is built from for `mn --version`

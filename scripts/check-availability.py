@@ -192,6 +192,9 @@ def package_targets(root, description):
         path = os.path.join(root, t["path"])
         if t.get("type") == "system-target":
             include_dirs.append(path)
+        elif t.get("module_type") == "ClangTarget":
+            # A C target's module map is in its include folder (DarwinShimC, test-only).
+            include_dirs.append(os.path.join(path, "include"))
         elif t.get("module_type") == "SwiftTarget" and t.get("type") != "test":
             files = [os.path.join(path, s) for s in t.get("sources", []) if s.endswith(".swift")]
             targets.append((t["c99name"], files, t.get("type") == "executable"))

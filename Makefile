@@ -42,6 +42,7 @@ test: setup build-info
 	# Every Darwin-only line, compiled on any system against DarwinShim (mn.md §15;
 	# DarwinRegionsTests fails on a region that neither target compiles).
 	$(SWIFT) build --target DarwinCompileCheckPlatform
+	$(SWIFT) build --target DarwinCompileCheckCodec
 	$(SWIFT) build --target DarwinCompileCheck
 	$(SWIFT) test --skip-build --skip ConformanceTests
 	$(SWIFT) build $(RELEASE_FLAGS)

@@ -123,6 +123,10 @@ let package = Package(
     .target(
       name: "DarwinCompileCheckPlatform", dependencies: ["DarwinLibcShim"],
       path: "Tests/DarwinCompileCheck/Platform", swiftSettings: [.define("MN_DARWIN_SHIM")]),
+    .target(name: "DarwinCryptoShimC", path: "Tests/DarwinCryptoShimC"),
+    .target(
+      name: "DarwinCompileCheckCodec", dependencies: ["AutomergeCodec", "DarwinCryptoShimC"],
+      path: "Tests/DarwinCompileCheck/AutomergeCodec", swiftSettings: [.define("MN_DARWIN_SHIM")]),
     .target(
       name: "DarwinCompileCheck",
       dependencies: ["Platform", "AutomergeCodec", "Storage", "DarwinShim"],

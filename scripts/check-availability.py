@@ -147,6 +147,10 @@ def dump_ast(module, files, build_dir, include_dirs, is_executable):
         cmd += ["-I", d]
     if not is_executable:
         cmd.append("-parse-as-library")
+    if module.startswith("DarwinCompileCheck"):
+        # The Darwin compile checks (Package.swift) are built with this define, and some of
+        # their files compile only with it (their other branches use internal symbols).
+        cmd += ["-D", "MN_DARWIN_SHIM"]
     with tempfile.TemporaryDirectory() as out_dir:
         cmd += ["-output-file-map", write_output_map(out_dir, files)] + files
         done = run(cmd)

@@ -42,8 +42,11 @@ import Testing
     return files
   }
 
-  /// The Darwin branches of `lines` (one file): each `#if`/`#elseif` on `canImport(Darwin)`,
-  /// and the `#else` of one on `!canImport(Darwin)` (a negated condition without `#else` has
+  /// The modules only Darwin has: a condition on one of them is a Darwin branch.
+  static let darwinModules = ["Darwin", "CommonCrypto", "MachO"]
+
+  /// The Darwin branches of `lines` (one file): each `#if`/`#elseif` on `canImport(Darwin)`
+  /// (or another of `darwinModules`), and the `#else` of one on `!canImport(Darwin)` (a negated condition without `#else` has
   /// no Darwin branch). A branch is compiled when the file is compiled by a check target and
   /// its condition holds under `MN_DARWIN_SHIM` there, or when it only imports and the chain
   /// opens with `#if MN_DARWIN_SHIM` (the shim's imports stand in for Apple's).
@@ -56,8 +59,11 @@ import Testing
       } else if line.hasPrefix("#elseif ") || line == "#else" || line.hasPrefix("#else ") {
         if !chains.isEmpty { chains[chains.count - 1].append((index, line)) }
       } else if line.hasPrefix("#endif"), let chain = chains.popLast() {
-        for directive in chain where directive.text.contains("canImport(Darwin)") {
-          if directive.text.contains("!canImport(Darwin)") {
+        for directive in chain {
+          guard
+            let module = darwinModules.first(where: { directive.text.contains("canImport(\($0))") })
+          else { continue }
+          if directive.text.contains("!canImport(\(module))") {
             guard
               let other = chain.first(where: {
                 $0.text.hasPrefix("#else") && !$0.text.hasPrefix("#elseif")
@@ -169,6 +175,8 @@ import Testing
       #endif
       """
     #expect(regions(bare, compiled: true) == [3])
+    // CommonCrypto is Darwin's too.
+    #expect(regions("#if canImport(CommonCrypto)\n  f()\n#endif", compiled: true) == [1])
   }
 
   /// Every check target's folder is seen: Platform's files as well as Storage's.
@@ -178,6 +186,7 @@ import Testing
     #expect(compiled.contains("Sources/Platform/Process/LiveProcessRunner.swift"))
     #expect(compiled.contains("Sources/Platform/System/Signals.swift"))
     #expect(compiled.contains("Sources/Storage/DarwinLiveSync.swift"))
+    #expect(compiled.contains("Sources/AutomergeCodec/Crypto/SHA256Digest.swift"))
   }
 
   /// The check itself sees the one file it compiles, so that it cannot pass by seeing none.

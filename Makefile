@@ -39,7 +39,10 @@ test: setup build-info
 	# No API newer than the macOS that Package.swift declares (platforms:), from the toolchain's symbol
 	# graphs (mn.md §15; AvailabilityCheckTests proves it fails on a planted use).
 	scripts/check-availability.py
-	# The Darwin sync provider, compiled on any system against DarwinShim (mn.md §15).
+	# Every Darwin-only line, compiled on any system against DarwinShim (mn.md §15;
+	# DarwinRegionsTests fails on a region that neither target compiles).
+	$(SWIFT) build --target DarwinCompileCheckPlatform
+	$(SWIFT) build --target DarwinCompileCheckCodec
 	$(SWIFT) build --target DarwinCompileCheck
 	$(SWIFT) test --skip-build --skip ConformanceTests
 	$(SWIFT) build $(RELEASE_FLAGS)

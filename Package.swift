@@ -98,7 +98,7 @@ let package = Package(
     // costs the dynamic loader the relocation of its own pointers at every start (about 21,500,
     // which write ~60 pages); the README's benchmarks give the figure.
     .executableTarget(
-      name: "mn", dependencies: ["Commands"], swiftSettings: [directMetadata],
+      name: "mn", dependencies: ["Commands", "Platform"], swiftSettings: [directMetadata],
       linkerSettings: [
         .unsafeFlags(
           [
@@ -108,15 +108,29 @@ let package = Package(
           ],
           .when(platforms: [.linux], configuration: .release))
       ]),
-    // Test-only, never linked into mn (mn.md §15): DarwinShim declares the Apple symbols that
-    // Storage/DarwinSyncProvider.swift uses, and DarwinCompileCheck compiles that very
-    // file (a link to it) against them with MN_DARWIN_SHIM, so that `make test` type-checks
-    // the Darwin-only code on Linux.
+    // Test-only, never linked into mn (mn.md §15): every line built on Darwin only is
+    // type-checked here too. DarwinLibcShim (over the C header DarwinShimC) declares Darwin's
+    // C library with Darwin's types, DarwinShim the Foundation calls; the check targets
+    // compile the very files (links to them, Tests/DarwinCompileCheck/*) against them with
+    // MN_DARWIN_SHIM: Platform's files all together, as one module (they use each other's
+    // internal symbols), Storage's Darwin files against Storage's public interface.
+    // Tests/DarwinLibcShim/README.md says why, DarwinRegionsTests that no region escapes.
     .target(name: "DarwinShim", path: "Tests/DarwinShim"),
+    .target(name: "DarwinShimC", path: "Tests/DarwinShimC"),
+    .target(
+      name: "DarwinLibcShim", dependencies: ["DarwinShimC"], path: "Tests/DarwinLibcShim",
+      exclude: ["README.md"]),
+    .target(
+      name: "DarwinCompileCheckPlatform", dependencies: ["DarwinLibcShim"],
+      path: "Tests/DarwinCompileCheck/Platform", swiftSettings: [.define("MN_DARWIN_SHIM")]),
+    .target(name: "DarwinCryptoShimC", path: "Tests/DarwinCryptoShimC"),
+    .target(
+      name: "DarwinCompileCheckCodec", dependencies: ["AutomergeCodec", "DarwinCryptoShimC"],
+      path: "Tests/DarwinCompileCheck/AutomergeCodec", swiftSettings: [.define("MN_DARWIN_SHIM")]),
     .target(
       name: "DarwinCompileCheck",
       dependencies: ["Platform", "AutomergeCodec", "Storage", "DarwinShim"],
-      path: "Tests/DarwinCompileCheck", swiftSettings: [.define("MN_DARWIN_SHIM")]),
+      path: "Tests/DarwinCompileCheck/Storage", swiftSettings: [.define("MN_DARWIN_SHIM")]),
     // One test target per library target, their folders mirroring its; TestSupport holds
     // what several of them share (scratch folders, fake file systems, the fixtures' finder).
     // The fixtures are Tests/Fixtures (see its README).

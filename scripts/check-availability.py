@@ -147,6 +147,10 @@ def dump_ast(module, files, build_dir, include_dirs, is_executable):
         cmd += ["-I", d]
     if not is_executable:
         cmd.append("-parse-as-library")
+    if module.startswith("DarwinCompileCheck"):
+        # The Darwin compile checks (Package.swift) are built with this define, and some of
+        # their files compile only with it (their other branches use internal symbols).
+        cmd += ["-D", "MN_DARWIN_SHIM"]
     with tempfile.TemporaryDirectory() as out_dir:
         cmd += ["-output-file-map", write_output_map(out_dir, files)] + files
         done = run(cmd)
@@ -192,6 +196,9 @@ def package_targets(root, description):
         path = os.path.join(root, t["path"])
         if t.get("type") == "system-target":
             include_dirs.append(path)
+        elif t.get("module_type") == "ClangTarget":
+            # A C target's module map is in its include folder (DarwinShimC, test-only).
+            include_dirs.append(os.path.join(path, "include"))
         elif t.get("module_type") == "SwiftTarget" and t.get("type") != "test":
             files = [os.path.join(path, s) for s in t.get("sources", []) if s.endswith(".swift")]
             targets.append((t["c99name"], files, t.get("type") == "executable"))

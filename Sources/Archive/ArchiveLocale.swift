@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Platform
 
 /// Runs libarchive calls under a UTF-8 character locale for the current thread only.
 ///
@@ -15,17 +9,6 @@
 /// changes. Every libarchive call of an archive object must happen inside one such scope.
 enum ArchiveLocale {
   static func withUTF8<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-    var locale: locale_t?
-    for name in ["C.UTF-8", "C.utf8", "en_US.UTF-8"] {
-      locale = newlocale(LC_CTYPE_MASK, name, nil)
-      if locale != nil { break }
-    }
-    guard let locale else { return try body() }
-    let previous = uselocale(locale)
-    defer {
-      uselocale(previous)
-      freelocale(locale)
-    }
-    return try body()
+    try ThreadLocale.withUTF8(body)
   }
 }

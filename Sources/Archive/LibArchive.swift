@@ -1,12 +1,5 @@
 import CArchive
-
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Platform
 
 /// The libarchive functions mn uses, looked up at run time with `dlopen` and `dlsym` the
 /// first time an archive is written or read.
@@ -27,22 +20,19 @@ import CArchive
 /// crash. The library stays loaded until the process ends.
 final class LibArchive: Sendable {
   /// The library names tried in order; the first is the one named in errors.
-  #if canImport(Darwin)
-    // Only Homebrew's libarchive (Apple silicon, then Intel prefix), the one whose header
-    // CArchive is compiled against (pkg-config, Package.swift), which the link has loaded
-    // already, so that dlopen finds that very image. Never Apple's /usr/lib/libarchive.2.dylib:
-    // another version behind the same header, and a second libarchive in the process.
-    static let candidates = [
-      "/opt/homebrew/opt/libarchive/lib/libarchive.13.dylib",
-      "/usr/local/opt/libarchive/lib/libarchive.13.dylib",
-    ]
-    /// What to install when none loads.
-    static let package = "libarchive"
-  #else
-    static let candidates = ["libarchive.so.13", "libarchive.so"]
-    /// What to install when none loads.
-    static let package = "libarchive13"
-  #endif
+  static let candidates = LiveSystem.isDarwin ? darwinCandidates : linuxCandidates
+  /// What to install when none loads.
+  static let package = LiveSystem.isDarwin ? "libarchive" : "libarchive13"
+
+  // Only Homebrew's libarchive (Apple silicon, then Intel prefix), the one whose header
+  // CArchive is compiled against (pkg-config, Package.swift), which the link has loaded
+  // already, so that dlopen finds that very image. Never Apple's /usr/lib/libarchive.2.dylib:
+  // another version behind the same header, and a second libarchive in the process.
+  static let darwinCandidates = [
+    "/opt/homebrew/opt/libarchive/lib/libarchive.13.dylib",
+    "/usr/local/opt/libarchive/lib/libarchive.13.dylib",
+  ]
+  static let linuxCandidates = ["libarchive.so.13", "libarchive.so"]
 
   /// Loaded on first use, once per process (thread-safe: Swift's lazy global initialisation).
   private static let loaded = load(candidates: candidates)
@@ -63,14 +53,14 @@ final class LibArchive: Sendable {
     let library = candidates.first ?? "libarchive"
     var reason: String?
     for name in candidates {
-      guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
+      guard let handle = DynamicLibrary.open(name) else {
         reason = reason ?? loaderError() ?? "not found"
         continue
       }
       do throws(ArchiveError) {
         return .success(try LibArchive(handle: handle, library: name))
       } catch {
-        dlclose(handle)
+        DynamicLibrary.close(handle)
         return .failure(error)
       }
     }
@@ -79,7 +69,7 @@ final class LibArchive: Sendable {
 
   /// The message of the last `dlopen` or `dlsym` failure, if any.
   private static func loaderError() -> String? {
-    dlerror().map { String(cString: $0) }
+    DynamicLibrary.lastError()
   }
 
   // The callback types of archive.h, spelled out: C declares them as function types (not
@@ -170,8 +160,7 @@ final class LibArchive: Sendable {
   /// - Throws: `.libraryUnavailable` naming the first missing function.
   private init(handle: UnsafeMutableRawPointer, library: String) throws(ArchiveError) {
     func symbol<F>(_ name: String) throws(ArchiveError) -> F {
-      _ = dlerror()
-      guard let address = dlsym(handle, name) else {
+      guard let address = DynamicLibrary.symbol(handle, name) else {
         let reason = LibArchive.loaderError() ?? "undefined symbol: \(name)"
         throw .libraryUnavailable(library: library, detail: reason)
       }

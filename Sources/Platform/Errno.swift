@@ -1,4 +1,6 @@
-#if canImport(Glibc)
+#if MN_DARWIN_SHIM
+  import DarwinLibcShim
+#elseif canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
   import Musl

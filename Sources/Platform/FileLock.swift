@@ -34,7 +34,7 @@ public final class FileLock: @unchecked Sendable {
     self.descriptor = descriptor
   }
 
-  /// Takes the lock of the data folder at `root`, polling until `timeout` seconds have passed.
+  /// Takes the lock of the data folder at `root`, backing off until `timeout` seconds have passed.
   ///
   /// - Parameters:
   ///   - root: The data folder.
@@ -52,7 +52,7 @@ public final class FileLock: @unchecked Sendable {
   }
 
   /// Takes an exclusive `flock` on the file at `path` (created if missing), polling until
-  /// `timeout` seconds have passed; the backup folder's lock (`BackupCatalog.lockFileName`).
+  /// `timeout` seconds have passed (`LockBackoff`); the backup folder's lock (`BackupCatalog.lockFileName`).
   ///
   /// - Parameters:
   ///   - path: The lock file.
@@ -64,6 +64,34 @@ public final class FileLock: @unchecked Sendable {
   public static func acquire(
     file path: String, timeout: Double, fileSystem: any FileSystem, sleep: (Double) -> Void
   ) throws(LockError) -> FileLock {
+    try acquire(
+      file: path, timeout: timeout, fileSystem: fileSystem, sleep: sleep, clock: { nil },
+      random: { Double.random(in: 0..<1) })
+  }
+
+  /// Takes an exclusive `flock` on the file at `path` (created if missing), trying again
+  /// after the growing, randomised sleeps of `LockBackoff` until `timeout` seconds have
+  /// passed on `wait`'s clock.
+  ///
+  /// - Parameters:
+  ///   - path: The lock file.
+  ///   - timeout: How long to wait for another holder, in seconds (0: try once).
+  ///   - fileSystem: Where the lock file lives.
+  ///   - wait: The sleep, clock and jitter of the wait (`LockWait.live` in the process).
+  /// - Returns: The held lock; call `release()` when done.
+  /// - Throws: `LockError.held` when the wait ran out, `LockError.fileSystem` otherwise.
+  public static func acquire(
+    file path: String, timeout: Double, fileSystem: any FileSystem, wait: LockWait
+  ) throws(LockError) -> FileLock {
+    try acquire(
+      file: path, timeout: timeout, fileSystem: fileSystem, sleep: wait.sleep,
+      clock: { wait.clock?() }, random: wait.random)
+  }
+
+  private static func acquire(
+    file path: String, timeout: Double, fileSystem: any FileSystem, sleep: (Double) -> Void,
+    clock: () -> Double?, random: () -> Double
+  ) throws(LockError) -> FileLock {
     let fd: FileDescriptor
     do {
       fd = try fileSystem.openForLocking(path)
@@ -72,27 +100,25 @@ public final class FileLock: @unchecked Sendable {
     } catch {
       throw .fileSystem(FileSystemError("open", path, .ioError))
     }
-    let step = 0.05
-    var waited = 0.0
-    while true {
-      let taken: Bool
-      do {
-        taken = try fileSystem.tryLock(fd, path: path)
-      } catch let error as FileSystemError {
-        try? fileSystem.close(fd, path: path)
-        throw .fileSystem(error)
-      } catch {
-        try? fileSystem.close(fd, path: path)
-        throw .fileSystem(FileSystemError("lock", path, .ioError))
+    do {
+      let taken = try LockBackoff.wait(
+        timeout: timeout, sleep: sleep, clock: clock, random: random
+      ) { () throws(FileSystemError) -> Bool in
+        do {
+          return try fileSystem.tryLock(fd, path: path)
+        } catch let error as FileSystemError {
+          throw error
+        } catch {
+          throw FileSystemError("lock", path, .ioError)
+        }
       }
       if taken { return FileLock(path: path, fileSystem: fileSystem, descriptor: fd) }
-      if waited >= timeout {
-        try? fileSystem.close(fd, path: path)
-        throw .held(path: path, waited: timeout)
-      }
-      sleep(step)
-      waited += step
+    } catch {
+      try? fileSystem.close(fd, path: path)
+      throw .fileSystem(error)
     }
+    try? fileSystem.close(fd, path: path)
+    throw .held(path: path, waited: timeout)
   }
 
   /// Releases the lock (closing the descriptor). Calling it twice does nothing.

@@ -1,11 +1,13 @@
-#if canImport(Glibc)
+#if MN_DARWIN_SHIM
+  import DarwinLibcShim
+#elseif canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
   import Musl
 #elseif canImport(Darwin)
   import Darwin
 #endif
-#if canImport(CSystem)
+#if canImport(CSystem) && !MN_DARWIN_SHIM
   import CSystem
 #endif
 
@@ -15,7 +17,7 @@ public struct LiveFileSystem: FileSystem {
 
   /// Runs `call` until it does not fail with `EINTR`; returns its result or throws.
   @inline(__always)
-  private func retrying<T: BinaryInteger>(
+  func retrying<T: BinaryInteger>(
     _ operation: String, _ path: String, _ call: () -> T
   ) throws -> T {
     while true {
@@ -36,10 +38,8 @@ public struct LiveFileSystem: FileSystem {
     case S_IFLNK: kind = .symlink
     default: kind = .other
     }
-    #if canImport(Darwin)
-      let seconds = Int64(st.st_mtimespec.tv_sec)
-      let nanos = Int64(st.st_mtimespec.tv_nsec)
-      let flags = UInt32(st.st_flags)
+    #if canImport(Darwin) || MN_DARWIN_SHIM
+      let (seconds, nanos, flags) = Self.modificationAndFlags(st)
     #else
       let seconds = Int64(st.st_mtim.tv_sec)
       let nanos = Int64(st.st_mtim.tv_nsec)
@@ -309,9 +309,8 @@ public struct LiveFileSystem: FileSystem {
   /// cache past a power loss; mn syncs before it removes a copy, resolves a version or
   /// deletes a migrated source (mn.md §15), so only a flush to the medium will do.
   public func sync(_ fd: FileDescriptor, path: String) throws {
-    #if canImport(Darwin)
-      try Self.durableSync(
-        path, full: { fcntl(fd.rawValue, F_FULLFSYNC) }, plain: { fsync(fd.rawValue) })
+    #if canImport(Darwin) || MN_DARWIN_SHIM
+      try Self.fullSync(fd.rawValue, path: path)
     #else
       _ = try retrying("sync", path) { fsync(fd.rawValue) }
     #endif
@@ -355,8 +354,8 @@ public struct LiveFileSystem: FileSystem {
   public func syncDirectory(_ path: String) throws {
     let fd = try retrying("open directory", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
     defer { cClose(fd) }
-    #if canImport(Darwin)
-      try Self.durableSync(path, full: { fcntl(fd, F_FULLFSYNC) }, plain: { fsync(fd) })
+    #if canImport(Darwin) || MN_DARWIN_SHIM
+      try Self.fullSync(fd, path: path)
     #else
       _ = try retrying("sync directory", path) { fsync(fd) }
     #endif
@@ -367,8 +366,8 @@ public struct LiveFileSystem: FileSystem {
   }
 
   public func exchange(_ a: String, _ b: String) throws {
-    #if canImport(Darwin)
-      _ = try retrying("exchange", a) { renamex_np(a, b, UInt32(RENAME_SWAP)) }
+    #if canImport(Darwin) || MN_DARWIN_SHIM
+      try swap(a, b)
     #elseif canImport(CSystem)
       _ = try retrying("exchange", a) { mn_renameat2(AT_FDCWD, a, AT_FDCWD, b, MN_RENAME_EXCHANGE) }
     #else
@@ -377,8 +376,8 @@ public struct LiveFileSystem: FileSystem {
   }
 
   public func renameExclusive(_ from: String, to: String) throws {
-    #if canImport(Darwin)
-      _ = try retrying("rename", from) { renamex_np(from, to, UInt32(RENAME_EXCL)) }
+    #if canImport(Darwin) || MN_DARWIN_SHIM
+      try renameExclusively(from, to: to)
     #elseif canImport(CSystem)
       _ = try retrying("rename", from) {
         mn_renameat2(AT_FDCWD, from, AT_FDCWD, to, MN_RENAME_NOREPLACE)

@@ -8,7 +8,7 @@ public enum DataFolder {
   /// The small synced text file that records the folder's format; kept as is.
   public static let versionFileName = ".minuta-version"
   /// The lock file that writers `flock` (mn.md §6); never synced, never exported.
-  public static let lockFileName = ".minuta.writelock.nosync"
+  public static let lockFileName = FileLock.fileName
   /// The directory of monthly records.
   public static let recordsDirectory = "records"
   /// The suffix of local-only files (iCloud never uploads them); never listed or exported.

@@ -10,26 +10,10 @@ import Testing
   /// `canImport(Darwin) || MN_DARWIN_SHIM`. The count must match exactly: a new region fails,
   /// and so does one moved into the check while still listed.
   static let notYetCompiled: [String: Int] = [
-    "Sources/Archive/ArchiveLocale.swift": 1,
-    "Sources/Archive/LibArchive.swift": 2,
-    "Sources/Archive/WriterThreads.swift": 5,
-    "Sources/AutomergeCodec/Crypto/LibCrypto.swift": 1,
-    "Sources/Commands/Output/Environment.swift": 1,
-    "Sources/Commands/Output/Interrupt.swift": 1,
-    "Sources/Commands/Output/LiveEnvironment.swift": 3,
-    "Sources/Commands/Output/PausePoints.swift": 1,
-    "Sources/Commands/Verbs/Doctor.swift": 1,
-    "Sources/Platform/Process/ForegroundCommand.swift": 3,
-    "Sources/Commands/Output/WatchSignals.swift": 1,
-    "Sources/Commands/Verbs/Watch+Service.swift": 2,
     "Sources/Platform/ChangeNotifier.swift": 1,
     "Sources/Platform/DarwinKqueue.swift": 1,
-    "Sources/Platform/Errno.swift": 1,
-    "Sources/Platform/LiveFileSystem.swift": 6,
-    "Sources/Platform/Process/LiveProcessRunner.swift": 2,
     "Sources/Storage/CoordinatedFileSystem.swift": 1,
     "Sources/Storage/ICloud/DatalessFiles.swift": 1,
-    "Sources/mn/main.swift": 1,
   ]
 
   /// One `#if`/`#elseif` whose branch is Darwin's (`canImport(Darwin)`, or the `#else` of
@@ -40,20 +24,65 @@ import Testing
     var compiled: Bool
   }
 
-  /// The sources that DarwinCompileCheck compiles: its links into `Sources`.
+  /// The sources that the check targets compile: their links into `Sources`, at any depth
+  /// of `Tests/DarwinCompileCheck` (one folder per check target).
   static func compiledFiles() throws -> Set<String> {
     let root = TestSupport.packageRoot
     let folder = root.appendingPathComponent("Tests/DarwinCompileCheck")
     var files: Set<String> = []
-    for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
-      let link = folder.appendingPathComponent(name).path
-      guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link) else {
-        continue
-      }
-      let resolved = URL(fileURLWithPath: target, relativeTo: folder).standardizedFileURL.path
+    let enumerator = FileManager.default.enumerator(atPath: folder.path)
+    while let name = enumerator?.nextObject() as? String {
+      let link = folder.appendingPathComponent(name)
+      guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)
+      else { continue }
+      let resolved = URL(fileURLWithPath: target, relativeTo: link.deletingLastPathComponent())
+        .standardizedFileURL.path
       files.insert(String(resolved.dropFirst(root.standardizedFileURL.path.count + 1)))
     }
     return files
+  }
+
+  /// The modules only Darwin has: a condition on one of them is a Darwin branch.
+  static let darwinModules = ["Darwin", "CommonCrypto", "MachO"]
+
+  /// The Darwin branches of `lines` (one file): each `#if`/`#elseif` on `canImport(Darwin)`
+  /// (or another of `darwinModules`), and the `#else` of one on `!canImport(Darwin)` (a negated condition without `#else` has
+  /// no Darwin branch). A branch is compiled when the file is compiled by a check target and
+  /// its condition holds under `MN_DARWIN_SHIM` there, or when it only imports and the chain
+  /// opens with `#if MN_DARWIN_SHIM` (the shim's imports stand in for Apple's).
+  static func regions(file: String, lines: [String], compiledFile: Bool) -> [Region] {
+    var regions: [Region] = []
+    var chains: [[(index: Int, text: String)]] = []
+    for (index, line) in lines.enumerated() {
+      if line.hasPrefix("#if ") {
+        chains.append([(index, line)])
+      } else if line.hasPrefix("#elseif ") || line == "#else" || line.hasPrefix("#else ") {
+        if !chains.isEmpty { chains[chains.count - 1].append((index, line)) }
+      } else if line.hasPrefix("#endif"), let chain = chains.popLast() {
+        for directive in chain {
+          guard
+            let module = darwinModules.first(where: { directive.text.contains("canImport(\($0))") })
+          else { continue }
+          if directive.text.contains("!canImport(\(module))") {
+            guard
+              let other = chain.first(where: {
+                $0.text.hasPrefix("#else") && !$0.text.hasPrefix("#elseif")
+              })
+            else { continue }
+            let compiled = compiledFile && directive.text.contains("MN_DARWIN_SHIM")
+            regions.append(Region(file: file, line: other.index + 1, compiled: compiled))
+            continue
+          }
+          var compiled = compiledFile && directive.text.contains("MN_DARWIN_SHIM")
+          if compiledFile, chain[0].text == "#if MN_DARWIN_SHIM" {
+            let body = lines[(directive.index + 1)...].prefix { !$0.hasPrefix("#") }
+            compiled = compiled || body.allSatisfy { $0.isEmpty || $0.hasPrefix("import ") }
+          }
+          regions.append(Region(file: file, line: directive.index + 1, compiled: compiled))
+        }
+      }
+    }
+    return regions
   }
 
   static func regions() throws -> [Region] {
@@ -69,21 +98,7 @@ import Testing
         .split(separator: "\n", omittingEmptySubsequences: false).map {
           $0.trimmingCharacters(in: .whitespaces)
         }
-      for (index, line) in lines.enumerated()
-      where (line.hasPrefix("#if ") || line.hasPrefix("#elseif "))
-        && line.contains("canImport(Darwin)")
-      {
-        var isCompiled = compiled.contains(file) && line.contains("MN_DARWIN_SHIM")
-        // `#if MN_DARWIN_SHIM` (the shim's imports) `#elseif canImport(Darwin)` (Apple's):
-        // the shim branch stands in for an imports-only Darwin branch.
-        if compiled.contains(file), line.hasPrefix("#elseif "), index > 0,
-          lines[..<index].last(where: { $0.hasPrefix("#") }) == "#if MN_DARWIN_SHIM"
-        {
-          let body = lines[(index + 1)...].prefix { !$0.hasPrefix("#") }
-          isCompiled = body.allSatisfy { $0.isEmpty || $0.hasPrefix("import ") }
-        }
-        regions.append(Region(file: file, line: index + 1, compiled: isCompiled))
-      }
+      regions += Self.regions(file: file, lines: lines, compiledFile: compiled.contains(file))
     }
     return regions
   }
@@ -105,6 +120,73 @@ import Testing
     for (file, count) in Self.notYetCompiled where uncompiled[file] == nil {
       Issue.record("\(file) is listed with \(count) uncompiled region(s) but has none: unlist it")
     }
+  }
+
+  /// The rules on planted sources: a Darwin branch that the check cannot see counts, one
+  /// under `MN_DARWIN_SHIM` in a compiled file does not, and a negated condition's Darwin
+  /// branch is its `#else`.
+  @Test func aPlantedRegionIsSeen() {
+    func regions(_ text: String, compiled: Bool) -> [Int] {
+      let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }
+      return Self.regions(file: "f", lines: lines, compiledFile: compiled)
+        .filter { !$0.compiled }.map(\.line)
+    }
+    let imports = """
+      #if MN_DARWIN_SHIM
+        import DarwinShim
+      #elseif canImport(Glibc)
+        import Glibc
+      #elseif canImport(Darwin)
+        import Darwin
+      #endif
+      """
+    #expect(regions(imports, compiled: true) == [])
+    #expect(regions(imports, compiled: false) == [5])
+    let call = """
+      #if canImport(Darwin)
+        f()
+      #else
+        g()
+      #endif
+      #if canImport(Darwin) || MN_DARWIN_SHIM
+        f()
+      #endif
+      """
+    #expect(regions(call, compiled: true) == [1])
+    let negated = """
+      #if !canImport(Darwin)
+        g()
+      #endif
+      #if !canImport(Darwin)
+        g()
+      #else
+        f()
+      #endif
+      """
+    #expect(regions(negated, compiled: true) == [6])
+    // An imports-only branch counts as compiled only in a chain that opens with the shim.
+    let bare = """
+      #if canImport(Glibc)
+        import Glibc
+      #elseif canImport(Darwin)
+        import Darwin
+      #endif
+      """
+    #expect(regions(bare, compiled: true) == [3])
+    // CommonCrypto is Darwin's too.
+    #expect(regions("#if canImport(CommonCrypto)\n  f()\n#endif", compiled: true) == [1])
+  }
+
+  /// Every check target's folder is seen: Platform's files as well as Storage's.
+  @Test func thePlatformFilesAreCompiled() throws {
+    let compiled = try Self.compiledFiles()
+    #expect(compiled.contains("Sources/Platform/LiveFileSystem.swift"))
+    #expect(compiled.contains("Sources/Platform/Process/LiveProcessRunner.swift"))
+    #expect(compiled.contains("Sources/Platform/System/Signals.swift"))
+    #expect(compiled.contains("Sources/Storage/DarwinLiveSync.swift"))
+    #expect(compiled.contains("Sources/AutomergeCodec/Crypto/SHA256Digest.swift"))
   }
 
   /// The check itself sees the one file it compiles, so that it cannot pass by seeing none.

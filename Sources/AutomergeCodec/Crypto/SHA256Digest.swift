@@ -1,6 +1,13 @@
-#if canImport(CommonCrypto)
+#if MN_DARWIN_SHIM
+  import AutomergeCodec
+  import DarwinCryptoShimC
+#elseif canImport(CommonCrypto)
   import CommonCrypto
 #endif
+
+// Built into AutomergeCodec; on Linux the DarwinCompileCheckCodec target also compiles this
+// very file with MN_DARWIN_SHIM, its CommonCrypto branches against DarwinCryptoShimC
+// (mn.md §15), using only AutomergeCodec's public `Hex` outside them.
 
 /// SHA-256 through the system library: OpenSSL's libcrypto on Linux (loaded at first use,
 /// see `LibCrypto`; a software fallback when it is missing), CommonCrypto on Darwin. The one
@@ -12,7 +19,7 @@ public final class SHA256Digest {
   /// The digest length in bytes.
   public static let byteCount = 32
 
-  #if canImport(CommonCrypto)
+  #if canImport(CommonCrypto) || MN_DARWIN_SHIM
     private var context = CC_SHA256_CTX()
   #else
     private let context: OpaquePointer?
@@ -22,7 +29,7 @@ public final class SHA256Digest {
 
   /// Starts a new digest.
   public init() {
-    #if canImport(CommonCrypto)
+    #if canImport(CommonCrypto) || MN_DARWIN_SHIM
       CC_SHA256_Init(&context)
     #else
       if let lib = LibCrypto.shared, let context = lib.contextNew() {
@@ -36,7 +43,7 @@ public final class SHA256Digest {
   }
 
   deinit {
-    #if !canImport(CommonCrypto)
+    #if !canImport(CommonCrypto) && !MN_DARWIN_SHIM
       if let context { LibCrypto.shared?.contextFree(context) }
     #endif
   }
@@ -44,7 +51,7 @@ public final class SHA256Digest {
   /// Adds bytes to the digest.
   public func update(_ bytes: UnsafeRawBufferPointer) {
     guard !finished, let base = bytes.baseAddress, bytes.count > 0 else { return }
-    #if canImport(CommonCrypto)
+    #if canImport(CommonCrypto) || MN_DARWIN_SHIM
       var offset = 0
       // CC_SHA256_Update takes a 32-bit length.
       while offset < bytes.count {
@@ -71,7 +78,7 @@ public final class SHA256Digest {
     guard !finished else { return [] }
     finished = true
     var out = [UInt8](repeating: 0, count: SHA256Digest.byteCount)
-    #if canImport(CommonCrypto)
+    #if canImport(CommonCrypto) || MN_DARWIN_SHIM
       out.withUnsafeMutableBufferPointer { _ = CC_SHA256_Final($0.baseAddress, &context) }
     #else
       if let context, let lib = LibCrypto.shared {
@@ -89,7 +96,7 @@ public final class SHA256Digest {
 
   /// Writes the SHA-256 digest of `bytes` into the 32 bytes at `out` (the fast one-shot path).
   public static func hash(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutablePointer<UInt8>) {
-    #if canImport(CommonCrypto)
+    #if canImport(CommonCrypto) || MN_DARWIN_SHIM
       _ = CC_SHA256(bytes.baseAddress, CC_LONG(bytes.count), out)
     #else
       if let lib = LibCrypto.shared {

@@ -85,13 +85,7 @@ public struct Environment: Sendable {
 
 extension Environment {
   /// Whether the platform is Darwin (macOS locations of mn.md §2 and §8).
-  public static var isDarwin: Bool {
-    #if canImport(Darwin)
-      return true
-    #else
-      return false
-    #endif
-  }
+  public static var isDarwin: Bool { LiveSystem.isDarwin }
 }
 
 extension Environment {

@@ -1,13 +1,5 @@
 import Platform
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// A named step of the writing workflows (merge-conflicts, repair, migrate, restore, watch),
 /// where a crash test stops the process (docs/testing.md).
 public enum PauseStep: String, CaseIterable, Sendable {
@@ -35,7 +27,7 @@ public final class PausePoints: @unchecked Sendable {
   public let step: PauseStep
   /// Which time the step is reached that stops the process (from 1).
   public let occurrence: Int
-  private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+  private let monitor = Monitor()
   private var reachedCount = 0
 
   /// The hook that `value` (the variable's value) asks for; nil when it asks for none.
@@ -47,23 +39,17 @@ public final class PausePoints: @unchecked Sendable {
     guard let occurrence, occurrence >= 1 else { return nil }
     self.step = step
     self.occurrence = occurrence
-    pthread_mutex_init(mutex, nil)
-  }
-
-  deinit {
-    pthread_mutex_destroy(mutex)
-    mutex.deallocate()
   }
 
   /// Counts `step`; stops the process (`SIGSTOP`) when it is the one asked for.
   public func reached(_ step: PauseStep) {
     guard step == self.step else { return }
-    pthread_mutex_lock(mutex)
-    reachedCount += 1
-    let stop = reachedCount == occurrence
-    pthread_mutex_unlock(mutex)
+    let stop = monitor.locked {
+      reachedCount += 1
+      return reachedCount == occurrence
+    }
     // The whole process stops; the test that asked kills it (or sends SIGCONT).
-    if stop { kill(getpid(), SIGSTOP) }
+    if stop { Signals.stopProcess() }
   }
 }
 

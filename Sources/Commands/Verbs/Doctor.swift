@@ -59,12 +59,9 @@ enum Doctor {
   static func bisyncDirectory(_ variables: [String: String]) -> String? {
     if let cache = variables["RCLONE_CACHE_DIR"], !cache.isEmpty { return cache + "/bisync" }
     guard let home = variables["HOME"], !home.isEmpty else { return nil }
-    #if canImport(Darwin)
-      return home + "/Library/Caches/rclone/bisync"
-    #else
-      let cache = variables["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.cache"
-      return cache + "/rclone/bisync"
-    #endif
+    if Environment.isDarwin { return home + "/Library/Caches/rclone/bisync" }
+    let cache = variables["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.cache"
+    return cache + "/rclone/bisync"
   }
 
   static func summary(_ report: DoctorReport) -> String {

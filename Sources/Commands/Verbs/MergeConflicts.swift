@@ -118,7 +118,7 @@ enum MergeConflicts {
     }
     // What each copy adds is computed before anything is written (the copies go after).
     let effects = call.global.verbose && !out.quiet ? out.effects(plan) : [:]
-    Interrupt.install()
+    Signals.installInterrupt()
     let progress = Progress(env, call, label: "merging", total: plan.documents.count)
     // One backup holds the copies and the versions' bytes, made before the first change.
     var backedUp: String?
@@ -152,7 +152,7 @@ enum MergeConflicts {
           ReplaceNote.write(document.logicalName, document.replace, call, env)
         }
       },
-      isCancelled: { Interrupt.requested })
+      isCancelled: { Signals.interruptRequested })
     progress.finish()
     try out.finish(report, dryRun: false, effects: effects)
     guard !report.interrupted else {

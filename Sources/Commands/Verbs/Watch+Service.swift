@@ -1,12 +1,5 @@
 import Platform
 
-#if canImport(Darwin)
-  import Darwin
-#endif
-#if canImport(MachO)
-  import MachO  // _NSGetExecutablePath, <mach-o/dyld.h>
-#endif
-
 /// `mn watch --service systemd|launchd`: the unit or agent that runs the watcher (mn.md §12).
 ///
 /// `systemdUnit` and `launchAgent` are pure: packaging uses the same functions (with
@@ -114,18 +107,9 @@ extension Watch {
   /// The path of the running `mn` for a service to run: the path it was started as
   /// (`servicePath`); nil when the system does not say.
   static func runningExecutable(_ env: Environment) -> String? {
-    #if canImport(Darwin)
-      // The path given to exec, links not followed: Homebrew's `bin/mn` or `opt/mn/bin/mn`,
-      // which stay, not the versioned Cellar path behind them, which `brew upgrade` removes.
-      var size: UInt32 = 4096
-      var buffer = [CChar](repeating: 0, count: Int(size))
-      guard _NSGetExecutablePath(&buffer, &size) == 0 else { return nil }
-      return servicePath(String(cString: buffer), currentDirectory: env.currentDirectory)
-    #else
-      return (try? env.fileSystem.readLink("/proc/self/exe")).map {
-        servicePath($0, currentDirectory: env.currentDirectory)
-      }
-    #endif
+    ExecutablePath.current(readLink: env.fileSystem.readLink).map {
+      servicePath($0, currentDirectory: env.currentDirectory)
+    }
   }
 
   /// `started` made absolute (links not followed), and a Homebrew keg's versioned path

@@ -110,7 +110,7 @@ enum Watch {
     let fs = env.fileSystem
     let out = Output(call: call, env: env)
     let fetch = try fetcher(call, env, root: root)
-    let wake = WatchSignals.install()
+    let wake = Signals.installWatch()
     let notifier = try ChangeNotifiers.live(fileSystem: fs, wakeDescriptor: wake)
     let backupDirectory = try? env.backupDirectory()
     let context = WatchContext(
@@ -136,8 +136,8 @@ enum Watch {
           keep, root: root, directory: try env.backupDirectory(), fileSystem: fs, sleep: env.sleep,
           offset: env.utcOffset)
       },
-      isTerminating: { WatchSignals.terminating },
-      takeHangups: { WatchSignals.takeHangup(wake) ? 1 : 0 },
+      isTerminating: { Signals.terminating },
+      takeHangups: { Signals.takeHangup(wake) ? 1 : 0 },
       report: { out.report($0) }, syncProvider: env.syncProvider)
     var runner = WatchRunner(
       policy: policy, once: call[Options.once],

@@ -1,4 +1,6 @@
-#if canImport(Glibc)
+#if MN_DARWIN_SHIM
+  import DarwinLibcShim
+#elseif canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
   import Musl
@@ -36,7 +38,7 @@ public enum ForegroundCommand {
     guard let program = arguments.first else {
       throw ProcessError("start", command, .invalidArgument)
     }
-    #if canImport(Darwin)
+    #if canImport(Darwin) || MN_DARWIN_SHIM
       var actions: posix_spawn_file_actions_t? = nil
       var attributes: posix_spawnattr_t? = nil
     #else
@@ -100,11 +102,8 @@ public enum ForegroundCommand {
   }
 }
 
-/// The process's own environment, as `exec` passes it on.
+/// The process's own environment, as `exec` passes it on (`environmentTable`: `environ`,
+/// Darwin's `_NSGetEnviron()`).
 private func currentEnvironment() -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
-  #if canImport(Darwin)
-    return _NSGetEnviron()?.pointee
-  #else
-    return environ
-  #endif
+  environmentTable()
 }

@@ -1,4 +1,6 @@
-#if canImport(Glibc)
+#if MN_DARWIN_SHIM
+  import DarwinLibcShim
+#elseif canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
   import Musl
@@ -24,7 +26,7 @@ public struct LiveProcessRunner: ProcessRunner {
   public func start(shellCommand command: String, environment: [String: String])
     throws(ProcessError) -> ChildProcess
   {
-    #if canImport(Darwin)
+    #if canImport(Darwin) || MN_DARWIN_SHIM
       var actions: posix_spawn_file_actions_t? = nil
       var attributes: posix_spawnattr_t? = nil
     #else

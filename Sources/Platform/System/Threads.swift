@@ -1,0 +1,109 @@
+#if MN_DARWIN_SHIM
+  import DarwinLibcShim
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+// The threads of the archive writer (Archive/WriterThreads.swift): a monitor and workers.
+
+/// A mutex with one condition variable: the waiting and waking that the writer's helper
+/// threads share.
+public final class Monitor: @unchecked Sendable {
+  private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+  private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+  public init() {
+    pthread_mutex_init(mutex, nil)
+    pthread_cond_init(condition, nil)
+  }
+
+  deinit {
+    pthread_cond_destroy(condition)
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
+    condition.deallocate()
+  }
+
+  /// Runs `body` holding the mutex.
+  public func locked<T>(_ body: () -> T) -> T {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return body()
+  }
+
+  /// Inside `locked`: releases the mutex until `broadcast`, then holds it again.
+  public func wait() { pthread_cond_wait(condition, mutex) }
+
+  /// Inside `locked`: wakes every waiting thread.
+  public func broadcast() { pthread_cond_broadcast(condition) }
+}
+
+/// A result computed on a thread of its own; `join` waits for it.
+public final class Worker<Value: Sendable>: @unchecked Sendable {
+  private var thread: pthread_t
+  private let body: @Sendable () -> Value
+  private var value: Value?
+
+  /// Starts `body` on a new thread; nil when no thread can be made (run it in place then).
+  public static func start(_ body: @escaping @Sendable () -> Value) -> Worker? {
+    let worker = Worker(body)
+    let context = Unmanaged.passRetained(worker).toOpaque()
+    #if canImport(Darwin) || MN_DARWIN_SHIM
+      var thread: pthread_t?
+    #else
+      var thread = pthread_t()
+    #endif
+    guard pthread_create(&thread, nil, workerMain, context) == 0 else {
+      Unmanaged<Worker>.fromOpaque(context).release()
+      return nil
+    }
+    #if canImport(Darwin) || MN_DARWIN_SHIM
+      guard let thread else { return nil }
+    #endif
+    worker.thread = thread
+    return worker
+  }
+
+  private init(_ body: @escaping @Sendable () -> Value) {
+    self.body = body
+    #if canImport(Darwin) || MN_DARWIN_SHIM
+      thread = pthread_self()
+    #else
+      thread = pthread_t()
+    #endif
+  }
+
+  fileprivate func run() { value = body() }
+
+  /// Waits for the thread to end and returns what it computed.
+  public func join() -> Value? {
+    pthread_join(thread, nil)
+    return value
+  }
+}
+
+// Darwin's <pthread.h> declares the start routine `void * _Nullable (* _Nonnull)(void *
+// _Nullable)` as Glibc does (only SDKs with `_PTHREAD_SWIFT_IMPORTER_NULLABILITY_COMPAT` took a
+// non-optional argument), so one signature serves both.
+private func workerMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+  guard let context else { return nil }
+  return runWorker(context)
+}
+
+/// Runs the worker passed (retained) as `context`, then releases it.
+private func runWorker(_ context: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+  let unmanaged = Unmanaged<AnyObject>.fromOpaque(context)
+  (unmanaged.takeUnretainedValue() as? Runnable)?.runOnThread()
+  unmanaged.release()
+  return nil
+}
+
+/// What `workerMain` can run without knowing the worker's value type.
+private protocol Runnable: AnyObject { func runOnThread() }
+extension Worker: Runnable {
+  func runOnThread() { run() }
+}

@@ -1,0 +1,1 @@
+../../../Sources/AutomergeCodec/Crypto/SHA256Digest.swift

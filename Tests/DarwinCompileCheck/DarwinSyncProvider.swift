@@ -1,1 +1,0 @@
-../../Sources/Storage/DarwinSyncProvider.swift

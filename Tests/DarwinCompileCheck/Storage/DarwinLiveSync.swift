@@ -1,0 +1,1 @@
+../../../Sources/Storage/DarwinLiveSync.swift

@@ -1,0 +1,1 @@
+// Empty: DarwinShimC is its header (include/DarwinShimC.h); nothing of it is linked into mn.

@@ -303,7 +303,8 @@ private struct Round {
       try adoptTarget()
       return nil
     } catch let error as FileSystemError
-    where error.errno.isExchangeRefusal && itemReplacer == nil {
+      where error.errno.isExchangeRefusal && itemReplacer == nil
+    {
       return try compareAndRename(temporary)
     } catch {
       try? fileSystem.removeFile(temporary.path)

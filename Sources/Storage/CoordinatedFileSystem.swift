@@ -163,7 +163,8 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   }
   public func closeDirectory(_ directory: OpenDirectory) { base.closeDirectory(directory) }
   public func info(_ name: String, in directory: OpenDirectory) throws -> FileInfo? {
-    noting(try base.info(name, in: directory), of: AbsolutePath(directory.path).appending(name).string)
+    noting(
+      try base.info(name, in: directory), of: AbsolutePath(directory.path).appending(name).string)
   }
   public func readFile(_ name: String, in directory: OpenDirectory, limit: Int) throws
     -> DirectoryEntry?

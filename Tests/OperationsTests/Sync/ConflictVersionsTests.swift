@@ -56,7 +56,10 @@ import Testing
     let all = try [0, 1, 2].map { try SimulatedFolder.hashes(try SimulatedFolder.device($0)) }
     #expect(try sim.hashesOnDisk(SimulatedFolder.month) == all.reduce(Set(), { $0.union($1) }))
     let log = sim.provider.snapshot.log
-    #expect(log.contains { $0.hasPrefix("replaceItem \(month) ") && $0.hasSuffix("[in replacing \(month)]") })
+    #expect(
+      log.contains {
+        $0.hasPrefix("replaceItem \(month) ") && $0.hasSuffix("[in replacing \(month)]")
+      })
     // Durable before resolved: the exchange, then the directory's sync, then the resolution.
     let rename = try #require(log.firstIndex { $0.hasPrefix("replaceItem \(month) ") })
     let synced = try #require(log.firstIndex { $0.hasPrefix("syncDirectory ") })

@@ -199,7 +199,10 @@ import Testing
     let log = sim.provider.snapshot.log
     #expect(log.contains("read \(month) [in reading \(month)]"))
     #expect(log.contains("read \(copy) [in reading \(copy)]"))
-    #expect(log.contains { $0.hasPrefix("replaceItem \(month) ") && $0.hasSuffix("[in replacing \(month)]") })
+    #expect(
+      log.contains {
+        $0.hasPrefix("replaceItem \(month) ") && $0.hasSuffix("[in replacing \(month)]")
+      })
     #expect(log.contains("remove \(copy) [in deleting \(copy)]"))
     // Writes of the temporary itself are not coordinated, and nothing is coordinated twice.
     #expect(log.allSatisfy { !$0.contains(", ") })

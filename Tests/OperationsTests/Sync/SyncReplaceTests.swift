@@ -129,7 +129,9 @@ import Testing
     }
     #expect(sim.provider.snapshot.itemReplacements.isEmpty)
     #expect(sim.provider.snapshot.dataless.contains(path))
-    #expect(try sim.hashesOnDisk(SimulatedFolder.month) == SimulatedFolder.hashes(SimulatedFolder.device(0)))
+    #expect(
+      try sim.hashesOnDisk(SimulatedFolder.month)
+        == SimulatedFolder.hashes(SimulatedFolder.device(0)))
     #expect(sim.provider.snapshot.violations.isEmpty)
     #expect(Self.files(under: sim.root + "/records/2026") == ["09.automerge"])
   }
@@ -167,8 +169,10 @@ import Testing
   @Test func aLeftoverBackupItemIsMergedByTheNextWriter() throws {
     let sim = try SimulatedFolder()
     try sim.write(SimulatedFolder.month, device: 0)
-    let leftover = "records/2026/" + TemporaryFileName.backupName(
-      for: "09.automerge", token: "abc123")
+    let leftover =
+      "records/2026/"
+      + TemporaryFileName.backupName(
+        for: "09.automerge", token: "abc123")
     try sim.write(leftover, device: 2)
     let listing = try sim.scan()
     #expect(listing.temporaries.map(\.logicalName) == [leftover])

@@ -59,6 +59,12 @@ else
   step "ls lists the document and its copy" sh -c \
     "MN_BACKUP_DIR='$state/backups' '$mn' --root '$root' ls --json | grep -q '09 2.automerge'"
   step "merge-conflicts merges the copy" run -v merge-conflicts
+  # The replace in a File Provider folder (mn.md §6): replaceItemAt, never a swap through a
+  # `.nosync` name inside the folder, and no temporary or backup item left.
+  step "merge-conflicts replaced the document with replaceItemAt" sh -c \
+    "grep -q \"by the sync provider's replace\" '$log'"
+  step "no temporary or backup item inside iCloud Drive" sh -c \
+    "! find '$scratch' -name '.*.mn-*' | grep -q ."
   step "the copy is gone, its changes kept" sh -c \
     "[ ! -e '$root/records/2026/09 2.automerge' ] && '$mn' doc check '$root/records/2026/09.automerge'"
   step "export writes a verified archive" run export -o "$state/export.zip"

@@ -32,6 +32,9 @@ public struct WatchRunner {
   private var ignorePlaceholdersOnce = false
   /// Whether the refused watches were reported (once a run).
   private var warnedUnwatched = false
+  /// Whether the system's privacy controls refusing the folder was said (once until it
+  /// can be read again).
+  private var saidNotPermitted = false
 
   /// A runner.
   ///
@@ -212,8 +215,16 @@ public struct WatchRunner {
     }
   }
 
+  /// Whether the folder is there; one that the system's privacy controls keep mn from
+  /// looking at (`EPERM`) is there (its scan says what to grant), never gone.
   private func folderExists() -> Bool {
-    (try? context.fileSystem.infoFollowingLinks(context.root))??.kind == .directory
+    do {
+      return try context.fileSystem.infoFollowingLinks(context.root)?.kind == .directory
+    } catch let error as FileSystemError where error.errno == .notPermitted {
+      return true
+    } catch {
+      return false
+    }
   }
 
   /// Scans the folder (without downloading anything, mn.md §15); a folder that cannot be
@@ -221,13 +232,23 @@ public struct WatchRunner {
   private mutating func scan(readingStaleStubs: Bool = false) -> FolderListing? {
     do {
       let context = self.context
-      return try context.syncProvider.withoutMaterializing {
+      let listing = try context.syncProvider.withoutMaterializing {
         try FolderScan.scan(
           root: context.root, fileSystem: context.fileSystem,
           readingStaleStubs: readingStaleStubs)
       }
+      saidNotPermitted = false
+      return listing
     } catch {
-      if !folderExists() { feed(.folderGone) }
+      if let denied = StorageError.privacyDenial(error, root: context.root) {
+        // macOS's privacy controls (mn.md §15): a permission to grant, not a folder gone.
+        if !saidNotPermitted {
+          saidNotPermitted = true
+          context.report(.failed(action: "read the data folder", error: denied))
+        }
+      } else if !folderExists() {
+        feed(.folderGone)
+      }
       return nil
     }
   }

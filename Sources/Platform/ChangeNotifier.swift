@@ -34,7 +34,8 @@ public enum ChangeNotifierError: Error, Sendable, Equatable, CustomStringConvert
 }
 
 /// The system's change notifications for a data folder, behind one small interface: inotify
-/// on Linux (`LinuxInotify`), kqueue on Darwin (`DarwinKqueue`). `WatchRunner` sees only this.
+/// on Linux (`LinuxInotify`), one FSEvents stream on Darwin (`DarwinFSEvents`). `WatchRunner`
+/// sees only this.
 ///
 /// A notifier watches a root and every directory below it; directories that appear are
 /// watched as they appear. `wait` blocks (no polling) until something happens, the wake
@@ -102,7 +103,7 @@ public enum ChangeNotifiers {
     #if os(Linux)
       return try LinuxInotify(fileSystem: fileSystem, wakeDescriptor: wakeDescriptor)
     #elseif canImport(Darwin)
-      return try DarwinKqueue(fileSystem: fileSystem, wakeDescriptor: wakeDescriptor)
+      return try DarwinFSEvents(fileSystem: fileSystem, wakeDescriptor: wakeDescriptor)
     #else
       throw .unsupported
     #endif
@@ -127,7 +128,7 @@ public enum ChangeNotifiers {
   }
 
   /// The nearest existing ancestor directory of `path` ("/" at worst).
-  static func nearestAncestor(of path: String, fileSystem: any FileSystem) -> String {
+  public static func nearestAncestor(of path: String, fileSystem: any FileSystem) -> String {
     var current = AbsolutePath(path).parent.string
     while current != "/" && !current.isEmpty {
       if let info = try? fileSystem.infoFollowingLinks(current), info.kind == .directory {

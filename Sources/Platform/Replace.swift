@@ -23,6 +23,13 @@
 /// target is read right before a plain rename, after the temporary is written and synced,
 /// and compared with the basis; when it differs, the merge runs again (`Route.compared`).
 ///
+/// In a sync provider's folder (`ItemReplacingFileSystem.replacementDirectory(for:)` gives a
+/// directory) the temporary is written there, outside the synced tree, and step 2 is
+/// `ItemReplacingFileSystem.replaceItem` instead of the exchange: the provider sees an edit
+/// of the same item, and the displaced original is the backup item
+/// `.NAME.mn-XXXXXX.backup` beside the target, examined in step 3 and removed in step 4
+/// exactly as a swap's displaced file (`Route.replacedItem`).
+///
 /// A `kill -9` at any step leaves every change in the target or in a temporary: the
 /// displaced files keep their temporary names until they are removed, and the next writer
 /// holding the lock merges a temporary's changes into its document before removing it
@@ -58,10 +65,17 @@ public enum Replace {
       path: path, content: content, basis: basis, merger: merger, fileSystem: fileSystem)
     let present = try state.regularFileInfo()
     let mode = present?.permissions ?? basis.info?.permissions ?? permissions
+    let replacing = fileSystem as? any ItemReplacingFileSystem
+    let directory = try replacing?.replacementDirectory(for: path)
+    if directory != nil { state.itemReplacer = replacing }
+    defer { if let directory { try? fileSystem.removeDirectory(directory) } }
+    // The temporary's place: beside the target, or in the replacement directory.
+    let beside = directory.map { AbsolutePath($0).appending(AbsolutePath(path).lastComponent) }
     for _ in 0..<maxRounds {
       let temporary = try AtomicFile.writeTemporary(
-        state.content, beside: path, permissions: mode, fileSystem: fileSystem, random: random)
-      if let outcome = try state.put(temporary) { return outcome }
+        state.content, beside: beside?.string ?? path, permissions: mode,
+        fileSystem: fileSystem, random: random)
+      if let outcome = try state.put(temporary, backupToken: random) { return outcome }
     }
     throw ReplaceError.keepsChanging(path: path)
   }
@@ -124,6 +138,9 @@ public struct ReplaceOutcome: Sendable, Equatable {
     /// The file system refused both: the target compared with the basis right before a
     /// plain rename.
     case compared
+    /// In a sync provider's folder: `ItemReplacingFileSystem.replaceItem`, then the backup
+    /// item (the displaced original) examined.
+    case replacedItem = "replaced-item"
   }
 
   /// How the last round put the content in place.
@@ -144,7 +161,8 @@ public struct ReplaceOutcome: Sendable, Equatable {
     /// At the target before it was put in place: a new target's exclusive rename found a
     /// file there, or the compare before a plain rename found another file.
     public var beforePlacing = 0
-    /// Displaced by the exchange: it arrived after the basis was read.
+    /// Displaced by the exchange (or kept as the backup item of a replace in a provider's
+    /// folder): it arrived after the basis was read.
     public var displaced = 0
     /// At the target after the content was put in place (the last look).
     public var afterPlacing = 0
@@ -229,6 +247,9 @@ private struct Round {
   var arrivals = ReplaceOutcome.Arrivals()
   var keptAside: [String] = []
   var rounds = 0
+  /// Set in a sync provider's folder: the temporaries are in its replacement directory and
+  /// are put in place by `replaceItem`.
+  var itemReplacer: (any ItemReplacingFileSystem)?
 
   init(
     path: String, content: [UInt8], basis: ReplaceBasis, merger: ReplaceMerger,
@@ -251,13 +272,25 @@ private struct Round {
   }
 
   /// Puts one written temporary in place; the outcome when done, nil for another round.
-  mutating func put(_ temporary: AtomicFile.Temporary) throws -> ReplaceOutcome? {
+  /// `backupToken` gives the random part of a backup item's name.
+  mutating func put(_ temporary: AtomicFile.Temporary, backupToken: () -> String) throws
+    -> ReplaceOutcome?
+  {
     rounds += 1
     let route: ReplaceOutcome.Route
+    // Where the displaced file is after the exchange (the temporary's name) or the
+    // provider's replace (the backup item).
+    var displacedPath = temporary.path
     do {
       if basis.info == nil {
         try fileSystem.renameExclusive(temporary.path, to: path)
         route = .exclusive
+      } else if let itemReplacer {
+        let name = TemporaryFileName.backupName(
+          for: AbsolutePath(path).lastComponent, token: backupToken())
+        displacedPath = try itemReplacer.replaceItem(
+          at: path, withItemAt: temporary.path, backupName: name)
+        route = .replacedItem
       } else {
         try fileSystem.exchange(temporary.path, path)
         route = .exchange
@@ -269,7 +302,9 @@ private struct Round {
       try? fileSystem.removeFile(temporary.path)
       try adoptTarget()
       return nil
-    } catch let error as FileSystemError where error.errno.isExchangeRefusal {
+    } catch let error as FileSystemError
+      where error.errno.isExchangeRefusal && itemReplacer == nil
+    {
       return try compareAndRename(temporary)
     } catch {
       try? fileSystem.removeFile(temporary.path)
@@ -279,14 +314,16 @@ private struct Round {
       try fileSystem.syncDirectory(AbsolutePath(path).parent.string)
     } catch {
       // The exchange stands; a displaced basis holds nothing the target lacks.
-      if route == .exchange, let known = basis.info,
-        let displaced = try? fileSystem.info(temporary.path), known.isSameFile(as: displaced)
+      if route != .exclusive, let known = basis.info,
+        let displaced = try? fileSystem.info(displacedPath), known.isSameFile(as: displaced)
       {
-        try? fileSystem.removeFile(temporary.path)
+        try? fileSystem.removeFile(displacedPath)
       }
       throw error
     }
-    if route == .exchange, try !examineDisplaced(temporary) { return nil }
+    if route != .exclusive, try !examineDisplaced(displacedPath, placed: temporary) {
+      return nil
+    }
     return try settle(placed: temporary.info, route: route)
   }
 
@@ -328,10 +365,12 @@ private struct Round {
     return try settle(placed: temporary.info, route: .compared)
   }
 
-  /// Looks at the file an exchange displaced (now at `displacedPath`); true when the
-  /// content in place holds everything, false when another round is needed.
-  mutating func examineDisplaced(_ temporary: AtomicFile.Temporary) throws -> Bool {
-    let displacedPath = temporary.path
+  /// Looks at the file an exchange displaced (now at `displacedPath`, the temporary's name or
+  /// the backup item); true when the content in place (`placed`) holds everything, false
+  /// when another round is needed.
+  mutating func examineDisplaced(_ displacedPath: String, placed temporary: AtomicFile.Temporary)
+    throws -> Bool
+  {
     guard let info = try fileSystem.info(displacedPath) else { return true }
     guard info.kind == .regular else {
       // Something that is not a file took the target's place: put it back, and refuse.
@@ -357,9 +396,10 @@ private struct Round {
     }
     displaced.append(displacedPath)
     if merged == content { return true }
+    // The content just put in place is the next round's basis. A provider's replace may
+    // keep the original's inode at the target, so there its bytes tell it too.
+    basis = ReplaceBasis(info: temporary.info, bytes: itemReplacer == nil ? nil : content)
     content = merged
-    // The content just put in place is the next round's basis.
-    basis = ReplaceBasis(info: temporary.info, bytes: nil)
     return false
   }
 

@@ -17,12 +17,20 @@ import Platform
 ///   coordinated `.replacing` write of its target;
 /// - `removeFile` runs inside a coordinated `.deleting` write.
 ///
+/// - a document replace (`Replace.replace`, through `ItemReplacingFileSystem`) writes its
+///   temporary in the provider's replacement directory, outside the synced tree, and puts
+///   it in place with the provider's `replaceItem`, never by a swap through a `.nosync` name
+///   inside the folder (mn.md §6);
+/// - a dataless file is never displaced, renamed or removed: those calls fail with
+///   `EDEADLK` ("not downloaded") when their target is one. Inside the coordinated write the
+///   provider cannot make it dataless meanwhile, so the look before the act holds.
+///
 /// Everything else (listings, `lstat`, the temporaries' own writes) goes straight to the base
 /// file system. An access made while one is already running (the replace primitive of
 /// mn.md §6 reading the file it displaced, inside the `.replacing` write that `coordinate`
 /// wraps around it) is not coordinated again: `NSFileCoordinator` would wait for itself.
 /// Outside synced folders, and with `NoSyncProvider`, every call goes straight through.
-public final class CoordinatedFileSystem: FileSystem, @unchecked Sendable {
+public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Sendable {
   /// The file system that does the work.
   public let base: any FileSystem
   /// The provider that coordinates.
@@ -30,12 +38,49 @@ public final class CoordinatedFileSystem: FileSystem, @unchecked Sendable {
   // Guarded by `lock`: how many coordinated accesses are running on the calling thread.
   // mn's workflows are single-threaded, so one count for the process is exact for them.
   private var depth = 0
+  // Guarded by `lock`: folders known to be a File Provider's by a dataless file in them.
+  private var datalessFolders: Set<String> = []
   private let lock = DepthLock()
 
   /// Wraps `base`; `provider` says which paths are synced and coordinates them.
   public init(base: any FileSystem, provider: any SyncProvider) {
     self.base = base
     self.provider = provider
+  }
+
+  /// What kind of synced folder `path` is in: the provider's answer, else a File Provider
+  /// folder when a dataless file was seen in it or in a folder above it (mn.md §15: a
+  /// provider folder is known by what the system says of it and by any `SF_DATALESS` file,
+  /// never by path alone; a folder that only a provider can make dataless is one whatever
+  /// the system says of its path).
+  public func folderKind(of path: String) -> SyncFolderKind {
+    let kind = provider.folderKind(of: path)
+    guard kind == .plain else { return kind }
+    let known = lock.run {
+      datalessFolders.contains { path == $0 || path.hasPrefix($0 == "/" ? "/" : $0 + "/") }
+    }
+    return known ? .fileProvider : .plain
+  }
+
+  /// Takes `folder` (and everything below it) for a File Provider folder from now on: a
+  /// dataless file was seen in it. `FolderScan` notes its root when it saw one anywhere below.
+  public func noteProviderFolder(_ folder: String) {
+    lock.run { _ = datalessFolders.insert(folder) }
+  }
+
+  /// Whether a dataless file was seen in `folder` or below it.
+  public func sawDataless(under folder: String) -> Bool {
+    lock.run {
+      datalessFolders.contains { $0 == folder || $0.hasPrefix(folder == "/" ? "/" : folder + "/") }
+    }
+  }
+
+  /// Notes the folder of `path` when `info` says it is dataless; returns `info`.
+  private func noting(_ info: FileInfo?, of path: String) -> FileInfo? {
+    if let info, DatalessFiles.isDataless(info) {
+      noteProviderFolder(AbsolutePath(path).parent.string)
+    }
+    return info
   }
 
   /// Runs `body` as a coordinated `access` to `path` when `path` is in a synced folder and no
@@ -47,7 +92,7 @@ public final class CoordinatedFileSystem: FileSystem, @unchecked Sendable {
   public func coordinate<T>(_ access: CoordinatedAccess, _ path: String, _ body: () throws -> T)
     throws -> T
   {
-    guard provider.folderKind(of: path) != .plain, lock.run({ depth == 0 }) else {
+    guard folderKind(of: path) != .plain, lock.run({ depth == 0 }) else {
       return try body()
     }
     return try provider.coordinate(access, path) {
@@ -69,7 +114,38 @@ public final class CoordinatedFileSystem: FileSystem, @unchecked Sendable {
     return try coordinated.coordinate(access, path, body)
   }
 
-  public func info(_ path: String) throws -> FileInfo? { try base.info(path) }
+  /// The provider's replacement directory for a target in a synced folder; nil (the swap)
+  /// in a plain folder.
+  public func replacementDirectory(for target: String) throws -> String? {
+    guard folderKind(of: target) != .plain else { return nil }
+    return try provider.replacementDirectory(appropriateFor: target)
+  }
+
+  /// The provider's `replaceItem`, inside a coordinated write of `target` (the one the whole
+  /// replace runs in, or its own), after a look that `target` is a file that is not dataless.
+  public func replaceItem(at target: String, withItemAt item: String, backupName: String)
+    throws -> String
+  {
+    try coordinate(.replacing, target) {
+      guard try base.info(target) != nil else {
+        throw FileSystemError("replace", target, .noSuchFileOrDirectory)
+      }
+      try refuseDataless(target, "replace")
+      return try provider.replaceItem(at: target, withItemAt: item, backupItemName: backupName)
+    }
+  }
+
+  /// Throws `EDEADLK` (what a read of it gives: "not downloaded") when `path` is a dataless
+  /// file in a synced folder: a dataless file is never displaced, renamed or removed
+  /// (mn.md §6, §15).
+  private func refuseDataless(_ path: String, _ operation: String) throws {
+    guard folderKind(of: path) != .plain, let info = try base.info(path),
+      DatalessFiles.isDataless(info)
+    else { return }
+    throw FileSystemError(operation, path, .deadlock)
+  }
+
+  public func info(_ path: String) throws -> FileInfo? { noting(try base.info(path), of: path) }
   public func infoFollowingLinks(_ path: String) throws -> FileInfo? {
     try base.infoFollowingLinks(path)
   }
@@ -87,7 +163,8 @@ public final class CoordinatedFileSystem: FileSystem, @unchecked Sendable {
   }
   public func closeDirectory(_ directory: OpenDirectory) { base.closeDirectory(directory) }
   public func info(_ name: String, in directory: OpenDirectory) throws -> FileInfo? {
-    try base.info(name, in: directory)
+    noting(
+      try base.info(name, in: directory), of: AbsolutePath(directory.path).appending(name).string)
   }
   public func readFile(_ name: String, in directory: OpenDirectory, limit: Int) throws
     -> DirectoryEntry?
@@ -124,16 +201,30 @@ public final class CoordinatedFileSystem: FileSystem, @unchecked Sendable {
   public func close(_ fd: FileDescriptor, path: String) throws { try base.close(fd, path: path) }
   public func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
   public func rename(_ from: String, to: String) throws {
-    try coordinate(.replacing, to) { try base.rename(from, to: to) }
+    try coordinate(.replacing, to) {
+      try refuseDataless(from, "rename")
+      try refuseDataless(to, "rename over")
+      try base.rename(from, to: to)
+    }
   }
   public func exchange(_ a: String, _ b: String) throws {
-    try coordinate(.replacing, b) { try base.exchange(a, b) }
+    try coordinate(.replacing, b) {
+      try refuseDataless(a, "exchange")
+      try refuseDataless(b, "exchange")
+      try base.exchange(a, b)
+    }
   }
   public func renameExclusive(_ from: String, to: String) throws {
-    try coordinate(.replacing, to) { try base.renameExclusive(from, to: to) }
+    try coordinate(.replacing, to) {
+      try refuseDataless(from, "rename")
+      try base.renameExclusive(from, to: to)
+    }
   }
   public func removeFile(_ path: String) throws {
-    try coordinate(.deleting, path) { try base.removeFile(path) }
+    try coordinate(.deleting, path) {
+      try refuseDataless(path, "remove")
+      try base.removeFile(path)
+    }
   }
   public func removeDirectory(_ path: String) throws { try base.removeDirectory(path) }
   public func setPermissions(_ path: String, _ permissions: UInt32) throws {

@@ -162,6 +162,50 @@ import Platform
       }
     }
 
+    /// `FileManager.url(for: .itemReplacementDirectory, in: .userDomainMask, appropriateFor:
+    /// create: true)`: a new directory on the volume of `path` and outside the synced tree
+    /// (the system's temporary items), where a replace writes its temporary. A temporary
+    /// there is never synced, so it needs no `.nosync` name inside the folder.
+    public func replacementDirectory(appropriateFor path: String) throws(SyncProviderError)
+      -> String
+    {
+      do {
+        return try FileManager.default.url(
+          for: .itemReplacementDirectory, in: .userDomainMask,
+          appropriateFor: URL(fileURLWithPath: path), create: true
+        ).path
+      } catch {
+        throw .failed(operation: "find a replacement directory for", path: path, detail: "\(error)")
+      }
+    }
+
+    /// `FileManager.replaceItemAt(_:withItemAt:backupItemName:options:
+    /// .withoutDeletingBackupItem)`.
+    ///
+    /// Why this call: it is how Apple's own apps save a document in place (NSDocument's
+    /// safe save), and the File Provider sees it as a new version of the same item (its
+    /// identity, versions and sharing kept), where a swap through a `.nosync` name is, to
+    /// it, a deletion and a creation. The original goes to the backup item beside `target`
+    /// (Apple: "placed in the same directory as the original item"), which
+    /// `.withoutDeletingBackupItem` keeps, so that `Replace` can examine it: it is the
+    /// file a swap would have displaced, another device's version when one arrived since
+    /// mn read the target. The backup name is not an excluded one for the same reason. The
+    /// call may answer a different URL for the item (`resultingItemURL`); mn's documents
+    /// keep their name, so the backup's path is what it gives back.
+    public func replaceItem(at target: String, withItemAt item: String, backupItemName: String)
+      throws(SyncProviderError) -> String
+    {
+      let original = URL(fileURLWithPath: target)
+      do {
+        _ = try FileManager.default.replaceItemAt(
+          original, withItemAt: URL(fileURLWithPath: item), backupItemName: backupItemName,
+          options: .withoutDeletingBackupItem)
+      } catch {
+        throw .failed(operation: "replace", path: target, detail: "\(error)")
+      }
+      return AbsolutePath(target).parent.appending(backupItemName).string
+    }
+
     /// The file of `version`, or nil when the system no longer gives one.
     ///
     /// `NSFileVersion.url` is imported as a non-optional `URL`, but a version that another

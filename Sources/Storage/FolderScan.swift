@@ -54,6 +54,13 @@ public enum FolderScan {
     guard rootInfo.kind == .directory else { throw .notADirectory(root) }
     var walker = Walker(root: root, fileSystem: fileSystem, putsOffStubs: !readingStaleStubs)
     try walker.walk()
+    // A dataless file anywhere in the folder makes all of it a File Provider folder (mn.md
+    // §15), whatever the system says of its path.
+    if let coordinated = fileSystem as? CoordinatedFileSystem,
+      coordinated.sawDataless(under: root)
+    {
+      coordinated.noteProviderFolder(root)
+    }
     return walker.listing()
   }
 }

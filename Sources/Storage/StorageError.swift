@@ -32,6 +32,28 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
   /// A path given by the user that is empty or contains NUL.
   case invalidPath(String)
 
+  /// What to grant when macOS's privacy controls refuse mn a folder (mn.md §15).
+  public static let privacyHint =
+    "on macOS, allow the app that runs mn (the terminal, or mn itself for its LaunchAgent) in "
+    + "System Settings > Privacy & Security > Files and Folders, or give it Full Disk Access"
+
+  /// `error` as the system's privacy controls refusing the folder `root` (`EPERM` listing or
+  /// examining it: on macOS, ~/Documents, ~/Desktop and iCloud Drive are guarded so; a plain
+  /// permission is `EACCES`), or nil when it is something else.
+  public static func privacyDenial(_ error: any Error, root: String) -> StorageError? {
+    switch error {
+    case let storage as StorageError:
+      switch storage {
+      case .cannotReadDirectory(_, let errno), .cannotReadEntry(_, let errno):
+        return errno == .notPermitted ? storage : nil
+      default: return nil
+      }
+    case let fileSystem as FileSystemError where fileSystem.errno == .notPermitted:
+      return .cannotReadDirectory(root, .notPermitted)
+    default: return nil
+    }
+  }
+
   /// The path the error is about.
   public var subject: String {
     switch self {
@@ -47,8 +69,11 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     switch self {
     case .noSuchFolder(let p): return "no such data folder '\(p)'"
     case .notADirectory(let p): return "'\(p)' is not a directory"
-    case .cannotReadDirectory(let p, let e): return "cannot read directory '\(p)': \(e)"
-    case .cannotReadEntry(let p, let e): return "cannot stat '\(p)': \(e)"
+    case .cannotReadDirectory(let p, let e):
+      return
+        "cannot read directory '\(p)': \(e)\(e == .notPermitted ? "; " + Self.privacyHint : "")"
+    case .cannotReadEntry(let p, let e):
+      return "cannot stat '\(p)': \(e)\(e == .notPermitted ? "; " + Self.privacyHint : "")"
     case .documentIsDirectory(let p): return "document '\(p)' is a directory"
     case .symbolicLink(let p, let target, let outside):
       return outside

@@ -56,6 +56,25 @@ public protocol SyncProvider: Sendable {
   /// - Throws: `SyncProviderError` when the system refuses (`from` is then where it was).
   func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError)
 
+  /// A new directory outside the synced tree and on the volume of `path`, for the
+  /// temporary of a replace of `path` (`FileManager.url(for: .itemReplacementDirectory, in:
+  /// .userDomainMask, appropriateFor:create: true)`).
+  ///
+  /// - Throws: `SyncProviderError` when the system gives none.
+  func replacementDirectory(appropriateFor path: String) throws(SyncProviderError) -> String
+
+  /// Puts the file `item` at `target` as a new version of the same item, keeping the
+  /// original beside `target` as `backupItemName`
+  /// (`FileManager.replaceItemAt(_:withItemAt:backupItemName:options:
+  /// .withoutDeletingBackupItem)`); `item` is gone afterwards. The caller runs it inside a
+  /// coordinated write of `target` and has made sure `target` is a file that is not
+  /// dataless (`CoordinatedFileSystem.replaceItem`).
+  ///
+  /// - Returns: The backup item's path.
+  /// - Throws: `SyncProviderError` when the system refuses (`target` is then as it was).
+  func replaceItem(at target: String, withItemAt item: String, backupItemName: String)
+    throws(SyncProviderError) -> String
+
   /// Marks `versions` of the file at `path` resolved and removes them: when
   /// `removingOthers`, with every other version of the file
   /// (`NSFileVersion.removeOtherVersionsOfItem(at:)`), otherwise each alone.
@@ -250,5 +269,17 @@ public struct NoSyncProvider: SyncProvider {
     throws(SyncProviderError)
   {
     throw .unavailable(operation: "resolve versions of", path: path)
+  }
+
+  public func replacementDirectory(appropriateFor path: String) throws(SyncProviderError)
+    -> String
+  {
+    throw .unavailable(operation: "find a replacement directory for", path: path)
+  }
+
+  public func replaceItem(at target: String, withItemAt item: String, backupItemName: String)
+    throws(SyncProviderError) -> String
+  {
+    throw .unavailable(operation: "replace", path: target)
   }
 }

@@ -41,6 +41,25 @@ import Testing
       return bytes
     }
     func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {}
+    /// A directory beside the root, outside it.
+    func replacementDirectory(appropriateFor path: String) throws(SyncProviderError) -> String {
+      let directory = root + ".replacement-" + UUID().uuidString
+      try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      return directory
+    }
+    /// `replaceItemAt`'s effect: the new item in place, the original as the backup item.
+    func replaceItem(at target: String, withItemAt item: String, backupItemName: String)
+      throws(SyncProviderError) -> String
+    {
+      let backup = (target as NSString).deletingLastPathComponent + "/" + backupItemName
+      do {
+        try LiveFileSystem().exchange(item, target)
+        try LiveFileSystem().rename(item, to: backup)
+      } catch {
+        throw .failed(operation: "replace", path: target, detail: "\(error)")
+      }
+      return backup
+    }
     func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
       throws(SyncProviderError)
     {

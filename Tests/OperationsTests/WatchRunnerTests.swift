@@ -55,8 +55,10 @@ final class ScriptedNotifier: ChangeNotifier {
       notifier.exhausted = { [unowned self] in self.terminating = true }
     }
 
-    func run(_ policy: WatchPolicy, once: Bool = false) throws {
-      let fs = LiveFileSystem()
+    func run(
+      _ policy: WatchPolicy, once: Bool = false, fileSystem: any FileSystem = LiveFileSystem()
+    ) throws {
+      let fs = fileSystem
       let root = folder.path
       let context = WatchContext(
         root: root, fileSystem: fs, notifier: notifier, now: { [unowned self] in notifier.clock },

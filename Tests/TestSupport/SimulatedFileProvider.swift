@@ -2,6 +2,7 @@ import AutomergeCodec
 import Foundation
 import Platform
 import Storage
+import Testing
 
 /// A simulated File Provider folder (mn.md §15) for testing the portable decisions on Linux:
 /// a `FileSystem` over a real scratch folder and the `SyncProvider` of that folder, sharing
@@ -9,9 +10,14 @@ import Storage
 ///
 /// It models what macOS does:
 /// - dataless files and directories (`SF_DATALESS` in the flags `info` gives);
-/// - a read of a dataless file fails with `EDEADLK` while materialization is off
-///   (`withoutMaterializing`), and with it on downloads the file first (recorded in
-///   `materialized`: a listing must never do that);
+/// - a read of a dataless file fails with `EDEADLK` while materialization is off (for the
+///   process, `turnOffMaterializationForProcess()`, as mn does at start on macOS; or on the
+///   thread, `withoutMaterializing`); with neither it downloads the file (recorded in
+///   `materialized`) and fails the running test: mn never reads without the policy;
+/// - `replaceItemAt`'s semantics (`replaceItem`): the new item in place, the original kept
+///   as the backup item beside it; temporaries in a replacement directory outside the
+///   folder. Any `.nosync` name other than the write lock that appears inside the folder is
+///   a violation, and `beforeStep` lets a test look at the folder at each step;
 /// - a status per file (current, stale, not downloaded) that a download changes over time:
 ///   a download started with `startDownloading` (or `startMaterializing`) completes after a
 ///   number of status polls, stalls, or fails;
@@ -51,6 +57,10 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     /// Downloads under way and the polls each has had.
     var running: [String: Int] = [:]
     var materializationOff = 0
+    /// `setiopolicy_np(…, IOPOL_SCOPE_PROCESS, …_OFF)` was called.
+    var processMaterializationOff = false
+    /// What `replaceItem` did: target and backup item, in order.
+    var itemReplacements: [(target: String, backup: String)] = []
     var startedDownloads: [String] = []
     var workerReads: [String] = []
     var materialized: [String] = []
@@ -72,6 +82,11 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
   private let base = LiveFileSystem()
   private var state = State()
   private let lock = NSLock()
+  /// Called before each step that changes the folder (`createExclusive`, `rename`,
+  /// `exchange`, `renameExclusive`, `replaceItem`, `removeFile`), with its name and path.
+  var beforeStep: (@Sendable (_ step: String, _ path: String) -> Void)?
+  /// Where `replacementDirectory` makes its directories (outside `root`).
+  var replacementStore: String { versionStore + "/replacements" }
 
   /// A provider for the folder `root` (an existing directory), of `kind`; versions' bytes
   /// are kept in `versionStore` (an existing directory outside `root`).
@@ -101,6 +116,9 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     }
   }
 
+  /// What mn does at start on macOS: materialization off for the whole process.
+  func turnOffMaterializationForProcess() { locked { $0.processMaterializationOff = true } }
+
   /// Makes a directory dataless (it is never listed without materializing it).
   func makeDatalessDirectory(_ path: String) { locked { _ = $0.dataless.insert(path) } }
 
@@ -111,6 +129,10 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
       $0.status[path] = .stale
     }
   }
+
+  /// A download the system made on its own (another app opened the file): its cloud bytes
+  /// on disk, no longer dataless, current.
+  func finishDownload(_ path: String) { complete(path) }
 
   func setDownload(_ path: String, _ behaviour: Download) {
     locked { $0.downloadBehaviour[path] = behaviour }
@@ -161,6 +183,23 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
 
   private func isDataless(_ path: String) -> Bool { locked { $0.dataless.contains(path) } }
 
+  private var materializationIsOff: Bool {
+    locked { $0.processMaterializationOff || $0.materializationOff > 0 }
+  }
+
+  /// Before a step that changes the folder: the test's hook, then a look that no `.nosync`
+  /// name but the write lock is inside the folder after it (`path` is where the step
+  /// creates or renames to).
+  private func step(_ name: String, _ path: String) {
+    beforeStep?(name, path)
+    let file = AbsolutePath(path).lastComponent
+    if folderKind(of: path) != .plain, file.hasSuffix(".nosync"),
+      file != ".minuta.writelock.nosync"
+    {
+      locked { $0.violations.append("\(name) made the excluded name \(path) inside the folder") }
+    }
+  }
+
   /// Brings the file down: its cloud bytes on disk, no longer dataless, current.
   private func complete(_ path: String) {
     let bytes = locked { $0.cloud[path] }
@@ -201,8 +240,7 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
   func contentsOfDirectory(_ path: String) throws -> [String] {
     locked { $0.listed.append(path) }
     if isDataless(path) {
-      let off = locked { $0.materializationOff > 0 }
-      if off { throw FileSystemError("open directory", path, .deadlock) }
+      if materializationIsOff { throw FileSystemError("open directory", path, .deadlock) }
       locked {
         $0.materialized.append(path)
         $0.dataless.remove(path)
@@ -213,10 +251,15 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
 
   func readFile(_ path: String, limit: Int) throws -> [UInt8] {
     if isDataless(path) {
-      if locked({ $0.materializationOff > 0 }) {
+      if materializationIsOff {
         record("read \(path): EDEADLK")
         throw FileSystemError("read", path, .deadlock)
       }
+      Issue.record(
+        """
+        read the dataless file \(path) without the materialization policy: on macOS it \
+        would download, maybe inside mn's own coordinated write
+        """)
       locked { $0.materialized.append(path) }
       complete(path)
     }
@@ -228,7 +271,8 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     try base.makeDirectory(path, permissions: permissions)
   }
   func createExclusive(_ path: String, permissions: UInt32) throws -> FileDescriptor {
-    try base.createExclusive(path, permissions: permissions)
+    step("create", path)
+    return try base.createExclusive(path, permissions: permissions)
   }
   func openForReading(_ path: String) throws -> FileDescriptor { try base.openForReading(path) }
   func openForLocking(_ path: String) throws -> FileDescriptor { try base.openForLocking(path) }
@@ -250,18 +294,24 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     record("syncDirectory \(path)")
   }
   func rename(_ from: String, to: String) throws {
+    step("rename", to)
     try base.rename(from, to: to)
     record("rename \(to)")
   }
   func exchange(_ a: String, _ b: String) throws {
+    step("exchange", b)
+    step("exchange", a)
     try base.exchange(a, b)
     record("exchange \(b)")
   }
   func renameExclusive(_ from: String, to: String) throws {
+    step("rename", to)
     try base.renameExclusive(from, to: to)
     record("rename \(to)")
   }
   func removeFile(_ path: String) throws {
+    step("remove", path)
+    if isDataless(path) { locked { $0.violations.append("removed the dataless file \(path)") } }
     try base.removeFile(path)
     record("remove \(path)")
   }
@@ -328,6 +378,45 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     return try body()
   }
 
+  /// A new directory in `replacementStore`, outside the folder.
+  func replacementDirectory(appropriateFor path: String) throws(SyncProviderError) -> String {
+    let directory = replacementStore + "/" + UUID().uuidString
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true)
+    } catch {
+      throw .failed(operation: "find a replacement directory for", path: path, detail: "\(error)")
+    }
+    return directory
+  }
+
+  /// `replaceItemAt(_:withItemAt:backupItemName:options: .withoutDeletingBackupItem)` as
+  /// Apple documents it: the new item at `target` (atomically: the target is never absent),
+  /// the original kept as `backupItemName` beside it (an item of that name is replaced),
+  /// `item` gone. A dataless original is a violation (mn must never displace one).
+  func replaceItem(at target: String, withItemAt item: String, backupItemName: String)
+    throws(SyncProviderError) -> String
+  {
+    let backup = AbsolutePath(target).parent.appending(backupItemName).string
+    step("replaceItem", target)
+    step("replaceItem", backup)
+    if isDataless(target) {
+      locked { $0.violations.append("replaceItem displaced the dataless file \(target)") }
+    }
+    if !locked({ $0.active.contains { $0.0 == .replacing && $0.1 == target } }) {
+      locked { $0.violations.append("replaceItem of \(target) outside a coordinated write") }
+    }
+    do {
+      try base.exchange(item, target)
+      try base.rename(item, to: backup)
+    } catch {
+      throw .failed(operation: "replace", path: target, detail: "\(error)")
+    }
+    locked { $0.itemReplacements.append((target, backup)) }
+    record("replaceItem \(target) backup \(backupItemName)")
+    return backup
+  }
+
   func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {
     if locked({ $0.refuseMoves }) {
       throw .failed(operation: "move into iCloud", path: from, detail: "refused")
@@ -375,7 +464,9 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     let log = snapshot.log
     // Durable: the last rename onto the file (if any) is followed by a sync of its directory.
     let directory = AbsolutePath(path).parent.string
-    if let renamed = log.lastIndex(where: { $0.hasPrefix("rename \(path)") }),
+    if let renamed = log.lastIndex(where: {
+      $0.hasPrefix("rename \(path)") || $0.hasPrefix("replaceItem \(path) ")
+    }),
       !log[renamed...].contains(where: { $0.hasPrefix("syncDirectory \(directory)") })
     {
       locked { $0.violations.append("resolved before the rename of \(path) was synced") }

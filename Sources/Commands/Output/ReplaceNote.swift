@@ -25,6 +25,7 @@ enum ReplaceNote {
       case .exchange: "by exchange"
       case .exclusive: "as a new file (rename without overwrite)"
       case .compared: "by compare and rename (the file system cannot exchange)"
+      case .replacedItem: "by the sync provider's replace (replaceItemAt), keeping a backup item"
       }
     let arrivals = summary.arrivals
     guard arrivals.total > 0 else { return way }

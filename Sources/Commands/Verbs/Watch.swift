@@ -39,10 +39,10 @@ enum Watch {
     abstract: "Keep the data folder healthy: merge conflict copies as they arrive.",
     discussion: """
       Watches the data folder with the system's change notifications (inotify on Linux, \
-      kqueue on macOS; no polling, no CPU while nothing happens) and merges each conflict \
-      copy once it has not changed for --quiet-for seconds and is downloaded, exactly as \
-      'mn merge-conflicts' does: a verified backup first, then the merge, read back and \
-      checked, and only then the copy is removed. Only names that the table of conflict \
+      one FSEvents stream on macOS; no polling, no CPU while nothing happens) and merges \
+      each conflict copy once it has not changed for --quiet-for seconds and is downloaded, \
+      exactly as 'mn merge-conflicts' does: a verified backup first, then the merge, read \
+      back and checked, and only then the copy is removed. Only names that the table of conflict \
       copies matches are copies (see 'mn ls --conflicts'): a document that the app rewrites \
       is never mistaken for one, and a copy that a sync client is still writing is left \
       until it is quiet. A copy that does not decode yet and changed less than six quiet \

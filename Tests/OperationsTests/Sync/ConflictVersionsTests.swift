@@ -56,9 +56,12 @@ import Testing
     let all = try [0, 1, 2].map { try SimulatedFolder.hashes(try SimulatedFolder.device($0)) }
     #expect(try sim.hashesOnDisk(SimulatedFolder.month) == all.reduce(Set(), { $0.union($1) }))
     let log = sim.provider.snapshot.log
-    #expect(log.contains("exchange \(month) [in replacing \(month)]"))
+    #expect(
+      log.contains {
+        $0.hasPrefix("replaceItem \(month) ") && $0.hasSuffix("[in replacing \(month)]")
+      })
     // Durable before resolved: the exchange, then the directory's sync, then the resolution.
-    let rename = try #require(log.firstIndex { $0.hasPrefix("exchange \(month)") })
+    let rename = try #require(log.firstIndex { $0.hasPrefix("replaceItem \(month) ") })
     let synced = try #require(log.firstIndex { $0.hasPrefix("syncDirectory ") })
     let resolved = try #require(log.firstIndex { $0.hasPrefix("resolve") })
     #expect(rename < synced && synced < resolved)
@@ -163,7 +166,7 @@ import Testing
   /// A failure at any write, sync or rename of the merge (as a crash there would leave it):
   /// no version is resolved unless its changes are in the file, and a rerun finishes.
   @Test(arguments: [
-    FaultyFileSystem.Operation.createExclusive, .write, .sync, .close, .exchange, .syncDirectory,
+    FaultyFileSystem.Operation.createExclusive, .write, .sync, .close, .removeFile, .syncDirectory,
     .readFile,
   ])
   func aFailureAtAnyWriteStepResolvesNothingUnmerged(_ operation: FaultyFileSystem.Operation)

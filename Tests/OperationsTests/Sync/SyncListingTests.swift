@@ -25,6 +25,8 @@ struct SimulatedFolder {
     try folder.makeDirectory("versions")
     provider = SimulatedFileProvider(
       root: folder.absolute("root"), kind: kind, versionStore: folder.absolute("versions"))
+    // As mn does at start on macOS (LiveEnvironment).
+    provider.turnOffMaterializationForProcess()
     fileSystem = CoordinatedFileSystem(base: provider, provider: provider)
   }
 
@@ -105,9 +107,29 @@ struct SimulatedFolder {
     let error = FileSystemError("read", path, .deadlock)
     #expect(error.meansNotDownloaded)
     #expect(error.description.contains("not downloaded"))
-    // Outside `withoutMaterializing`, the same read downloads the file.
-    _ = try sim.fileSystem.readFile(path, limit: 1 << 20)
-    #expect(sim.provider.snapshot.materialized == [path])
+    // Outside `withoutMaterializing`, the process-wide policy makes the read fail the same way.
+    #expect(throws: FileSystemError("read", path, .deadlock)) {
+      try sim.fileSystem.readFile(path, limit: 1 << 20)
+    }
+    #expect(sim.provider.snapshot.materialized.isEmpty)
+  }
+
+  /// A process that never set the policy downloads a dataless file it reads: the simulator
+  /// fails the test (mn.md §15: off for the whole process at start).
+  @Test func aReadWithoutThePolicyFailsTheTest() throws {
+    let folder = try ScratchFolder()
+    try folder.makeDirectory("root")
+    try folder.makeDirectory("versions")
+    let provider = SimulatedFileProvider(
+      root: folder.absolute("root"), versionStore: folder.absolute("versions"))
+    let path = try folder.write("root/x.automerge", try SimulatedFolder.device(0))
+    try provider.makeDataless(path)
+    withKnownIssue {
+      _ = try? provider.readFile(path, limit: 1 << 20)
+    } matching: { issue in
+      issue.comments.contains { $0.rawValue.contains("without the materialization policy") }
+    }
+    #expect(provider.snapshot.materialized == [path])
   }
 
   @Test func doctorReportsUnresolvedVersionsAndOnceThatVersionsAreHidden() throws {

@@ -117,7 +117,7 @@ import Testing
     let month = sim.path(SimulatedFolder.month)
     let log = sim.provider.snapshot.log
     let placed = try #require(
-      log.firstIndex { $0.hasPrefix("rename \(month)") || $0.hasPrefix("exchange \(month)") })
+      log.firstIndex { $0.hasPrefix("rename \(month)") || $0.hasPrefix("replaceItem \(month) ") })
     #expect(log[placed].hasSuffix("[in replacing \(month)]"))
     let synced = try #require(
       log.firstIndex { $0.hasPrefix("syncDirectory \(AbsolutePath(month).parent.string)") })

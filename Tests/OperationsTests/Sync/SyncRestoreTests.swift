@@ -23,7 +23,7 @@ import Testing
     #expect(outcome.report.merged == [SimulatedFolder.month])
     let log = sim.provider.snapshot.log
     let placed = try #require(
-      log.firstIndex { $0.hasPrefix("exchange \(month)") || $0.hasPrefix("rename \(month)") })
+      log.firstIndex { $0.hasPrefix("replaceItem \(month) ") || $0.hasPrefix("rename \(month)") })
     #expect(log[placed].hasSuffix("[in replacing \(month)]"))
     // The look at what was displaced, and its removal, are inside the same write.
     let after = log[(placed + 1)...].filter { $0.hasPrefix("remove ") }

@@ -88,8 +88,11 @@ import Testing
     #expect(try sim.hashesOnDisk(SimulatedFolder.month) == union([1]))
     // Written inside a coordinated replace, synced, then resolved.
     let log = sim.provider.snapshot.log
-    #expect(log.contains("exchange \(month) [in replacing \(month)]"))
-    let exchanged = try #require(log.firstIndex { $0.hasPrefix("exchange \(month)") })
+    #expect(
+      log.contains {
+        $0.hasPrefix("replaceItem \(month) ") && $0.hasSuffix("[in replacing \(month)]")
+      })
+    let exchanged = try #require(log.firstIndex { $0.hasPrefix("replaceItem \(month) ") })
     let synced = try #require(log.lastIndex { $0.hasPrefix("syncDirectory ") })
     let resolved = try #require(log.firstIndex { $0.hasPrefix("resolve") })
     #expect(exchanged < synced && synced < resolved)

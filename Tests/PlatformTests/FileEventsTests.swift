@@ -1,0 +1,74 @@
+import Testing
+
+@testable import Platform
+
+/// What an FSEvents event means for `watch` (mn.md §12, §15): `FileEvents.events`, the
+/// decision of the Darwin notifier.
+@Suite struct FileEventsTests {
+  let root = "/Users/ada/Library/Mobile Documents/iCloud~tools~minuta~app/Documents"
+  var month: String { root + "/records/2026/09.automerge" }
+
+  @Test(arguments: [FileEvents.mustScanSubDirs, FileEvents.userDropped, FileEvents.kernelDropped])
+  func lostHistoryIsAFullRescan(_ flag: UInt32) {
+    #expect(FileEvents.events(path: root + "/records", flags: flag, root: root) == [.overflow])
+    // Whatever else the event says, and wherever it is.
+    #expect(
+      FileEvents.events(path: "/", flags: flag | FileEvents.itemCreated, root: root) == [
+        .overflow
+      ])
+  }
+
+  @Test func theRootMovedRemovedOrUnmountedIsGone() {
+    #expect(FileEvents.events(path: root, flags: FileEvents.rootChanged, root: root) == [.rootGone])
+    #expect(
+      FileEvents.events(
+        path: root, flags: FileEvents.itemRemoved | FileEvents.itemIsDir, root: root) == [
+          .rootGone
+        ])
+    #expect(FileEvents.events(path: "/Users", flags: FileEvents.unmount, root: root) == [.rootGone])
+  }
+
+  @Test func fileEvents() {
+    #expect(
+      FileEvents.events(path: month, flags: 0x1000 /* ItemModified */, root: root) == [
+        .changed(month)
+      ])
+    #expect(
+      FileEvents.events(path: month, flags: FileEvents.itemRemoved, root: root) == [.removed(month)]
+    )
+    // Created and removed in one coalesced event: looked at again, not taken for gone.
+    #expect(
+      FileEvents.events(
+        path: month, flags: FileEvents.itemRemoved | FileEvents.itemCreated, root: root) == [
+          .changed(month)
+        ])
+    // A rename names both paths without saying which: the folder is looked at again.
+    #expect(
+      FileEvents.events(path: month, flags: FileEvents.itemRenamed, root: root) == [
+        .directoryChanged(root + "/records/2026")
+      ])
+  }
+
+  @Test func directoryEvents() {
+    let year = root + "/records/2027"
+    #expect(
+      FileEvents.events(
+        path: year, flags: FileEvents.itemCreated | FileEvents.itemIsDir, root: root)
+        == [.directoryAdded(year)])
+    #expect(
+      FileEvents.events(
+        path: year, flags: FileEvents.itemRemoved | FileEvents.itemIsDir, root: root)
+        == [.directoryChanged(root + "/records")])
+  }
+
+  @Test func pathsOutsideTheRootSayNothing() {
+    #expect(
+      FileEvents.events(path: root + "2/x", flags: FileEvents.itemCreated, root: root).isEmpty)
+    #expect(FileEvents.events(path: "/tmp/x", flags: FileEvents.itemRemoved, root: root).isEmpty)
+  }
+
+  /// `NoDefer | WatchRoot | FileEvents` (<CoreServices/FSEvents.h>: 0x02, 0x04, 0x10).
+  @Test func theStreamAsksForFileEventsAndTheRoot() {
+    #expect(FileEvents.streamFlags == 0x16)
+  }
+}

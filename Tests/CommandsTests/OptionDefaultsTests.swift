@@ -180,7 +180,8 @@ import Testing
   /// to 10`.
   static func statesANumericDefault(_ text: String) -> Bool {
     let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
-    for (index, word) in words.enumerated() where word.lowercased().hasPrefix("default") {
+    for (index, word) in words.enumerated()
+    where word.drop(while: { $0 == "(" }).lowercased().hasPrefix("default") {
       var next = index + 1
       if next < words.count, words[next] == "to" { next += 1 }
       if next < words.count, words[next].first?.isNumber == true { return true }

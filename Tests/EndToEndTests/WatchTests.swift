@@ -340,7 +340,7 @@ import Testing
     let f = try Folder()
     for (arguments, message) in [
       (["--backup-every", "soon"], "invalid value 'soon' for '--backup-every'"),
-      (["--keep-last", "3"], "--keep-* options need --backup-every"),
+      (["--keep-last", "3"], "mn: error: --keep-last needs --backup-every\n"),
       (["--fetch-from", "/x"], "--fetch-from needs --fetch"),
       (["--service", "cron"], "cron"),
     ] {

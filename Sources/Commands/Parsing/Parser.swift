@@ -206,6 +206,7 @@ private struct ParseState {
     }
     try checkArguments(of: spec)
     try checkGroups(of: spec)
+    try checkRequirements(of: spec)
     return .run(
       Invocation(
         path: path, spec: spec, values: values, flags: flags, arguments: arguments,
@@ -275,6 +276,20 @@ private struct ParseState {
       }
     }
   }
+
+  /// Refuses a member of a `requires:` group given without the option it needs, with one
+  /// message form: `--fetch-from needs --fetch`, the first given member in the group's order.
+  func checkRequirements(of spec: CommandSpec) throws(UsageError) {
+    for group in spec.requirements {
+      guard let needed = group.requires, !isGiven(needed) else { continue }
+      if let first = group.names.first(where: isGiven) {
+        throw UsageError(message: "--\(first) needs --\(needed)", path: path)
+      }
+    }
+  }
+
+  /// Whether the option named `name` (flag or value, the verb's or a global one) was given.
+  func isGiven(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
 
   /// Checks a value against its kind: numbers for `.seconds` and `.count`, one of the words
   /// for `.choice`, non-empty for paths and documents.

@@ -96,9 +96,17 @@ public enum HelpRenderer {
     return finish(lines)
   }
 
-  /// The help line of an option, with its choice words when it has some.
+  /// The help line of an option: led by `With --fetch:` when it needs another option, with
+  /// its default before the final period, then its choice words when it has some.
   static func optionHelp(_ option: OptionSpec) -> String {
     var text = option.help
+    if let value = option.defaultValue {
+      let body = text.hasSuffix(".") ? String(text.dropLast()) : text
+      text = body + " (default \(value))."
+    }
+    if let needed = option.requires, let first = text.first {
+      text = "With --\(needed): " + first.lowercased() + text.dropFirst()
+    }
     if case .choice(let words) = option.value {
       text += " One of: " + words.joined(separator: ", ") + "."
     }

@@ -46,6 +46,8 @@ public struct CommandSpec: Sendable {
   public var options: [OptionSpec]
   /// The groups of mutually exclusive options; members may be global options.
   public var groups: [OptionGroup]
+  /// The groups whose members need another option (`requires:`), exclusive or not.
+  public var requirements: [OptionGroup]
   public var flags: CommandFlags
   /// The exit statuses the command can return, `ok` first.
   public var exits: [ExitStatus]
@@ -77,8 +79,15 @@ public struct CommandSpec: Sendable {
     // Closures, not key paths: a key path is built at run time from its type's mangled name,
     // and these run at every start for the whole table (0.4 M instructions for `ls`'s and
     // `resolve`'s choices alone).
-    self.options = options.flatMap { $0.optionSpecs }
-    self.groups = options.compactMap { $0.optionGroup }
+    let declared = options.compactMap { $0.optionGroup }
+    let requirements = declared.filter { $0.requires != nil }
+    self.options = options.flatMap { $0.optionSpecs }.map { option in
+      var option = option
+      option.requires = requirements.first { $0.names.contains(option.name) }?.requires
+      return option
+    }
+    self.groups = declared.filter { $0.isExclusive }
+    self.requirements = requirements
     self.flags = flags
     self.exits = exits
     self.examples = examples

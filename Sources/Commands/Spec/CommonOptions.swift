@@ -2,5 +2,5 @@
 enum CommonOptions {
   /// How long a writing verb waits for the write lock (mn.md §6); the dispatcher reads it.
   static let wait = Option.seconds(
-    "wait", help: "Wait this long for another writer's lock before giving up with 75 (default 10).")
+    "wait", default: 10, help: "Wait this long for another writer's lock before giving up with 75.")
 }

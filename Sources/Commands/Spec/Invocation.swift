@@ -46,6 +46,16 @@ public struct Invocation: Sendable {
     values[option.spec.name]?.last.flatMap(option.convert)
   }
 
+  /// The last value given for the option, typed, or its declared default.
+  public subscript<Value>(_ option: DefaultedOption<Value>) -> Value {
+    self[option.option] ?? option.defaultValue
+  }
+
+  /// The last value given for the option as typed, or its default as help prints it.
+  public func word<Value>(for option: DefaultedOption<Value>) -> String {
+    word(for: option.spec) ?? option.defaultWord
+  }
+
   /// Every value given for a repeatable option, in command-line order.
   public subscript<Value>(all option: Option<Value>) -> [Value] {
     (values[option.spec.name] ?? []).compactMap(option.convert)

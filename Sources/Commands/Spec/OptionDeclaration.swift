@@ -83,6 +83,22 @@ extension Option where Value == Double {
   }
 }
 
+extension Option where Value == Double {
+  /// Declares an option that takes a number of seconds and has a default: the one place the
+  /// default is written. Help, man pages and completions say `(default 10)`, and
+  /// `call[option]` is the default when the option is not given.
+  public static func seconds(
+    _ name: String, valueName: String = "SECONDS", default value: Double, help: String
+  ) -> DefaultedOption<Double> {
+    let word = DefaultedOption<Double>.word(for: value)
+    return DefaultedOption(
+      option: Option(
+        spec: .option(name, .seconds, valueName: valueName, help: help, defaultValue: word),
+        convert: Double.init),
+      defaultValue: value)
+  }
+}
+
 extension Option where Value == Int {
   /// Declares an option that takes a non-negative whole number.
   public static func count(_ name: String, valueName: String = "N", help: String) -> Option<Int> {
@@ -102,12 +118,36 @@ extension Option where Value: CaseIterable & RawRepresentable, Value.RawValue ==
   }
 }
 
+/// An option with a default value, declared once (`Option.seconds(_:default:help:)`);
+/// `call[option]` is its last value, or the default when it was not given.
+public struct DefaultedOption<Value: Sendable>: OptionDeclaration {
+  /// The option; its spec's `defaultValue` is `defaultValue` as typed.
+  public let option: Option<Value>
+  /// The value used when the option is not given.
+  public let defaultValue: Value
+
+  /// The option as the table describes it.
+  public var spec: OptionSpec { option.spec }
+  /// The default as it would be typed (`10`, `1.5`), as help prints it.
+  public var defaultWord: String { option.spec.defaultValue ?? "" }
+
+  public var optionSpecs: [OptionSpec] { [option.spec] }
+  public var optionGroup: OptionGroup? { nil }
+
+  /// A number of seconds as it is typed: `10`, not `10.0`.
+  static func word(for seconds: Double) -> String {
+    seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
+  }
+}
+
 /// How many options of a group may be given.
 public enum Exclusivity: Sendable, Equatable {
   /// None or one of them.
   case atMostOne
   /// Exactly one of them.
   case exactlyOne
+  /// Any of them: a group that only says what its members need (`requires:`).
+  case anyNumber
 }
 
 /// Options that exclude one another, declared once in the spec (swift-argument-parser's
@@ -121,15 +161,37 @@ public struct OptionGroup: OptionDeclaration, Equatable {
   /// option (`json`).
   public var names: [String]
   public var exclusivity: Exclusivity
+  /// The long name of the option that each member needs (`fetch`): the parser refuses a
+  /// member without it, `--fetch-from needs --fetch`, and help leads each member's line
+  /// with `With --fetch:`. Nil when the members need nothing.
+  public var requires: String?
 
-  /// A group of the options `members`.
-  public init(_ exclusivity: Exclusivity, _ members: [any OptionDeclaration]) {
+  /// A group of the options `members`, which need `requires` when it is given.
+  public init(
+    _ exclusivity: Exclusivity, _ members: [any OptionDeclaration],
+    requires: (any OptionDeclaration)? = nil
+  ) {
     self.exclusivity = exclusivity
-    names = members.flatMap { member -> [String] in
-      if let flag = member as? Flag { return [flag.spec.name] }
-      return member.optionSpecs.map { $0.name }
-    }
+    names = members.flatMap(Self.names)
+    self.requires = requires.flatMap { Self.names(of: $0).first }
   }
+
+  /// The long names a declaration stands for; a global flag's too.
+  private static func names(of member: any OptionDeclaration) -> [String] {
+    if let flag = member as? Flag { return [flag.spec.name] }
+    return member.optionSpecs.map { $0.name }
+  }
+
+  /// Options that may be given only with `option`, any number of them.
+  public static func requiring(
+    _ option: any OptionDeclaration, _ members: any OptionDeclaration...
+  ) -> OptionGroup {
+    OptionGroup(.anyNumber, members, requires: option)
+  }
+
+  /// Whether the group limits how many of its members may be given (help and man pages
+  /// state it, the completion scripts follow it).
+  public var isExclusive: Bool { exclusivity != .anyNumber }
 
   /// Options of which at most one may be given.
   public static func atMostOne(_ members: any OptionDeclaration...) -> OptionGroup {

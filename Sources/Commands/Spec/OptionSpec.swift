@@ -12,6 +12,14 @@ public struct OptionSpec: Sendable {
   public var help: String
   /// Whether the option may be given more than once (values accumulate).
   public var repeatable: Bool
+  /// The value used when the option is not given, as it would be typed (`10`); help, man
+  /// pages and completions add `(default 10)` to `help`, and the verb reads the same value
+  /// (`DefaultedOption`). Nil when there is none.
+  public var defaultValue: String?
+  /// The long name of the option this one needs (`fetch` for `--fetch-from`), from a group's
+  /// `requires:`; help, man pages and completions lead `help` with `With --fetch:`. The
+  /// parser refuses the option without it.
+  public var requires: String?
 
   /// A flag: takes no value.
   public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
@@ -21,11 +29,11 @@ public struct OptionSpec: Sendable {
   /// An option that takes a value.
   public static func option(
     _ name: String, short: Character? = nil, _ kind: ValueKind, valueName: String, help: String,
-    repeatable: Bool = false
+    repeatable: Bool = false, defaultValue: String? = nil
   ) -> OptionSpec {
     OptionSpec(
       name: name, short: short, value: kind, valueName: valueName, help: help,
-      repeatable: repeatable)
+      repeatable: repeatable, defaultValue: defaultValue)
   }
 }
 

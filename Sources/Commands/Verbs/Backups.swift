@@ -22,8 +22,8 @@ enum Backups {
     static let dryRun = Flag(
       "dry-run", short: "n", help: "Print what would be kept and removed; remove nothing.")
     static let wait = Option.seconds(
-      "wait", help: "Wait this long for another prune's lock before giving up with 75 (default 10)."
-    )
+      "wait", default: CommonOptions.wait.defaultValue,
+      help: "Wait this long for another prune's lock before giving up with 75.")
   }
 
   static let spec = CommandSpec(
@@ -206,7 +206,7 @@ enum Backups {
     }
     let report = try BackupCatalog.prune(
       directory: try env.backupDirectory(), policy: policy, dryRun: call[Options.dryRun],
-      wait: call[Options.wait] ?? 10, fileSystem: env.fileSystem,
+      wait: call[Options.wait], fileSystem: env.fileSystem,
       sleep: env.sleep, offset: env.utcOffset)
     if call.global.json {
       try env.stdout.write(JSONWriter.string(json(report), indent: 2) + "\n")

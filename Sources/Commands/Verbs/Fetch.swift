@@ -174,42 +174,42 @@ struct FetchOptionNames: Sendable {
   let from: Option<String>
   /// `--exec COMMAND`: a shell command per placeholder.
   let exec: Option<String>
-  /// `--timeout SECONDS` (default 300).
-  let timeoutOption: Option<Double>
+  /// `--timeout SECONDS`, 300 when not given (mn.md §4).
+  let timeoutOption: DefaultedOption<Double>
+  /// The flag the three need (`--fetch`); nil for `mn fetch` itself.
+  let requires: Flag?
 
   static let fetch = FetchOptionNames(verb: "fetch", prefix: "")
-  static let migrate = FetchOptionNames(verb: "migrate", prefix: "fetch-")
-  static let watch = FetchOptionNames(verb: "watch", prefix: "fetch-")
+  static let migrate = FetchOptionNames(
+    verb: "migrate", prefix: "fetch-", requires: Migrate.Options.fetch)
+  static let watch = FetchOptionNames(
+    verb: "watch", prefix: "fetch-", requires: Watch.Options.fetch)
 
-  /// The options under `prefix`; under a prefix, each help line says it needs `--fetch`.
-  init(verb: String, prefix: String) {
+  /// The options under `prefix`, needing `requires` when it is given (the parser enforces
+  /// it; help leads each line with `With --fetch:`).
+  init(verb: String, prefix: String, requires: Flag? = nil) {
     self.verb = verb
-    let lead = prefix.isEmpty ? "" : "With --fetch: "
-    let take = prefix.isEmpty ? "Take" : "take"
-    let run = prefix.isEmpty ? "Run" : "run"
-    let wait = prefix.isEmpty ? "Wait" : "wait"
+    self.requires = requires
     from = Option(
       prefix + "from", .path, valueName: "SOURCE",
-      help: lead + take
-        + " the files from another copy of the data folder, or an mn export archive.")
+      help: "Take the files from another copy of the data folder, or an mn export archive.")
     exec = Option(
       prefix + "exec", .command, valueName: "COMMAND",
-      help: lead + run
-        + " this shell command per placeholder ({} the path, {rel} the logical name).")
+      help: "Run this shell command per placeholder ({} the path, {rel} the logical name).")
     timeoutOption = Option.seconds(
-      prefix + "timeout", help: lead + wait + " this long for the files and commands (default 300)."
-    )
+      prefix + "timeout", default: 300, help: "Wait this long for the files and commands.")
   }
 
-  /// The declarations for the verb's spec: the three options, and the source given at most
-  /// one way.
+  /// The declarations for the verb's spec: the three options, the source given at most one
+  /// way, and the three only with `requires`.
   var options: [any OptionDeclaration] {
-    [from, exec, timeoutOption, OptionGroup.atMostOne(from, exec)]
-  }
-
-  /// The names of those given of the three, in declaration order.
-  func given(_ call: Invocation) -> [String] {
-    [from.spec, exec.spec, timeoutOption.spec].filter(call.isGiven).map(\.name)
+    var declarations: [any OptionDeclaration] = [
+      from, exec, timeoutOption, OptionGroup.atMostOne(from, exec),
+    ]
+    if let requires {
+      declarations.append(OptionGroup.requiring(requires, from, exec, timeoutOption))
+    }
+    return declarations
   }
 
   /// Refuses an empty command.
@@ -220,7 +220,7 @@ struct FetchOptionNames: Sendable {
   }
 
   /// The timeout in seconds (default 300).
-  func timeout(_ call: Invocation) -> Double { call[timeoutOption] ?? 300 }
+  func timeout(_ call: Invocation) -> Double { call[timeoutOption] }
 
   /// What FetchOperation needs from the environment, reporting each item to `progress`.
   func context(_ source: FetchSource, _ progress: Progress, _ env: Environment) -> FetchContext {

@@ -5,13 +5,9 @@ import Storage
 /// `mn migrate --fetch`: the options of `mn fetch` under a `fetch-` prefix, and the glue
 /// to `MigrateOperation`'s fetch (mn.md §7, step 2).
 extension Migrate {
-  /// Refuses `--fetch-*` without `--fetch`, and an empty command.
+  /// Refuses an empty command (the parser has refused `--fetch-*` without `--fetch`).
   static func checkFetchOptions(_ call: Invocation) throws {
-    let names = FetchOptionNames.migrate
-    if !call[Options.fetch], let first = names.given(call).first {
-      throw UsageError(message: "--\(first) needs --fetch", path: ["migrate"])
-    }
-    try names.check(call)
+    try FetchOptionNames.migrate.check(call)
   }
 
   /// What `--fetch` fetched: a note per file, and the warnings and failed files on standard

@@ -44,7 +44,7 @@ enum Migrate {
       interruption, run 'mn migrate' again and it finishes the job. When the source does \
       not exist or holds no documents there is nothing to do, and the exit status is 0.
 
-      With --fetch, the placeholders of both folders are fetched first, under both locks and       before the plan is printed, as 'mn fetch' does: from the sync client (waiting for it),       or from --fetch-from SOURCE (another copy of the data folder, or an archive), or by       --fetch-exec COMMAND, for at most --fetch-timeout seconds (default 300). The       --fetch-* options without --fetch are a usage error (64). When placeholders remain,       they are listed and the exit status is 69, nothing else having changed. With       --dry-run nothing is fetched: the plan lists what would be, one 'fetch' line each.
+      With --fetch, the placeholders of both folders are fetched first, under both locks and       before the plan is printed, as 'mn fetch' does: from the sync client (waiting for it),       or from --fetch-from SOURCE (another copy of the data folder, or an archive), or by       --fetch-exec COMMAND, for at most --fetch-timeout seconds (default \(FetchOptionNames.migrate.timeoutOption.defaultWord)). The       --fetch-* options without --fetch are a usage error (64). When placeholders remain,       they are listed and the exit status is 69, nothing else having changed. With       --dry-run nothing is fetched: the plan lists what would be, one 'fetch' line each.
 
       Without --yes, mn asks for confirmation on a terminal and refuses (64) otherwise.
       """,
@@ -84,7 +84,7 @@ enum Migrate {
         ? MigrateOperation.FetchRequest(
           from: call[names.from].map(absolute), command: call[names.exec],
           timeout: names.timeout(call)) : nil,
-      lockTimeout: call[CommonOptions.wait] ?? 10,
+      lockTimeout: call[CommonOptions.wait],
       pointerFile: WellKnownPaths.pointerFile(
         variables: env.variables, isDarwin: Environment.isDarwin),
       version: CommandTable.version)

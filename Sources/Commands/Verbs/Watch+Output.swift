@@ -63,7 +63,7 @@ extension Watch {
       switch report {
       case .watching(let root, let once):
         if once { return [(false, "one pass over '\(root)'")] }
-        let quiet = call.word(for: Watch.Options.quietFor.spec) ?? "10"
+        let quiet = call.word(for: Watch.Options.quietFor)
         return [(false, "watching '\(root)' (merging copies quiet for \(quiet)s)")]
       case .rescanning(let reason): return [(false, "rescanning (\(reason.rawValue))")]
       case .waitingForLock(let path): return [(false, "waiting for the write lock ('\(path)')")]
@@ -92,7 +92,7 @@ extension Watch {
       case .failed(let action, let error):
         return [(true, "cannot \(action): \(ErrorReport.describe(error).1) (will try again)")]
       case .notQuietYet(let paths):
-        let quiet = call.word(for: Watch.Options.quietFor.spec) ?? "10"
+        let quiet = call.word(for: Watch.Options.quietFor)
         return [
           (false, "left \(merge.plural(paths.count, "copy")) changed less than \(quiet)s ago")
         ]

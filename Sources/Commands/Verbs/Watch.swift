@@ -10,18 +10,17 @@ enum Watch {
 
   enum Options {
     static let quietFor = Option.seconds(
-      "quiet-for", help: "Merge a copy once it has not changed for this long (default 10).")
+      "quiet-for", default: 10, help: "Merge a copy once it has not changed for this long.")
     static let backupEvery = Option<String>(
       "backup-every", .text, valueName: "DURATION",
       help: "Write a verified backup this often (90, 30m, 12h, 1d, 1w; default never).")
-    static let keepLast = Option.count(
-      "keep-last", help: "With --backup-every: keep the N newest backups.")
+    static let keepLast = Option.count("keep-last", help: "Keep the N newest backups.")
     static let keepDaily = Option.count(
-      "keep-daily", help: "With --backup-every: keep the newest backup of each of N days.")
+      "keep-daily", help: "Keep the newest backup of each of N days.")
     static let keepWeekly = Option.count(
-      "keep-weekly", help: "With --backup-every: keep the newest backup of each of N weeks.")
+      "keep-weekly", help: "Keep the newest backup of each of N weeks.")
     static let keepMonthly = Option.count(
-      "keep-monthly", help: "With --backup-every: keep the newest backup of each of N months.")
+      "keep-monthly", help: "Keep the newest backup of each of N months.")
     static let fetch = Flag("fetch", help: "Fetch placeholders as they appear, as 'mn fetch' does.")
     static let once = Flag("once", help: "Make one pass over the folder, then exit.")
     static let service = Option.choice(
@@ -30,8 +29,10 @@ enum Watch {
 
     /// In the order help lists them.
     static let all: [any OptionDeclaration] =
-      [quietFor, backupEvery, keepLast, keepDaily, keepWeekly, keepMonthly, fetch]
-      + FetchOptionNames.watch.options + [once, service]
+      [
+        quietFor, backupEvery, keepLast, keepDaily, keepWeekly, keepMonthly,
+        OptionGroup.requiring(backupEvery, keepLast, keepDaily, keepWeekly, keepMonthly), fetch,
+      ] + FetchOptionNames.watch.options + [once, service]
   }
 
   static let spec = CommandSpec(
@@ -91,7 +92,9 @@ enum Watch {
       .interrupted,
     ],
     examples: [
-      Example("mn watch", "Merge copies 10 seconds after they stop changing."),
+      Example(
+        "mn watch",
+        "Merge copies \(Options.quietFor.defaultWord) seconds after they stop changing."),
       Example("mn watch --backup-every 1d --keep-daily 7", "Also back up daily, keep a week."),
       Example("mn watch --once --quiet-for 0", "One pass, as from cron."),
       Example(
@@ -151,7 +154,7 @@ enum Watch {
 
   /// The options as a `WatchPolicy`; usage errors for what does not parse or go together.
   static func policy(_ call: Invocation) throws -> WatchPolicy {
-    let quietFor = call[Options.quietFor] ?? 10
+    let quietFor = call[Options.quietFor]
     var backupEvery: Double?
     if let text = call[Options.backupEvery] {
       guard let seconds = WatchPolicy.parseDuration(text) else {
@@ -165,14 +168,7 @@ enum Watch {
     let keep = BackupKeepPolicy(
       last: call[Options.keepLast], daily: call[Options.keepDaily],
       weekly: call[Options.keepWeekly], monthly: call[Options.keepMonthly])
-    if keep != nil && backupEvery == nil {
-      throw UsageError(message: "--keep-* options need --backup-every", path: ["watch"])
-    }
-    let names = FetchOptionNames.watch
-    if !call[Options.fetch], let first = names.given(call).first {
-      throw UsageError(message: "--\(first) needs --fetch", path: ["watch"])
-    }
-    try names.check(call)
+    try FetchOptionNames.watch.check(call)
     return WatchPolicy(
       quietFor: quietFor, backupEvery: backupEvery, fetch: call[Options.fetch], keep: keep)
   }

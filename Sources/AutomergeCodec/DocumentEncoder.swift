@@ -167,9 +167,14 @@ public enum DocumentEncoder {
     var extra = ValueEncoder()
     var authorIndex: [ActorId: UInt64] = [:]
     for (i, a) in file.actors.enumerated() { authorIndex[a] = UInt64(i) }
+    // Consecutive changes mostly have one author: its index is reused, not hashed again.
+    var lastAuthor: (actor: ActorId, index: UInt64)? = nil
     for p in rows {
       let change = file.changes[p]
-      actor.append(authorIndex[change.author] ?? 0)
+      if lastAuthor?.actor != change.author {
+        lastAuthor = (change.author, authorIndex[change.author] ?? 0)
+      }
+      actor.append(lastAuthor?.index ?? 0)
       seq.append(Int64(change.seq))
       maxOp.append(Int64(change.maxOp))
       time.append(change.time)
@@ -251,16 +256,23 @@ private struct OpTable {
     change.reserveCapacity(total)
     index.reserveCapacity(total)
     position.reserveCapacity(total)
+    // Consecutive changes mostly share one actor table (the same array): its map is reused
+    // instead of hashing every actor's bytes again.
+    var lastActors: [ActorId] = []
+    var map: [UInt32] = []
     for (ci, c) in file.changes[..<rows].enumerated() {
-      var map: [UInt32] = []
-      for a in c.actors {
-        // An actor that authors no change cannot be indexed in a document.
-        guard let g = globalIndex[a] else {
-          throw AutomergeSaveError.unplaceableOp(
-            counter: UInt32(truncatingIfNeeded: c.startOp), actor: c.author,
-            "names actor \(a), which authors no change of the file")
+      if ci == 0 || c.actors != lastActors {
+        lastActors = c.actors
+        map = []
+        for a in c.actors {
+          // An actor that authors no change cannot be indexed in a document.
+          guard let g = globalIndex[a] else {
+            throw AutomergeSaveError.unplaceableOp(
+              counter: UInt32(truncatingIfNeeded: c.startOp), actor: c.author,
+              "names actor \(a), which authors no change of the file")
+          }
+          map.append(g)
         }
-        map.append(g)
       }
       for (i, op) in c.ops.enumerated() {
         let opId = OpTable.pack(UInt32(truncatingIfNeeded: c.startOp + UInt64(i)), map[0])

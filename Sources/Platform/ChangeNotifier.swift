@@ -100,13 +100,9 @@ public enum ChangeNotifiers {
   public static func live(fileSystem: any FileSystem, wakeDescriptor: Int32?)
     throws(ChangeNotifierError) -> any ChangeNotifier
   {
-    #if os(Linux)
-      return try LinuxInotify(fileSystem: fileSystem, wakeDescriptor: wakeDescriptor)
-    #elseif canImport(Darwin)
-      return try DarwinFSEvents(fileSystem: fileSystem, wakeDescriptor: wakeDescriptor)
-    #else
-      throw .unsupported
-    #endif
+    // Linux's is in LinuxInotify.swift, Darwin's in DarwinFSEvents.swift (compiled on Linux
+    // by the Storage check): a system with neither does not build.
+    try systemNotifier(fileSystem: fileSystem, wakeDescriptor: wakeDescriptor)
   }
 
   /// The directories below `root` (not the root), walked to `FolderWalk.maxDepth`, links

@@ -19,6 +19,15 @@
 #endif
 
 #if MN_DARWIN_SHIM || canImport(Darwin)
+  extension ChangeNotifiers {
+    /// Darwin's notifier: one FSEvents stream.
+    static func systemNotifier(fileSystem: any FileSystem, wakeDescriptor: Int32?)
+      throws(ChangeNotifierError) -> any ChangeNotifier
+    {
+      try DarwinFSEvents(fileSystem: fileSystem, wakeDescriptor: wakeDescriptor)
+    }
+  }
+
   /// Change notifications through one FSEvents stream on the folder's root, with file-level
   /// events: no descriptor per file or directory (kqueue's would run into the open files
   /// limit), no walk of the tree (which would materialize dataless folders). Lost history

@@ -1,6 +1,15 @@
 #if os(Linux)
   import Glibc
 
+  extension ChangeNotifiers {
+    /// Linux's notifier: inotify.
+    static func systemNotifier(fileSystem: any FileSystem, wakeDescriptor: Int32?)
+      throws(ChangeNotifierError) -> any ChangeNotifier
+    {
+      try LinuxInotify(fileSystem: fileSystem, wakeDescriptor: wakeDescriptor)
+    }
+  }
+
   /// Change notifications through Linux inotify: one watch per directory of the folder.
   ///
   /// A directory that appears is watched at once, with every directory already inside it

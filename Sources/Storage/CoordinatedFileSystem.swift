@@ -1,13 +1,5 @@
 import Platform
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// A `FileSystem` whose reads, replacements and removals inside synced folders run as
 /// coordinated accesses of a `SyncProvider` (mn.md §6, §15).
 ///
@@ -40,7 +32,7 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   private var depth = 0
   // Guarded by `lock`: folders known to be a File Provider's by a dataless file in them.
   private var datalessFolders: Set<String> = []
-  private let lock = DepthLock()
+  private let lock = Monitor()
 
   /// Wraps `base`; `provider` says which paths are synced and coordinates them.
   public init(base: any FileSystem, provider: any SyncProvider) {
@@ -56,7 +48,7 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   public func folderKind(of path: String) -> SyncFolderKind {
     let kind = provider.folderKind(of: path)
     guard kind == .plain else { return kind }
-    let known = lock.run {
+    let known = lock.locked {
       datalessFolders.contains { path == $0 || path.hasPrefix($0 == "/" ? "/" : $0 + "/") }
     }
     return known ? .fileProvider : .plain
@@ -65,12 +57,12 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   /// Takes `folder` (and everything below it) for a File Provider folder from now on: a
   /// dataless file was seen in it. `FolderScan` notes its root when it saw one anywhere below.
   public func noteProviderFolder(_ folder: String) {
-    lock.run { _ = datalessFolders.insert(folder) }
+    lock.locked { _ = datalessFolders.insert(folder) }
   }
 
   /// Whether a dataless file was seen in `folder` or below it.
   public func sawDataless(under folder: String) -> Bool {
-    lock.run {
+    lock.locked {
       datalessFolders.contains { $0 == folder || $0.hasPrefix(folder == "/" ? "/" : folder + "/") }
     }
   }
@@ -92,12 +84,12 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   public func coordinate<T>(_ access: CoordinatedAccess, _ path: String, _ body: () throws -> T)
     throws -> T
   {
-    guard folderKind(of: path) != .plain, lock.run({ depth == 0 }) else {
+    guard folderKind(of: path) != .plain, lock.locked({ depth == 0 }) else {
       return try body()
     }
     return try provider.coordinate(access, path) {
-      lock.run { depth += 1 }
-      defer { lock.run { depth -= 1 } }
+      lock.locked { depth += 1 }
+      defer { lock.locked { depth -= 1 } }
       return try body()
     }
   }
@@ -235,22 +227,4 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   }
   public func readLink(_ path: String) throws -> String { try base.readLink(path) }
   public func realPath(_ path: String) throws -> String { try base.realPath(path) }
-}
-
-/// A mutex around short critical sections (the coordination depth).
-private final class DepthLock: @unchecked Sendable {
-  private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-
-  init() { pthread_mutex_init(mutex, nil) }
-
-  deinit {
-    pthread_mutex_destroy(mutex)
-    mutex.deallocate()
-  }
-
-  func run<T>(_ body: () -> T) -> T {
-    pthread_mutex_lock(mutex)
-    defer { pthread_mutex_unlock(mutex) }
-    return body()
-  }
 }

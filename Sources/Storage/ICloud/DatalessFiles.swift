@@ -10,13 +10,7 @@ import Platform
 public enum DatalessFiles {
   /// Whether this system has dataless files, so that telling one needs `lstat` (its
   /// flags): a directory entry's type does not say it.
-  public static var areDetected: Bool {
-    #if canImport(Darwin)
-      return true
-    #else
-      return false
-    #endif
-  }
+  public static var areDetected: Bool { LiveSystem.isDarwin }
 
   /// `SF_DATALESS` in `st_flags` (`<sys/stat.h>`): the value is the same on every Darwin,
   /// and spelled out so that a simulated File Provider can set it on Linux, where the live

@@ -3,7 +3,7 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 # The release build records the commit it is built from for `mn --version`
 # (scripts/build-info.sh writes it; a plain `swift build` says "unknown").
-RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -DMN_BUILD_COMMIT
+RELEASE_FLAGS = -c release --product mn --static-swift-stdlib --disable-local-rpath -Xswiftc -DMN_BUILD_COMMIT
 BIN = .build/release/mn
 VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/Commands/CommandTable.swift)
 # git's commit (-dirty with uncommitted changes), else the one `git archive` wrote into

@@ -50,6 +50,7 @@ struct FetchRun {
     case .command(let template):
       var waiting: [FetchItem] = []
       var failures: [String: FetchMissing.Reason] = [:]
+      let environment = context.processVariables()
       for item in plan.items {
         if item.fileExists {
           // The file is here: a command could overwrite it. Only the stubs are stale.
@@ -63,7 +64,7 @@ struct FetchRun {
         }
         let command = Self.expand(template, item)
         let runner = context.processRunner
-        let child = try runner.start(shellCommand: command, environment: context.variables)
+        let child = try runner.start(shellCommand: command, environment: environment)
         let status = try runner.wait(
           for: child, until: deadline, now: context.now, sleep: context.sleep)
         if let status, !status.succeeded {

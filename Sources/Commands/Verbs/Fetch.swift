@@ -235,8 +235,7 @@ struct FetchOptionNames: Sendable {
       }
     }
     return FetchContext(
-      fileSystem: env.fileSystem, now: { env.nowDouble }, sleep: { env.sleep($0) },
-      processRunner: env.processRunner, variables: env.processVariables(), requestDownload: request,
-      progress: { _, _, item in progress.advance(item: item) }, syncProvider: provider)
+      system: env.system, requestDownload: request,
+      progress: { _, _, item in progress.advance(item: item) })
   }
 }

@@ -117,7 +117,7 @@ enum Watch {
     let notifier = try ChangeNotifiers.live(fileSystem: fs, wakeDescriptor: wake)
     let backupDirectory = try? env.backupDirectory()
     let context = WatchContext(
-      root: root, fileSystem: fs, notifier: notifier, now: { env.nowDouble },
+      system: env.system, root: root, notifier: notifier,
       tryLock: {
         do {
           return try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in })
@@ -141,7 +141,7 @@ enum Watch {
       },
       isTerminating: { Signals.terminating },
       takeHangups: { Signals.takeHangup(wake) ? 1 : 0 },
-      report: { out.report($0) }, syncProvider: env.syncProvider)
+      report: { out.report($0) })
     var runner = WatchRunner(
       policy: policy, once: call[Options.once],
       lastBackup: backupDirectory.flatMap {

@@ -57,12 +57,16 @@ public enum FetchSource: Sendable, Equatable {
 
 /// How long `run` waits and how often it looks.
 public struct FetchOptions: Sendable, Equatable {
-  /// The most seconds spent waiting for files and commands (mn.md §4: 300 by default).
+  /// The most seconds spent waiting for files and commands (mn.md §4: `defaultTimeout`).
   public var timeout: Double
   /// Seconds between two looks at the folder while waiting.
   public var pollInterval: Double
 
-  public init(timeout: Double = 300, pollInterval: Double = 0.5) {
+  /// `--timeout`'s default, in seconds (mn.md §4): written here once, read by the option (so
+  /// help, man pages and completions say it) and by `init`.
+  public static let defaultTimeout = 300.0
+
+  public init(timeout: Double = FetchOptions.defaultTimeout, pollInterval: Double = 0.5) {
     self.timeout = timeout
     self.pollInterval = pollInterval
   }

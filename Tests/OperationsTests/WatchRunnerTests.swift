@@ -77,7 +77,7 @@ final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
         prune: { [unowned self] keep in
           prunes.append(keep)
           return try WatchRetention.apply(
-            keep, root: root, directory: "/backups", fileSystem: fs, sleep: { _ in },
+            keep, root: root, directory: "/backups", wait: 10, fileSystem: fs, sleep: { _ in },
             offset: { _ in 0 })
         },
         isTerminating: { [unowned self] in terminating }, takeHangups: { 0 },

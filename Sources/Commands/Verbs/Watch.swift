@@ -10,7 +10,8 @@ enum Watch {
 
   enum Options {
     static let quietFor = Option.seconds(
-      "quiet-for", default: 10, help: "Merge a copy once it has not changed for this long.")
+      "quiet-for", default: WatchPolicy.defaultQuietFor,
+      help: "Merge a copy once it has not changed for this long.")
     static let backupEvery = Option<String>(
       "backup-every", .text, valueName: "DURATION",
       help: "Write a verified backup this often (90, 30m, 12h, 1d, 1w; default never).")
@@ -136,7 +137,8 @@ enum Watch {
       prune: { keep in
         // The single call site of the backup retention (see WatchRetention).
         try WatchRetention.apply(
-          keep, root: root, directory: try env.backupDirectory(), fileSystem: fs, sleep: env.sleep,
+          keep, root: root, directory: try env.backupDirectory(),
+          wait: CommonOptions.wait.defaultValue, fileSystem: fs, sleep: env.sleep,
           offset: env.utcOffset)
       },
       isTerminating: { Signals.terminating },

@@ -2,15 +2,19 @@ import Archive
 import Platform
 import Storage
 
-/// What the runner needs from outside: the disk, the clock, the lock, the signals and the
-/// verb's backup, fetch and output (style.md (d): Operations reads none of them itself).
+/// What the runner needs from outside: the system's side effects, forwarded
+/// (`context.fileSystem`, `context.now()`), and the watcher's own: the notifier, the lock,
+/// the signals and the verb's backup, fetch and output (style.md (d): Operations reads none
+/// of them itself).
+@dynamicMemberLookup
 public struct WatchContext {
+  /// The disk, the clock (seconds since the epoch), the random part of temporary names, and
+  /// the sync provider, which says which files are current and lists and resolves conflict
+  /// versions (mn.md §15) and through which the disk coordinates.
+  public var system: SystemContext
   /// The data folder.
   public var root: String
-  public var fileSystem: any FileSystem
   public var notifier: any ChangeNotifier
-  /// Seconds since the epoch.
-  public var now: () -> Double
   /// Tries the write lock once: the held lock, or nil when another writer holds it.
   public var tryLock: () throws -> WriteLocks?
   /// Writes a verified backup archive of `files`, named with `reason`; returns its path.
@@ -25,28 +29,19 @@ public struct WatchContext {
   public var takeHangups: () -> Int
   /// Takes each report as it happens.
   public var report: (WatchReport) -> Void
-  /// The random part of temporary names.
-  public var random: () -> String
-  /// Says which files are current, lists and resolves conflict versions (mn.md §15);
-  /// `NoSyncProvider` where there is none. Pass the one `fileSystem` coordinates through.
-  public var syncProvider: any SyncProvider
 
   public init(
-    root: String, fileSystem: any FileSystem, notifier: any ChangeNotifier,
-    now: @escaping () -> Double, tryLock: @escaping () throws -> WriteLocks?,
+    system: SystemContext, root: String, notifier: any ChangeNotifier,
+    tryLock: @escaping () throws -> WriteLocks?,
     backup: @escaping ([ExportFile], String) throws -> String,
     fetch: ((FolderListing) throws -> FetchReport)?,
     prune: @escaping (BackupKeepPolicy) throws -> [String],
     isTerminating: @escaping () -> Bool, takeHangups: @escaping () -> Int,
-    report: @escaping (WatchReport) -> Void,
-    random: @escaping () -> String = AtomicFile.randomSuffix,
-    syncProvider: any SyncProvider = NoSyncProvider()
+    report: @escaping (WatchReport) -> Void
   ) {
-    self.syncProvider = syncProvider
+    self.system = system
     self.root = root
-    self.fileSystem = fileSystem
     self.notifier = notifier
-    self.now = now
     self.tryLock = tryLock
     self.backup = backup
     self.fetch = fetch
@@ -54,6 +49,9 @@ public struct WatchContext {
     self.isTerminating = isTerminating
     self.takeHangups = takeHangups
     self.report = report
-    self.random = random
+  }
+
+  public subscript<Value>(dynamicMember keyPath: KeyPath<SystemContext, Value>) -> Value {
+    system[keyPath: keyPath]
   }
 }

@@ -14,6 +14,10 @@ public struct WatchPolicy: Sendable, Equatable {
   /// directories (`ChangeNotifier.unwatched`, mn.md §12), in seconds.
   public var unwatchedRescanEvery: Double
 
+  /// `--quiet-for`'s default, in seconds: written here once, read by the option (so help,
+  /// man pages and completions say it) and by `init`.
+  public static let defaultQuietFor = 10.0
+
   /// How many quiet periods a copy that does not decode must stay unchanged before it is
   /// called damaged: until then it is a copy still arriving (a sync client writing it
   /// slowly), waited for and not reported (mn.md §12).
@@ -24,7 +28,7 @@ public struct WatchPolicy: Sendable, Equatable {
   public var arrivingFor: Double { quietFor * Self.arrivingQuietPeriods }
 
   public init(
-    quietFor: Double = 10, backupEvery: Double? = nil, fetch: Bool = false,
+    quietFor: Double = WatchPolicy.defaultQuietFor, backupEvery: Double? = nil, fetch: Bool = false,
     keep: BackupKeepPolicy? = nil, retryAfter: Double = 60, unwatchedRescanEvery: Double = 30
   ) {
     self.quietFor = quietFor

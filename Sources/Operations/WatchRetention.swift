@@ -31,20 +31,22 @@ public enum WatchRetention {
   ///   - policy: The rules.
   ///   - root: The watched data folder.
   ///   - directory: The backup folder.
+  ///   - wait: How long another prune may hold the backup folder's lock, in seconds
+  ///     (`--wait`'s default: the verb passes it).
   ///   - fileSystem: Where the backups are.
-  ///   - sleep: Waits while another prune holds the backup folder's lock (up to 10 s).
+  ///   - sleep: Waits while another prune holds the backup folder's lock.
   ///   - offset: The local time zone's offset from UTC at a time, for days and weeks.
   /// - Returns: The backups removed.
   /// - Throws: `BackupCatalogError` (a folder that cannot be listed, a lock held).
   public static func apply(
-    _ policy: BackupKeepPolicy, root: String, directory: String, fileSystem: any FileSystem,
-    sleep: (Double) -> Void, offset: (Int64) -> Int64
+    _ policy: BackupKeepPolicy, root: String, directory: String, wait: Double,
+    fileSystem: any FileSystem, sleep: (Double) -> Void, offset: (Int64) -> Int64
   ) throws -> [String] {
     let rules = BackupRetention.Policy(
       last: policy.last ?? 0, daily: policy.daily ?? 0, weekly: policy.weekly ?? 0,
       monthly: policy.monthly ?? 0)
     let report = try BackupCatalog.prune(
-      directory: directory, policy: rules, dryRun: false, wait: 10, fileSystem: fileSystem,
+      directory: directory, policy: rules, dryRun: false, wait: wait, fileSystem: fileSystem,
       sleep: sleep, offset: offset,
       folders: BackupLineage.ofFolder(root, in: directory, fileSystem: fileSystem))
     return report.removed.filter { $0.removal == .removed }.map(\.entry.path)

@@ -1,4 +1,5 @@
 import Foundation
+import Operations
 import Platform
 import Testing
 
@@ -170,7 +171,7 @@ import Testing
       let out = BufferSink()
       let err = BufferSink()
       let env = Environment(
-        variables: [:], currentDirectory: "/", now: { (0, 0) }, fileSystem: LiveFileSystem(),
+        system: SystemContext(fileSystem: LiveFileSystem(), now: { 0 }), currentDirectory: "/",
         stdout: out, stderr: err)
       #expect(CLI.run(arguments, env) == 0, "\(arguments)")
       #expect(out.text.contains("\nUSAGE: mn \(path.joined(separator: " "))"), "\(arguments)")

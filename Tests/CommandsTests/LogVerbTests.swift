@@ -1,4 +1,5 @@
 import Foundation
+import Operations
 import Platform
 import Testing
 
@@ -35,8 +36,9 @@ import Testing
     let out = BufferSink()
     let err = BufferSink()
     let env = Environment(
-      variables: ["HOME": directory.path], currentDirectory: directory.path, now: { (now, 0) },
-      fileSystem: LiveFileSystem(), stdout: out, stderr: err, stdoutIsTerminal: terminal,
+      system: SystemContext(
+        variables: ["HOME": directory.path], fileSystem: LiveFileSystem(), now: { Double(now) }),
+      currentDirectory: directory.path, stdout: out, stderr: err, stdoutIsTerminal: terminal,
       utcOffset: { _ in 3600 })
     let status = CLI.run(["--root", directory.path, "log"] + arguments, env)
     return (status, out.text, err.text)

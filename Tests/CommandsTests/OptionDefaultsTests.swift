@@ -1,3 +1,4 @@
+import Operations
 import Testing
 
 @testable import Commands
@@ -169,6 +170,9 @@ import Testing
     #expect(FetchOptionNames.fetch.timeoutOption.defaultValue == 300)
     #expect(FetchOptionNames.migrate.timeoutOption.defaultValue == 300)
     #expect(FetchOptionNames.watch.timeoutOption.defaultValue == 300)
+    // What the workflows take when given nothing is what help says (declared in Operations).
+    #expect(WatchPolicy().quietFor == Watch.Options.quietFor.defaultValue)
+    #expect(FetchOptions().timeout == FetchOptionNames.fetch.timeoutOption.defaultValue)
   }
 
   /// Every spec of the table, sub-verbs included.

@@ -1,4 +1,5 @@
 import Foundation
+import Operations
 import Platform
 import Storage
 import Testing
@@ -90,8 +91,10 @@ import Testing
     let out = BufferSink()
     let err = BufferSink()
     let env = Environment(
-      variables: ["HOME": provider.root], currentDirectory: "/", now: { (0, 0) },
-      fileSystem: LiveFileSystem(), stdout: out, stderr: err, syncProvider: provider)
+      system: SystemContext(
+        variables: ["HOME": provider.root], fileSystem: LiveFileSystem(), now: { 0 },
+        syncProvider: provider),
+      currentDirectory: "/", stdout: out, stderr: err)
     let status = CLI.run(["--root", provider.root] + arguments, env)
     return (status, out.text, err.text)
   }

@@ -1,5 +1,6 @@
 import AutomergeCodec
 import Foundation
+import Operations
 import Platform
 import Testing
 
@@ -22,8 +23,8 @@ import Testing
     let out = BufferSink()
     let err = BufferSink()
     let env = Environment(
-      variables: [:], currentDirectory: directory, now: { (0, 0) }, fileSystem: LiveFileSystem(),
-      stdout: out, stderr: err)
+      system: SystemContext(fileSystem: LiveFileSystem(), now: { 0 }),
+      currentDirectory: directory, stdout: out, stderr: err)
     let status = try run(call, env)
     return Run(status: status, stdout: out.text, stderr: err.text)
   }
@@ -34,7 +35,7 @@ import Testing
     let call = Invocation(path: ["help"], spec: Help.spec, arguments: ["completion"])
     let out = BufferSink()
     let env = Environment(
-      variables: [:], currentDirectory: "/", now: { (0, 0) }, fileSystem: LiveFileSystem(),
+      system: SystemContext(fileSystem: LiveFileSystem(), now: { 0 }), currentDirectory: "/",
       stdout: out, stderr: BufferSink())
     #expect(try Help.run(call, env) == Commands.ExitStatus.ok)
     #expect(
@@ -75,8 +76,9 @@ import Testing
     let out = BufferSink()
     let err = BufferSink()
     let env = Environment(
-      variables: ["HOME": directory.path], currentDirectory: directory.path, now: { (0, 0) },
-      fileSystem: LiveFileSystem(), stdout: out, stderr: err)
+      system: SystemContext(
+        variables: ["HOME": directory.path], fileSystem: LiveFileSystem(), now: { 0 }),
+      currentDirectory: directory.path, stdout: out, stderr: err)
     let command = verb == "lock" ? ["--", "true"] : []  // `lock` needs a command first
     #expect(
       CLI.run(["--root", missing, verb] + command, env) == Commands.ExitStatus.noInput.rawValue)

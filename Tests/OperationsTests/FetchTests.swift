@@ -39,11 +39,13 @@ import Testing
     }
   }
 
+  /// Commands get the process's environment (`PATH=/bin`), never only the variables mn reads.
   func context(_ clock: FakeClock, runner: FakeProcessRunner = FakeProcessRunner()) -> FetchContext
   {
     FetchContext(
-      fileSystem: fs, now: clock.now, sleep: clock.sleep, processRunner: runner,
-      variables: ["PATH": "/bin"])
+      system: SystemContext(
+        variables: ["HOME": "/home/mn"], fileSystem: fs, now: clock.now, sleep: clock.sleep,
+        processRunner: runner, processVariables: { ["PATH": "/bin"] }))
   }
 
   @Test func planHasEveryPlaceholderOfDocumentsAndCopies() throws {
@@ -199,7 +201,7 @@ import Testing
     try f.writeOther("tags.automerge", try SampleDocuments.tags)
     let faulty = FaultyFileSystem(failing: .write, onCall: 1, with: .noSpace)
     var context = context(FakeClock())
-    context.fileSystem = faulty
+    context.system.fileSystem = faulty
     let report = try FetchOperation.run(
       try f.plan(fs), source: .directory(f.other), context: context)
     #expect(report.failed.first?.reason.isIOError == true)

@@ -75,8 +75,9 @@ import Testing
       let report = try FetchOperation.run(
         plan, source: .directory(folder.absolute("other")),
         context: FetchContext(
-          fileSystem: fs, now: clock.now, sleep: clock.sleep, processRunner: FakeProcessRunner(),
-          variables: [:]))
+          system: SystemContext(
+            fileSystem: fs, now: clock.now, sleep: clock.sleep,
+            processRunner: FakeProcessRunner())))
       #expect(report.failed.isEmpty, "\(report.failed)")
     }
   }

@@ -41,7 +41,7 @@ import Testing
       backupDirectory: { backups },
       fetchContext: { _, _ in
         Issue.record("nothing is fetched without --fetch")
-        return FetchContext(fileSystem: LiveFileSystem(), now: { 0 }, sleep: { _ in })
+        return FetchContext(system: SystemContext(fileSystem: LiveFileSystem(), now: { 0 }))
       },
       confirm: { _ in
         recorder.confirmations += 1

@@ -7,8 +7,10 @@ import Testing
 @testable import TestSupport
 
 /// A notifier that hands out scripted batches of events; each wait moves a simulated clock
-/// on by its timeout (or one second), so that the runner is tested without sleeping.
-final class ScriptedNotifier: ChangeNotifier {
+/// on by its timeout (or one second), so that the runner is tested without sleeping. Unchecked
+/// `Sendable`, as `FakeClock` is: a test drives it from one thread, and the system's `now`
+/// (a `@Sendable` closure) reads its clock.
+final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
   var batches: [[ChangeEvent]]
   var clock: Double = 1000
   var waits: [Double?] = []
@@ -61,7 +63,8 @@ final class ScriptedNotifier: ChangeNotifier {
       let fs = fileSystem
       let root = folder.path
       let context = WatchContext(
-        root: root, fileSystem: fs, notifier: notifier, now: { [unowned self] in notifier.clock },
+        system: SystemContext(fileSystem: fs, now: { [notifier] in notifier.clock }),
+        root: root, notifier: notifier,
         tryLock: { [unowned self] in
           guard notifier.clock >= lockHeldUntil else { return nil }
           return try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in })
@@ -74,7 +77,7 @@ final class ScriptedNotifier: ChangeNotifier {
         prune: { [unowned self] keep in
           prunes.append(keep)
           return try WatchRetention.apply(
-            keep, root: root, directory: "/backups", fileSystem: fs, sleep: { _ in },
+            keep, root: root, directory: "/backups", wait: 10, fileSystem: fs, sleep: { _ in },
             offset: { _ in 0 })
         },
         isTerminating: { [unowned self] in terminating }, takeHangups: { 0 },

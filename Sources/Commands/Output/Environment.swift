@@ -1,3 +1,4 @@
+import Operations
 import Platform
 import Storage
 
@@ -18,19 +19,16 @@ extension OutputSink {
   public func write(_ bytes: UnsafeBufferPointer<UInt8>) throws { try write(Array(bytes)) }
 }
 
-/// Everything a verb may touch outside itself, passed in (style.md (d)).
+/// Everything a verb may touch outside itself, passed in (style.md (d)): the system's side
+/// effects, which it hands on to the workflows and forwards (`env.fileSystem`, `env.now()`,
+/// `env.variables`), and the terminal's.
+@dynamicMemberLookup
 public struct Environment: Sendable {
-  /// The environment variables mn reads (mn.md §2, §8, §11).
-  public var variables: [String: String]
-  /// The whole environment of the process, for the commands mn runs (`fetch --exec`,
-  /// `watch --fetch-exec`), which get it as a shell would give it (mn.md §4); read only when
-  /// one is run. `variables` by default.
-  public var processVariables: @Sendable () -> [String: String]
+  /// The disk, the clock, sleeping, the sync provider, child processes and the environment
+  /// variables, as Operations takes them.
+  public var system: SystemContext
   /// The current directory, absolute.
   public var currentDirectory: String
-  /// The current time as seconds since the epoch, and nanoseconds.
-  public var now: @Sendable () -> (seconds: Int64, nanoseconds: Int64)
-  public var fileSystem: any FileSystem
   public var stdout: any OutputSink
   public var stderr: any OutputSink
   public var stdoutIsTerminal: Bool
@@ -40,36 +38,20 @@ public struct Environment: Sendable {
   public var readStandardInput: @Sendable () throws -> [UInt8]
   /// Reads one line from the terminal (for a confirmation prompt); nil at end of input.
   public var readLine: @Sendable () -> String?
-  /// Sleeps for the given number of seconds (lock waits, fetch polling).
-  public var sleep: @Sendable (Double) -> Void
-  /// Starts child processes (`fetch --exec`).
-  public var processRunner: any ProcessRunner
   /// The local time zone's offset from UTC in seconds at a given time (seconds since the
   /// epoch), for the local days, weeks and months of `backups prune`; UTC by default.
   public var utcOffset: @Sendable (Int64) -> Int64
-  /// The sync provider of the system (mn.md §15): `DarwinSyncProvider` on macOS, where
-  /// `fileSystem` then coordinates through it; `NoSyncProvider` elsewhere and in tests.
-  public var syncProvider: any SyncProvider
 
   public init(
-    variables: [String: String], currentDirectory: String,
-    now: @escaping @Sendable () -> (seconds: Int64, nanoseconds: Int64),
-    fileSystem: any FileSystem, stdout: any OutputSink, stderr: any OutputSink,
-    stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false, stdinIsTerminal: Bool = false,
+    system: SystemContext, currentDirectory: String, stdout: any OutputSink,
+    stderr: any OutputSink, stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false,
+    stdinIsTerminal: Bool = false,
     readStandardInput: @escaping @Sendable () throws -> [UInt8] = { [] },
     readLine: @escaping @Sendable () -> String? = { nil },
-    sleep: @escaping @Sendable (Double) -> Void = { _ in },
-    processRunner: any ProcessRunner = LiveProcessRunner(),
-    utcOffset: @escaping @Sendable (Int64) -> Int64 = { _ in 0 },
-    syncProvider: any SyncProvider = NoSyncProvider(),
-    processVariables: (@Sendable () -> [String: String])? = nil
+    utcOffset: @escaping @Sendable (Int64) -> Int64 = { _ in 0 }
   ) {
-    self.syncProvider = syncProvider
-    self.variables = variables
-    self.processVariables = processVariables ?? { variables }
+    self.system = system
     self.currentDirectory = currentDirectory
-    self.now = now
-    self.fileSystem = fileSystem
     self.stdout = stdout
     self.stderr = stderr
     self.stdoutIsTerminal = stdoutIsTerminal
@@ -77,9 +59,11 @@ public struct Environment: Sendable {
     self.stdinIsTerminal = stdinIsTerminal
     self.readStandardInput = readStandardInput
     self.readLine = readLine
-    self.sleep = sleep
-    self.processRunner = processRunner
     self.utcOffset = utcOffset
+  }
+
+  public subscript<Value>(dynamicMember keyPath: KeyPath<SystemContext, Value>) -> Value {
+    system[keyPath: keyPath]
   }
 }
 
@@ -93,9 +77,9 @@ extension Environment {
   func discover(root flag: String?) -> Discovery {
     Discovery.run(
       DiscoveryInput(
-        flag: flag, variables: variables, currentDirectory: currentDirectory,
+        flag: flag, variables: system.variables, currentDirectory: currentDirectory,
         isDarwin: Environment.isDarwin),
-      fileSystem: fileSystem)
+      fileSystem: system.fileSystem)
   }
 }
 
@@ -103,8 +87,9 @@ extension Environment {
   /// Scans the data folder at `root` with the system's materialization of dataless files
   /// off (mn.md §15): listing never starts a download. Every verb's scan goes through here.
   func scanFolder(_ root: String, readingStaleStubs: Bool = false) throws -> FolderListing {
-    try syncProvider.withoutMaterializing {
-      try FolderScan.scan(root: root, fileSystem: fileSystem, readingStaleStubs: readingStaleStubs)
+    try system.syncProvider.withoutMaterializing {
+      try FolderScan.scan(
+        root: root, fileSystem: system.fileSystem, readingStaleStubs: readingStaleStubs)
     }
   }
 }

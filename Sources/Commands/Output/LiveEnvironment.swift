@@ -1,3 +1,4 @@
+import Operations
 import Platform
 import Storage
 
@@ -63,8 +64,8 @@ extension Environment {
     "TMPDIR", "PATH", "MN_TEST_PAUSE_AT", "XDG_CACHE_HOME", "RCLONE_CACHE_DIR",
   ]
 
-  /// The real process environment: variables, working directory, clock, terminals (the
-  /// system calls are Platform's `LiveSystem`).
+  /// The real process environment: the system's side effects (built here once), the working
+  /// directory, the terminals (the system calls are Platform's `LiveSystem`).
   public static func live() -> Environment {
     // Only the variables mn reads: copying the whole environment costs start-up time. The
     // whole one is read when a command is run (`processVariables`).
@@ -79,19 +80,24 @@ extension Environment {
     // Before any file is read: on Darwin no accidental download of a dataless file (mn.md §15).
     let (provider, fileSystem) = LiveSync.make(
       base: live, home: variables["HOME"] ?? "", warn: LiveSystem.warn)
+    let system = SystemContext(
+      variables: variables, fileSystem: fileSystem,
+      now: {
+        // The one place the wall clock's seconds and nanoseconds become mn's clock.
+        let (seconds, nanoseconds) = LiveSystem.now()
+        return Double(seconds) + Double(nanoseconds) / 1e9
+      },
+      sleep: { LiveSystem.sleep($0) },
+      processVariables: { Environment.processEnvironment() }, syncProvider: provider)
     return Environment(
-      variables: variables, currentDirectory: LiveSystem.currentDirectory(),
-      now: { LiveSystem.now() },
-      fileSystem: fileSystem,
+      system: system, currentDirectory: LiveSystem.currentDirectory(),
       stdout: FileDescriptorSink(fd: 1, bufferLimit: 1 << 16),
       stderr: FileDescriptorSink(fd: 2, bufferLimit: 0),
       stdoutIsTerminal: LiveSystem.isTerminal(1), stderrIsTerminal: LiveSystem.isTerminal(2),
       stdinIsTerminal: LiveSystem.isTerminal(0),
       readStandardInput: { try LiveSystem.readStandardInput() },
       readLine: { Swift.readLine() },
-      sleep: { LiveSystem.sleep($0) },
-      utcOffset: { LiveSystem.utcOffset($0) },
-      syncProvider: provider, processVariables: { Environment.processEnvironment() })
+      utcOffset: { LiveSystem.utcOffset($0) })
   }
 
   /// Every `NAME=VALUE` of the process's environment (`environ`), as a shell passes it on;

@@ -26,8 +26,7 @@ final class Progress {
   func advance(by count: Int = 1, item: String = "") {
     done += count
     guard enabled else { return }
-    let (seconds, nanoseconds) = env.now()
-    let now = Double(seconds) + Double(nanoseconds) / 1e9
+    let now = env.now()
     guard now - lastDraw >= 0.1 || done >= total else { return }
     lastDraw = now
     let width = 24
@@ -49,17 +48,9 @@ extension Environment {
   /// The backup directory of mn.md §8 (`MN_BACKUP_DIR`, else the state directory).
   func backupDirectory() throws -> String {
     guard
-      let dir = WellKnownPaths.backupDirectory(variables: variables, isDarwin: Environment.isDarwin)
+      let dir = WellKnownPaths.backupDirectory(
+        variables: system.variables, isDarwin: Environment.isDarwin)
     else { throw CommandError.noBackupDirectory }
     return AbsolutePath(normalizing: dir, relativeTo: AbsolutePath(currentDirectory)).string
-  }
-
-  /// Seconds since the epoch, for manifests and backup names.
-  var nowSeconds: Int64 { now().seconds }
-
-  /// Seconds since the epoch with the fraction, for timeouts.
-  var nowDouble: Double {
-    let (seconds, nanoseconds) = now()
-    return Double(seconds) + Double(nanoseconds) / 1e9
   }
 }

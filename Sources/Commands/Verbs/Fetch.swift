@@ -174,7 +174,7 @@ struct FetchOptionNames: Sendable {
   let from: Option<String>
   /// `--exec COMMAND`: a shell command per placeholder.
   let exec: Option<String>
-  /// `--timeout SECONDS`, 300 when not given (mn.md §4).
+  /// `--timeout SECONDS`, `FetchOptions.defaultTimeout` when not given (mn.md §4).
   let timeoutOption: DefaultedOption<Double>
   /// The flag the three need (`--fetch`); nil for `mn fetch` itself.
   let requires: Flag?
@@ -197,7 +197,8 @@ struct FetchOptionNames: Sendable {
       prefix + "exec", .command, valueName: "COMMAND",
       help: "Run this shell command per placeholder ({} the path, {rel} the logical name).")
     timeoutOption = Option.seconds(
-      prefix + "timeout", default: 300, help: "Wait this long for the files and commands.")
+      prefix + "timeout", default: FetchOptions.defaultTimeout,
+      help: "Wait this long for the files and commands.")
   }
 
   /// The declarations for the verb's spec: the three options, the source given at most one
@@ -219,7 +220,7 @@ struct FetchOptionNames: Sendable {
     }
   }
 
-  /// The timeout in seconds (default 300).
+  /// The timeout in seconds, its default when not given.
   func timeout(_ call: Invocation) -> Double { call[timeoutOption] }
 
   /// What FetchOperation needs from the environment, reporting each item to `progress`.
@@ -235,8 +236,7 @@ struct FetchOptionNames: Sendable {
       }
     }
     return FetchContext(
-      fileSystem: env.fileSystem, now: { env.nowDouble }, sleep: { env.sleep($0) },
-      processRunner: env.processRunner, variables: env.processVariables(), requestDownload: request,
-      progress: { _, _, item in progress.advance(item: item) }, syncProvider: provider)
+      system: env.system, requestDownload: request,
+      progress: { _, _, item in progress.advance(item: item) })
   }
 }

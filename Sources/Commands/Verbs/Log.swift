@@ -105,7 +105,7 @@ enum Log {
 
   /// The filters from `--since`, `--until` and `--actor`.
   static func filter(_ call: Invocation, _ env: Environment) throws -> Filter {
-    let now = env.now().seconds
+    let now = env.nowSeconds
     func when(_ option: Option<String>) throws -> Int64? {
       guard let text = call[option] else { return nil }
       guard let t = ChangeTime.parse(text, now: now, utcOffset: env.utcOffset) else {

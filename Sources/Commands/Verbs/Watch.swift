@@ -10,7 +10,8 @@ enum Watch {
 
   enum Options {
     static let quietFor = Option.seconds(
-      "quiet-for", default: 10, help: "Merge a copy once it has not changed for this long.")
+      "quiet-for", default: WatchPolicy.defaultQuietFor,
+      help: "Merge a copy once it has not changed for this long.")
     static let backupEvery = Option<String>(
       "backup-every", .text, valueName: "DURATION",
       help: "Write a verified backup this often (90, 30m, 12h, 1d, 1w; default never).")
@@ -117,7 +118,7 @@ enum Watch {
     let notifier = try ChangeNotifiers.live(fileSystem: fs, wakeDescriptor: wake)
     let backupDirectory = try? env.backupDirectory()
     let context = WatchContext(
-      root: root, fileSystem: fs, notifier: notifier, now: { env.nowDouble },
+      system: env.system, root: root, notifier: notifier,
       tryLock: {
         do {
           return try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in })
@@ -136,12 +137,13 @@ enum Watch {
       prune: { keep in
         // The single call site of the backup retention (see WatchRetention).
         try WatchRetention.apply(
-          keep, root: root, directory: try env.backupDirectory(), fileSystem: fs, sleep: env.sleep,
+          keep, root: root, directory: try env.backupDirectory(),
+          wait: CommonOptions.wait.defaultValue, fileSystem: fs, sleep: env.sleep,
           offset: env.utcOffset)
       },
       isTerminating: { Signals.terminating },
       takeHangups: { Signals.takeHangup(wake) ? 1 : 0 },
-      report: { out.report($0) }, syncProvider: env.syncProvider)
+      report: { out.report($0) })
     var runner = WatchRunner(
       policy: policy, once: call[Options.once],
       lastBackup: backupDirectory.flatMap {

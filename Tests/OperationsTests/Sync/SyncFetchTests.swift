@@ -18,9 +18,10 @@ import Testing
     var progressed = 0
     let provider = sim.provider
     let context = FetchContext(
-      fileSystem: sim.fileSystem, now: clock.now, sleep: clock.sleep,
+      system: SystemContext(
+        fileSystem: sim.fileSystem, now: clock.now, sleep: clock.sleep, syncProvider: provider),
       requestDownload: { try SyncDownload.request($0, provider: provider) },
-      progress: { _, _, _ in progressed += 1 }, syncProvider: provider)
+      progress: { _, _, _ in progressed += 1 })
     let report = try FetchOperation.run(
       plan, source: .sync, options: FetchOptions(timeout: timeout, pollInterval: 1),
       context: context)
@@ -149,8 +150,9 @@ import Testing
         plan, source: .directory(sim.folder.absolute("source")),
         options: FetchOptions(timeout: 5, pollInterval: 1),
         context: FetchContext(
-          fileSystem: sim.fileSystem, now: clock.now, sleep: clock.sleep,
-          syncProvider: sim.provider))
+          system: SystemContext(
+            fileSystem: sim.fileSystem, now: clock.now, sleep: clock.sleep,
+            syncProvider: sim.provider)))
     }
     #expect(report.fetched.isEmpty)
     #expect(report.missing.map(\.reason) == [.notDownloadedInPlace])
@@ -167,8 +169,9 @@ import Testing
       plan, source: .directory(sim.folder.absolute("source")),
       options: FetchOptions(timeout: 5, pollInterval: 1),
       context: FetchContext(
-        fileSystem: sim.fileSystem, now: clock.now, sleep: clock.sleep,
-        syncProvider: sim.provider))
+        system: SystemContext(
+          fileSystem: sim.fileSystem, now: clock.now, sleep: clock.sleep,
+          syncProvider: sim.provider)))
     #expect(merged.fetched.map(\.action) == [.merged])
     let onDisk = try sim.hashesOnDisk(SimulatedFolder.month)
     #expect(onDisk.isSuperset(of: try SimulatedFolder.hashes(cloudOnly)))

@@ -104,9 +104,9 @@ import Testing
     let clock = FakeClock()
     let provider = sim.provider
     let context = FetchContext(
-      fileSystem: sim.fileSystem, now: clock.now, sleep: clock.sleep,
-      requestDownload: { try SyncDownload.request($0, provider: provider) },
-      syncProvider: provider)
+      system: SystemContext(
+        fileSystem: sim.fileSystem, now: clock.now, sleep: clock.sleep, syncProvider: provider),
+      requestDownload: { try SyncDownload.request($0, provider: provider) })
     let (report, again) = try Migration.fetch(
       plan, source: .sync, options: FetchOptions(timeout: 10, pollInterval: 1), context: context)
     #expect(report.fetched.map(\.path) == [month])

@@ -33,7 +33,9 @@ import Testing
       let root = sim.root
       let fs = sim.fileSystem
       let context = WatchContext(
-        root: root, fileSystem: fs, notifier: notifier, now: { [unowned self] in notifier.clock },
+        system: SystemContext(
+          fileSystem: fs, now: { [notifier] in notifier.clock }, syncProvider: sim.provider),
+        root: root, notifier: notifier,
         tryLock: { try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in }) },
         backup: { [unowned self] files, reason in
           if failBackup { throw BackupFailed() }
@@ -43,7 +45,7 @@ import Testing
         },
         fetch: nil, prune: { _ in [] },
         isTerminating: { [unowned self] in terminating }, takeHangups: { 0 },
-        report: { [unowned self] in reports.append($0) }, syncProvider: sim.provider)
+        report: { [unowned self] in reports.append($0) })
       var runner = WatchRunner(policy: policy, once: once, lastBackup: nil, context: context)
       try runner.run()
     }

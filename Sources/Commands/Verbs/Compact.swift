@@ -62,12 +62,12 @@ enum Compact {
     let (documents, backup) = try CompactOperation.execute(
       plan, fileSystem: env.fileSystem,
       backup: { files in
-        let made = try Backup.make(
-          files: files, source: root, reason: "compact", directory: try env.backupDirectory(),
-          dataRoots: [root], version: CommandTable.version, now: env.nowSeconds,
-          fileSystem: env.fileSystem, inspect: DocumentTools.inspect)
-        if !call.global.quiet { try? env.stderr.write("mn: backup written to '\(made.path)'\n") }
-        return made.path
+        let path = try BackupTarget(
+          directory: { try env.backupDirectory() }, source: root, version: CommandTable.version,
+          now: { env.nowSeconds }, fileSystem: env.fileSystem
+        ).make(files, reason: "compact")
+        if !call.global.quiet { try? env.stderr.write("mn: backup written to '\(path)'\n") }
+        return path
       },
       progress: { ReplaceNote.write($0.logicalName, $0.replace, call, env) })
     try report(documents, dryRun: false, backup: backup, call, env)

@@ -125,13 +125,9 @@ enum Watch {
           return nil
         }
       },
-      backup: { files, reason in
-        try Backup.make(
-          files: files, source: root, reason: reason, directory: try env.backupDirectory(),
-          dataRoots: [root], version: CommandTable.version, now: env.nowSeconds,
-          fileSystem: fs, inspect: DocumentTools.inspect
-        ).path
-      },
+      backup: BackupTarget(
+        directory: { try env.backupDirectory() }, source: root, version: CommandTable.version,
+        now: { env.nowSeconds }, fileSystem: fs),
       fetch: fetch,
       prune: { keep in
         // The single call site of the backup retention (see WatchRetention).

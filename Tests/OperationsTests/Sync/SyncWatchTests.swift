@@ -35,7 +35,7 @@ import Testing
       let context = WatchContext(
         root: root, fileSystem: fs, notifier: notifier, now: { [unowned self] in notifier.clock },
         tryLock: { try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in }) },
-        backup: { [unowned self] files, reason in
+        backup: BackupTarget { [unowned self] files, reason in
           if failBackup { throw BackupFailed() }
           backups.append(files)
           logAtBackup = sim.provider.snapshot.log

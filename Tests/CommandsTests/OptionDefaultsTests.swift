@@ -167,8 +167,8 @@ import Testing
     #expect(Backups.Options.wait.defaultValue == CommonOptions.wait.defaultValue)
     #expect(Watch.Options.quietFor.defaultValue == 10)
     #expect(FetchOptionNames.fetch.timeoutOption.defaultValue == 300)
-    #expect(FetchOptionNames.migrate.timeoutOption.defaultValue == 300)
-    #expect(FetchOptionNames.watch.timeoutOption.defaultValue == 300)
+    #expect(Migrate.Options.fetchNames.timeoutOption.defaultValue == 300)
+    #expect(Watch.Options.fetchNames.timeoutOption.defaultValue == 300)
   }
 
   /// Every spec of the table, sub-verbs included.

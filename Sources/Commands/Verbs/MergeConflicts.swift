@@ -99,7 +99,7 @@ enum MergeConflicts {
     var plan = try MergeConflictsOperation.plan(
       selected, listing: listing, provider: env.syncProvider, fileSystem: env.fileSystem)
     plan.copies.documents.sort { $0.logicalName.precedesByBytes($1.logicalName) }
-    let out = Output(call: call, env: env)
+    let out = ConflictMergeOutput(call: call, env: env, keepCopies: call[Options.keepCopies])
     if call[Options.dryRun] {
       let report = ConflictMergeReport(root: root, documents: plan.copies.documents)
       let versionReport = VersionMergeReport(plan: plan.versions)

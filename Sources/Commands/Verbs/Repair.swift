@@ -64,7 +64,8 @@ enum Repair {
   static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
     let fs = env.fileSystem
     let listing = try env.scanFolder(root)
-    let documents = call.arguments.isEmpty ? nil : try Ls.select(call.arguments, in: listing, env)
+    let documents =
+      call.arguments.isEmpty ? nil : try DocumentSelection.select(call.arguments, in: listing, env)
     var origins: [RepairOrigin] = []
     for value in call[all: Options.from] {
       let path = AbsolutePath(normalizing: value, relativeTo: AbsolutePath(env.currentDirectory))

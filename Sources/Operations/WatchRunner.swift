@@ -355,17 +355,7 @@ public struct WatchRunner {
     let plan = try MergeConflictsOperation.plan(
       entries, listing: listing, inputs: .copies, provider: context.syncProvider,
       fileSystem: context.fileSystem)
-    let context = self.context
-    let result = try MergeConflictsOperation.execute(
-      plan, backup: .make(context.backup, reason: WatchPaths.mergeBackupReason),
-      provider: context.syncProvider, fileSystem: context.fileSystem,
-      progress: { step in
-        if case .backedUp(let path) = step {
-          context.report(.backedUp(path: path, scheduled: false))
-        }
-      },
-      isCancelled: context.isTerminating, random: context.random
-    ).copies
+    let result = try runMerge(plan).copies
     var removed: [String] = []
     var retry: [String] = []
     var dropped: [String] = []
@@ -419,6 +409,23 @@ public struct WatchRunner {
     return .mergeFinished(removed: removed, retry: retry, dropped: dropped)
   }
 
+  /// Runs a merge as `merge-conflicts` does, its backup made first and reported (not a
+  /// scheduled one), SIGTERM asked between documents.
+  private func runMerge(_ plan: MergeConflictsOperation.Plan) throws
+    -> MergeConflictsOperation.Report
+  {
+    let context = self.context
+    return try MergeConflictsOperation.execute(
+      plan, backup: .make(context.backup, reason: WatchPaths.mergeBackupReason),
+      provider: context.syncProvider, fileSystem: context.fileSystem,
+      progress: { step in
+        if case .backedUp(let path) = step {
+          context.report(.backedUp(path: path, scheduled: false))
+        }
+      },
+      isCancelled: context.isTerminating, random: context.random)
+  }
+
   /// Whether a copy the merge found undecodable is still arriving (`WatchState.isArriving`,
   /// by its modification time now).
   private func isArriving(_ copy: ConflictMergeCopy) -> Bool {
@@ -466,16 +473,7 @@ public struct WatchRunner {
     let plan = try MergeConflictsOperation.plan(
       documents, listing: listing, inputs: .versions, provider: context.syncProvider,
       fileSystem: context.fileSystem)
-    let report = try MergeConflictsOperation.execute(
-      plan, backup: .make(context.backup, reason: WatchPaths.mergeBackupReason),
-      provider: context.syncProvider, fileSystem: context.fileSystem,
-      progress: { step in
-        if case .backedUp(let path) = step {
-          context.report(.backedUp(path: path, scheduled: false))
-        }
-      },
-      random: context.random
-    ).versions
+    let report = try runMerge(plan).versions
     var retry: [String] = []
     var placeholder = false
     for document in report.documents {

@@ -42,17 +42,7 @@ enum Compact {
 
   static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
     let listing = try env.scanFolder(root)
-    var selected = listing.documents
-    if !call.arguments.isEmpty {
-      let logical = try call.arguments.map {
-        try DataFolder.logicalName(
-          for: $0, root: AbsolutePath(root), currentDirectory: AbsolutePath(env.currentDirectory),
-          fileSystem: env.fileSystem)
-      }
-      let (documents, unmatched) = listing.select(logical)
-      if let first = unmatched.first { throw CommandError.noSuchDocument(first.string) }
-      selected = documents
-    }
+    let selected = try DocumentSelection.selectNamed(call.arguments, in: listing, env)
     var plan = CompactOperation.plan(selected, fileSystem: env.fileSystem)
     plan.sort { $0.logicalName.precedesByBytes($1.logicalName) }
     if call[Options.dryRun] {

@@ -85,17 +85,7 @@ enum MergeConflicts {
 
   static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
     let listing = try env.scanFolder(root)
-    var selected = listing.documents
-    if !call.arguments.isEmpty {
-      let logical = try call.arguments.map {
-        try DataFolder.logicalName(
-          for: $0, root: AbsolutePath(root), currentDirectory: AbsolutePath(env.currentDirectory),
-          fileSystem: env.fileSystem)
-      }
-      let (documents, unmatched) = listing.select(logical)
-      if let first = unmatched.first { throw CommandError.noSuchDocument(first.string) }
-      selected = documents
-    }
+    let selected = try DocumentSelection.selectNamed(call.arguments, in: listing, env)
     var plan = try MergeConflictsOperation.plan(
       selected, listing: listing, provider: env.syncProvider, fileSystem: env.fileSystem)
     plan.copies.documents.sort { $0.logicalName.precedesByBytes($1.logicalName) }

@@ -219,13 +219,13 @@ public enum MigrateOperation {
     var backup: String?
     if plan.hasWork(keepSource: request.keepSource) {
       let directory = try context.backupDirectory()
-      let result = try Backup.make(
-        files: Migration.backupFiles(plan), source: BackupLineage.pairSource(source, destination),
-        reason: "migrate", directory: directory, dataRoots: [source, destination],
-        version: request.version, now: context.now(), fileSystem: fs,
-        inspect: DocumentTools.inspect)
-      backup = result.path
-      try context.event(.backupWritten(result.path))
+      let target = BackupTarget(
+        directory: { directory }, source: BackupLineage.pairSource(source, destination),
+        dataRoots: [source, destination], version: request.version, now: context.now,
+        fileSystem: fs)
+      let path = try target.make(Migration.backupFiles(plan), reason: "migrate")
+      backup = path
+      try context.event(.backupWritten(path))
       // Before anything moves: from now on the destination holds the source's documents, so
       // the source's backups are the destination's too (mn repair, mn.md §14).
       try BackupLineage.record(

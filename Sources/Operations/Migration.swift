@@ -211,7 +211,7 @@ public enum Migration {
     }
   }
 
-  /// Plans the merge of a folder's conflict copies (`ConflictMerge`), and records its
+  /// Plans the merge of a folder's conflicts (`MergeConflictsOperation`), and records its
   /// copies, the ones that are not downloaded or do not parse, and refused documents.
   static func checkConflicts(
     _ listing: FolderListing, into plan: inout MigrationPlan, fileSystem: any FileSystem,
@@ -220,25 +220,23 @@ public enum Migration {
     throws
   {
     // Only current inputs are merged or moved (mn.md §15): a stale or dataless one blocks
-    // the migration as a placeholder does (69), before anything of it is read.
-    let (ready, refused) = SyncReadiness.split(
-      listing.documents, root: listing.root, provider: provider, fileSystem: fileSystem)
-    for document in ready where !document.hasCopies {
+    // the migration as a placeholder does (69), before anything of it is read (a document
+    // with copies is refused by the plan, the others are checked here).
+    for document in listing.documents where !document.hasCopies {
       if let problem = SyncReadiness.firstNotCurrent(
         document, root: listing.root, provider: provider, fileSystem: fileSystem)
       {
         plan.placeholders.append(problem.path)
       }
     }
-    let versions = ConflictVersions.plan(
-      ready, root: listing.root, provider: provider, fileSystem: fileSystem)
+    let merge = try MergeConflictsOperation.plan(
+      listing.documents, listing: listing, provider: provider, fileSystem: fileSystem)
+    let versions = merge.versions
     if !versions.documents.isEmpty { plan.versions.append(versions) }
     for document in versions.documents {
       if case .notCurrent(let path, _)? = document.refusal { plan.placeholders.append(path) }
     }
-    var conflicts = try ConflictMerge.plan(
-      listing: listing, documents: ready, fileSystem: fileSystem)
-    conflicts.documents += refused
+    let conflicts = merge.copies
     guard !conflicts.documents.isEmpty else { return }
     plan.conflicts.append(conflicts)
     for document in conflicts.documents {
@@ -271,7 +269,7 @@ public enum Migration {
   /// - Parameters:
   ///   - plan: a plan whose `blocker` is nil.
   ///   - keepSource: the source's copies are merged into their documents but kept.
-  ///   - backupPath: the backup already made, given to `ConflictMerge` as its own.
+  ///   - backupPath: the backup already made, given to `MergeConflictsOperation` as its own.
   ///   - fileSystem: where to read and write.
   ///   - syncProvider: merges and resolves the folders' iCloud conflict versions too.
   /// - Returns: the plan made after the merges.
@@ -282,28 +280,22 @@ public enum Migration {
     syncProvider: any SyncProvider = NoSyncProvider()
   ) throws -> MigrationPlan {
     guard !plan.conflicts.isEmpty || !plan.versions.isEmpty else { return plan }
-    for conflicts in plan.conflicts {
+    for root in [plan.source, plan.destination] {
+      let merge = MergeConflictsOperation.Plan(
+        copies: plan.conflicts.first { $0.root == root }
+          ?? ConflictMergePlan(root: root, documents: []),
+        versions: plan.versions.first { $0.root == root } ?? VersionMergePlan(root: root))
+      var step = "conflict copies"
       do {
-        _ = try ConflictMerge.execute(
-          conflicts, keepCopies: keepSource && conflicts.root == plan.source,
-          fileSystem: fileSystem,
-          backup: { _ in backupPath })
+        // The backup of both folders holds every copy and the versions' bytes (`backupFiles`).
+        _ = try MergeConflictsOperation.execute(
+          merge, keepCopies: keepSource && root == plan.source,
+          backup: backupPath.map { .made($0) } ?? .skip, provider: syncProvider,
+          fileSystem: fileSystem, copiesMerged: { _ in step = "conflict versions" })
       } catch {
         throw MigrationError.stepFailed(
-          name: "conflict copies in '\(conflicts.root)'", done: 0, total: plan.documents.count,
+          name: "\(step) in '\(root)'", done: 0, total: plan.documents.count,
           underlying: error)
-      }
-    }
-    for versions in plan.versions {
-      do {
-        // The backup of both folders holds the versions' bytes (`backupFiles`).
-        _ = try ConflictVersions.execute(
-          versions, provider: syncProvider, fileSystem: fileSystem,
-          resolving: !(keepSource && versions.root == plan.source), backup: { _ in backupPath })
-      } catch {
-        throw MigrationError.stepFailed(
-          name: "conflict versions in '\(versions.root)'", done: 0,
-          total: plan.documents.count, underlying: error)
       }
     }
     return try Migration.plan(

@@ -13,8 +13,8 @@ public enum RestoreWorkflow {
   public struct Outcome: Sendable, Equatable {
     /// The plan as decided under the lock, just before writing.
     public var plan: RestorePlan
-    /// The backup of the destination, made when the plan replaces an existing file.
-    public var backup: Backup.Result?
+    /// The path of the destination's backup, made when the plan replaces an existing file.
+    public var backupPath: String?
     /// What was written, merged, left alone.
     public var report: RestoreReport
     /// mn's leftover temporaries that were removed from the destination.
@@ -96,8 +96,8 @@ public enum RestoreWorkflow {
   /// - Returns: the plan, the backup (if one was made) and the report.
   /// - Throws: `StorageError` when the destination cannot be scanned;
   ///   `ArchiveError.placeholdersPresent`, `.destinationConflict`, `.mergeFailed`, or any
-  ///   error of `Backup.make` and `ArchiveRestore.execute`. Nothing is written before the backup is
-  ///   complete and verified.
+  ///   error of `BackupTarget.make` and `ArchiveRestore.execute`. Nothing is written before
+  ///   the backup is complete and verified.
   public static func run(
     archive: ReadArchive, destination: String, backupDirectory: String, version: String,
     now: Int64, fileSystem: FileSystem
@@ -109,12 +109,13 @@ public enum RestoreWorkflow {
     let plan = try refined(
       ArchiveRestore.plan(archive: archive, destination: destination, fileSystem: fileSystem),
       archive: archive, fileSystem: fileSystem)
-    var backup: Backup.Result?
+    var backup: String?
     if !plan.items(.merge).isEmpty {
-      backup = try Backup.make(
-        files: FolderFiles.exportFiles(listing, includeCopies: true), source: destination,
-        reason: "restore", directory: backupDirectory, dataRoots: [destination],
-        version: version, now: now, fileSystem: fileSystem, inspect: DocumentTools.inspect)
+      let target = BackupTarget(
+        directory: { backupDirectory }, source: destination, version: version, now: { now },
+        fileSystem: fileSystem)
+      backup = try target.make(
+        FolderFiles.exportFiles(listing, includeCopies: true), reason: "restore")
     }
     let report = try ArchiveRestore.execute(
       archive: archive, destination: destination, fileSystem: fileSystem,
@@ -122,6 +123,7 @@ public enum RestoreWorkflow {
       coordinated: { path, replace in
         try CoordinatedFileSystem.run(.replacing, path, on: fileSystem, replace)
       })
-    return Outcome(plan: plan, backup: backup, report: report, removedTemporaries: removed)
+    return Outcome(
+      plan: plan, backupPath: backup, report: report, removedTemporaries: removed)
   }
 }

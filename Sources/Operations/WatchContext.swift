@@ -17,8 +17,8 @@ public struct WatchContext {
   public var notifier: any ChangeNotifier
   /// Tries the write lock once: the held lock, or nil when another writer holds it.
   public var tryLock: () throws -> WriteLocks?
-  /// Writes a verified backup archive of `files`, named with `reason`; returns its path.
-  public var backup: (_ files: [ExportFile], _ reason: String) throws -> String
+  /// Where the verified backups go: before a merge, and the scheduled ones.
+  public var backup: BackupTarget
   /// Fetches the placeholders of a scan, with `--fetch`'s source; nil without `--fetch`.
   public var fetch: ((FolderListing) throws -> FetchReport)?
   /// Applies the retention (`WatchRetention.apply`); returns the backups removed.
@@ -33,7 +33,7 @@ public struct WatchContext {
   public init(
     system: SystemContext, root: String, notifier: any ChangeNotifier,
     tryLock: @escaping () throws -> WriteLocks?,
-    backup: @escaping ([ExportFile], String) throws -> String,
+    backup: BackupTarget,
     fetch: ((FolderListing) throws -> FetchReport)?,
     prune: @escaping (BackupKeepPolicy) throws -> [String],
     isTerminating: @escaping () -> Bool, takeHangups: @escaping () -> Int,

@@ -4,16 +4,17 @@ import Storage
 /// The loop of `mn watch`: waits for the notifier, feeds `WatchState`, does what it asks
 /// (mn.md §12).
 ///
-/// Merges go through `ConflictMerge` exactly as `merge-conflicts` does (backup first, read
-/// back, verify, only then remove), with only the copies that are quiet, under the write
-/// lock, which is taken for that write alone and waited for as long as it takes. A `kill -9`
-/// at any moment loses nothing (`ConflictMerge`'s guarantee); a restart's first scan picks
-/// up what is left.
+/// Merges go through `MergeConflictsOperation` exactly as `merge-conflicts` does (backup
+/// first, read back, verify, only then remove), with only the copies that are quiet, under
+/// the write lock, which is taken for that write alone and waited for as long as it takes.
+/// A `kill -9` at any moment loses nothing (`ConflictMerge`'s guarantee); a restart's first
+/// scan picks up what is left.
 ///
 /// In a synced folder (mn.md §15) only current inputs are merged (`SyncReadiness`: a stale
 /// or dataless one is left, and fetched with `--fetch`), and iCloud's conflict versions
-/// (`NSFileVersion`) are merged as `merge-conflicts` merges them (`ConflictVersions`: their
-/// bytes in the backup first, resolved only once the merged file is durable and verified).
+/// (`NSFileVersion`) are merged as `merge-conflicts` merges them (`ConflictVersions`, through
+/// the same operation: their bytes in the backup first, resolved only once the merged file
+/// is durable and verified).
 /// A version has no file to watch: the provider is asked for versions on every full scan
 /// and after each change of a document, never on a timer.
 public struct WatchRunner {
@@ -351,23 +352,10 @@ public struct WatchRunner {
       document.copies = document.copies.filter { wanted.contains($0.path) }
       if !document.copies.isEmpty { entries.append(document) }
     }
-    // Only current inputs are merged (mn.md §15): the others are refused before being read.
-    let (ready, refused) = SyncReadiness.split(
-      entries, root: context.root, provider: context.syncProvider,
+    let plan = try MergeConflictsOperation.plan(
+      entries, listing: listing, inputs: .copies, provider: context.syncProvider,
       fileSystem: context.fileSystem)
-    var plan = try ConflictMerge.plan(
-      listing: listing, documents: ready, fileSystem: context.fileSystem)
-    plan.documents += refused
-    let context = self.context
-    let result = try ConflictMerge.execute(
-      plan, fileSystem: context.fileSystem,
-      backup: { files in try context.backup(files, WatchPaths.mergeBackupReason) },
-      progress: { step in
-        if case .backedUp(let path) = step {
-          context.report(.backedUp(path: path, scheduled: false))
-        }
-      },
-      isCancelled: context.isTerminating, random: context.random)
+    let result = try runMerge(plan).copies
     var removed: [String] = []
     var retry: [String] = []
     var dropped: [String] = []
@@ -421,6 +409,23 @@ public struct WatchRunner {
     return .mergeFinished(removed: removed, retry: retry, dropped: dropped)
   }
 
+  /// Runs a merge as `merge-conflicts` does, its backup made first and reported (not a
+  /// scheduled one), SIGTERM asked between documents.
+  private func runMerge(_ plan: MergeConflictsOperation.Plan) throws
+    -> MergeConflictsOperation.Report
+  {
+    let context = self.context
+    return try MergeConflictsOperation.execute(
+      plan, backup: .make(context.backup, reason: WatchPaths.mergeBackupReason),
+      provider: context.syncProvider, fileSystem: context.fileSystem,
+      progress: { step in
+        if case .backedUp(let path) = step {
+          context.report(.backedUp(path: path, scheduled: false))
+        }
+      },
+      isCancelled: context.isTerminating, random: context.random)
+  }
+
   /// Whether a copy the merge found undecodable is still arriving (`WatchState.isArriving`,
   /// by its modification time now).
   private func isArriving(_ copy: ConflictMergeCopy) -> Bool {
@@ -453,7 +458,7 @@ public struct WatchRunner {
   }
 
   /// Merges the conflict versions of the documents at `paths` that the scan still finds,
-  /// through the workflow of `merge-conflicts` (`ConflictVersions.plan`, `execute`): the
+  /// through the workflow of `merge-conflicts` (`MergeConflictsOperation`, versions only): the
   /// versions' bytes and their documents in a verified backup first, then each document
   /// merged, written, made durable and read back, and only then its merged versions
   /// resolved. A version that cannot be read stays unresolved and is reported; a document
@@ -465,17 +470,10 @@ public struct WatchRunner {
     let root = context.root
     let wanted = Set(paths)
     let documents = listing.documents.filter { wanted.contains($0.name.path(root: root)) }
-    let plan = ConflictVersions.plan(
-      documents, root: context.root, provider: context.syncProvider,
+    let plan = try MergeConflictsOperation.plan(
+      documents, listing: listing, inputs: .versions, provider: context.syncProvider,
       fileSystem: context.fileSystem)
-    let report = try ConflictVersions.execute(
-      plan, provider: context.syncProvider, fileSystem: context.fileSystem,
-      backup: { files in
-        let path = try context.backup(files, WatchPaths.mergeBackupReason)
-        context.report(.backedUp(path: path, scheduled: false))
-        return path
-      },
-      random: context.random)
+    let report = try runMerge(plan).versions
     var retry: [String] = []
     var placeholder = false
     for document in report.documents {
@@ -522,8 +520,8 @@ public struct WatchRunner {
       return
     }
     do {
-      let path = try context.backup(
-        FolderFiles.exportFiles(listing, includeCopies: true), WatchPaths.backupReason)
+      let path = try context.backup.make(
+        FolderFiles.exportFiles(listing, includeCopies: true), reason: WatchPaths.backupReason)
       context.report(.backedUp(path: path, scheduled: true))
       feed(.backupFinished(written: true))
     } catch {

@@ -168,8 +168,8 @@ import Testing
     #expect(Backups.Options.wait.defaultValue == CommonOptions.wait.defaultValue)
     #expect(Watch.Options.quietFor.defaultValue == 10)
     #expect(FetchOptionNames.fetch.timeoutOption.defaultValue == 300)
-    #expect(FetchOptionNames.migrate.timeoutOption.defaultValue == 300)
-    #expect(FetchOptionNames.watch.timeoutOption.defaultValue == 300)
+    #expect(Migrate.Options.fetchNames.timeoutOption.defaultValue == 300)
+    #expect(Watch.Options.fetchNames.timeoutOption.defaultValue == 300)
     // What the workflows take when given nothing is what help says (declared in Operations).
     #expect(WatchPolicy().quietFor == Watch.Options.quietFor.defaultValue)
     #expect(FetchOptions().timeout == FetchOptionNames.fetch.timeoutOption.defaultValue)

@@ -69,7 +69,7 @@ final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
           guard notifier.clock >= lockHeldUntil else { return nil }
           return try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in })
         },
-        backup: { [unowned self] files, reason in
+        backup: BackupTarget { [unowned self] files, reason in
           backups.append(reason)
           return "/backups/\(backups.count)-\(reason)"
         },

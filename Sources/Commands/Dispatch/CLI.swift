@@ -68,7 +68,7 @@ public enum CLI {
       if !call.global.quiet {
         for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
       }
-      guard let root = found.root else { throw Resolve.notFound(found) }
+      guard let root = found.root else { throw DiscoveryText.notFound(found) }
       guard call.spec.flags.contains(.writesStore) else { return try run(call, root, env) }
       let lock = try WriteLocks.acquire(
         [root], timeout: call[CommonOptions.wait], fileSystem: env.fileSystem,

@@ -42,17 +42,7 @@ enum Compact {
 
   static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
     let listing = try env.scanFolder(root)
-    var selected = listing.documents
-    if !call.arguments.isEmpty {
-      let logical = try call.arguments.map {
-        try DataFolder.logicalName(
-          for: $0, root: AbsolutePath(root), currentDirectory: AbsolutePath(env.currentDirectory),
-          fileSystem: env.fileSystem)
-      }
-      let (documents, unmatched) = listing.select(logical)
-      if let first = unmatched.first { throw CommandError.noSuchDocument(first.string) }
-      selected = documents
-    }
+    let selected = try DocumentSelection.selectNamed(call.arguments, in: listing, env)
     var plan = CompactOperation.plan(selected, fileSystem: env.fileSystem)
     plan.sort { $0.logicalName.precedesByBytes($1.logicalName) }
     if call[Options.dryRun] {
@@ -62,12 +52,12 @@ enum Compact {
     let (documents, backup) = try CompactOperation.execute(
       plan, fileSystem: env.fileSystem,
       backup: { files in
-        let made = try Backup.make(
-          files: files, source: root, reason: "compact", directory: try env.backupDirectory(),
-          dataRoots: [root], version: CommandTable.version, now: env.nowSeconds,
-          fileSystem: env.fileSystem, inspect: DocumentTools.inspect)
-        if !call.global.quiet { try? env.stderr.write("mn: backup written to '\(made.path)'\n") }
-        return made.path
+        let path = try BackupTarget(
+          directory: { try env.backupDirectory() }, source: root, version: CommandTable.version,
+          now: { env.nowSeconds }, fileSystem: env.fileSystem
+        ).make(files, reason: "compact")
+        if !call.global.quiet { try? env.stderr.write("mn: backup written to '\(path)'\n") }
+        return path
       },
       progress: { ReplaceNote.write($0.logicalName, $0.replace, call, env) })
     try report(documents, dryRun: false, backup: backup, call, env)

@@ -7,7 +7,7 @@ extension Diff {
     var call: Invocation
     var env: Environment
     var results: [(Side, Side, DocumentDiff)]
-    var log: Log.Output
+    var log: ChangeLogOutput
 
     init(call: Invocation, env: Environment, results: [(Side, Side, DocumentDiff)]) {
       self.call = call
@@ -17,7 +17,7 @@ extension Diff {
       for (_, _, d) in results {
         for e in d.onlyInFirst + d.onlyInSecond { actors.insert(e.change.author) }
       }
-      log = Log.Output(call: call, env: env, actors: actors, utc: call[Options.utc])
+      log = ChangeLogOutput(call: call, env: env, actors: actors, utc: call[Options.utc])
     }
 
     func write() throws {
@@ -43,12 +43,12 @@ extension Diff {
           continue
         }
         for (side, entries) in [(a, d.onlyInFirst), (b, d.onlyInSecond)] where !entries.isEmpty {
-          text += "only in '\(side.name)': \(Diff.count(entries.count, "change"))\n"
+          text += "only in '\(side.name)': \(MergeEffect.count(entries.count, "change"))\n"
           for e in entries { text += "  " + log.line(entry(e, side)) + "\n" }
         }
         text +=
-          "merging '\(b.name)' into '\(a.name)' \(Diff.summary(adds: d.onlyInSecond.count, d.patch))\n"
-        for op in d.patch { text += "  " + Diff.line(op) + "\n" }
+          "merging '\(b.name)' into '\(a.name)' \(MergeEffect.summary(adds: d.onlyInSecond.count, d.patch))\n"
+        for op in d.patch { text += "  " + line(op) + "\n" }
       }
       try env.stdout.write(text)
     }
@@ -56,21 +56,6 @@ extension Diff {
     func entry(_ e: DocumentDiff.Entry, _ side: Side) -> FolderLog.Entry {
       FolderLog.Entry(document: side.name, copy: nil, change: e.change, ops: e.ops)
     }
-  }
-
-  /// `3 changes`, `1 change`.
-  static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)" + (n == 1 ? "" : "s") }
-
-  /// The summary of a merge's effect: `adds 2 changes, touching 1 path: /records/k/note`
-  /// (at most five paths named). `merge-conflicts` prints it per copy.
-  static func summary(adds: Int, _ patch: [JSONPatch.Operation]) -> String {
-    var s = "adds " + count(adds, "change")
-    if adds == 0 { return s }
-    if patch.isEmpty { return s + ", content unchanged" }
-    s += ", touching " + count(patch.count, "path") + ": "
-    s += patch.prefix(5).map(\.path).map { $0.isEmpty ? "/" : $0 }.joined(separator: ", ")
-    if patch.count > 5 { s += ", …" }
-    return s
   }
 
   /// One patch entry: `+ /path: value`, `- /path: old`, `~ /path: old -> new`.

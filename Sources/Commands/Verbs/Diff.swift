@@ -92,7 +92,7 @@ enum Diff {
 
   static func root(_ call: Invocation, _ env: Environment) throws -> String {
     let found = env.discover(root: call.global.root)
-    guard let root = found.root else { throw Resolve.notFound(found) }
+    guard let root = found.root else { throw DiscoveryText.notFound(found) }
     return root
   }
 
@@ -102,7 +102,7 @@ enum Diff {
   {
     let root = try root(call, env)
     let listing = try env.scanFolder(root)
-    let documents = try Ls.select([argument], in: listing, env)
+    let documents = try DocumentSelection.select([argument], in: listing, env)
     var pairs: [(Side, Side)] = []
     for document in documents {
       if document.state == .placeholder { throw CommandError.notDownloaded(document.logicalName) }

@@ -37,7 +37,9 @@ enum Doctor {
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     let found = env.discover(root: call.global.root)
-    guard let root = found.root, let source = found.source else { throw Resolve.notFound(found) }
+    guard let root = found.root, let source = found.source else {
+      throw DiscoveryText.notFound(found)
+    }
     // Coordinated reads of current files only (mn.md §15): DoctorOperation asks the provider
     // first and never reads a stale or dataless file, whose coordinated read would wait for
     // its download; materialization is off, so nothing else downloads either.
@@ -73,7 +75,7 @@ enum Doctor {
   }
 
   static func text(_ report: DoctorReport) -> String {
-    let source = Resolve.labels[report.source] ?? report.source.rawValue
+    let source = DiscoveryText.label(report.source)
     var out = "data folder: \(report.root) (from \(source))\n"
     out += "documents:   \(summary(report))\n"
     out += "lock:        \(report.lock)\n"

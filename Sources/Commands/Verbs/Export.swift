@@ -65,7 +65,8 @@ enum Export {
     run: .inFolder(run))
 
   static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
-    let target = try ExportTarget.resolve(call, env)
+    let target = try ExportTarget.resolve(
+      call, output: call[Options.output], format: call[Options.format], env)
     if case .file(let path) = target.output {
       try ExportTarget.refuseInside(root: root, output: path, env.fileSystem)
     }

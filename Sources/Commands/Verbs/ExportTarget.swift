@@ -9,12 +9,14 @@ struct ExportTarget {
   /// The output as the user named it (or the default name), for messages.
   var display: String
 
-  /// The target of `call`: `-o -` is standard output (never a terminal), `-o FILE` a file
-  /// whose extension must agree with `--format`, and no `-o` a new
-  /// `minuta-YYYYMMDD-HHMMSS.EXT` (UTC) in the current directory.
-  static func resolve(_ call: Invocation, _ env: Environment) throws -> ExportTarget {
-    let named = call[Export.Options.format]
-    switch call[Export.Options.output] {
+  /// The target of `call`'s `output` (`-o`) and `named` (`--format`): `-o -` is standard
+  /// output (never a terminal), `-o FILE` a file whose extension must agree with
+  /// `--format`, and no `-o` a new `minuta-YYYYMMDD-HHMMSS.EXT` (UTC) in the current
+  /// directory.
+  static func resolve(
+    _ call: Invocation, output: String?, format named: ArchiveFormat?, _ env: Environment
+  ) throws -> ExportTarget {
+    switch output {
     case "-":
       guard !env.stdoutIsTerminal else {
         throw CommandError.archiveToTerminal

@@ -58,7 +58,7 @@ enum Fetch {
     if call.global.verbose {
       for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
     }
-    let documents = try Ls.select(call.arguments, in: listing, env)
+    let documents = try DocumentSelection.select(call.arguments, in: listing, env)
     var source = FetchSource.sync
     if let from = call[names.from] {
       source = try FetchOperation.source(
@@ -91,46 +91,7 @@ enum Fetch {
         try env.stdout.write("\(file.action.rawValue) \(file.logicalName)\n")
       }
     }
-    return try diagnose(report, call, env, timeout: timeout)
-  }
-
-  /// Prints warnings and errors on standard error; returns the exit status.
-  static func diagnose(
-    _ report: FetchReport, _ call: Invocation, _ env: Environment, timeout: Double
-  )
-    throws -> ExitStatus
-  {
-    let quiet = call.global.quiet
-    for file in report.fetched where !quiet {
-      if !file.sizeMatches, let declared = file.declaredSize, let size = file.fetchedSize {
-        try env.stderr.write(
-          "mn: warning: '\(file.logicalName)' has \(size) bytes, the placeholder declared \(declared)\n"
-        )
-      }
-      for (stub, reason) in file.keptPlaceholders.sorted(by: { $0.key < $1.key }) {
-        try env.stderr.write("mn: warning: cannot remove placeholder '\(stub)': \(reason)\n")
-      }
-    }
-    for warning in report.warnings where call.global.verbose {
-      try env.stderr.write("mn: warning: \(warning)\n")
-    }
-    for failure in report.failed {
-      try env.stderr.write("mn: error: '\(failure.logicalName)': \(failure.reason)\n")
-    }
-    if !report.missing.isEmpty {
-      let reasons = Set(report.missing.map(\.reason.description))
-      let count = report.missing.count
-      var message = "\(count) \(count == 1 ? "file is" : "files are") still not downloaded"
-      if reasons == [FetchMissing.Reason.notDownloaded.description] {
-        message +=
-          " after \(timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout))s"
-      } else if reasons.count == 1, let reason = reasons.first {
-        message += " (\(reason))"
-      }
-      try env.stderr.write("mn: error: \(message)\n")
-      if !quiet { try env.stderr.write(report.missing.map { $0.logicalName + "\n" }.joined()) }
-    }
-    return ErrorReport.status(of: report)
+    return try FetchDiagnosis.write(report, call, env, timeout: timeout)
   }
 
   static func json(_ report: FetchReport, root: String, source: FetchSource) -> JSONValue {
@@ -166,8 +127,9 @@ enum Fetch {
 }
 
 /// The options that say how placeholders are fetched: `mn fetch` takes them as they are,
-/// `mn migrate --fetch` under a `fetch-` prefix. One definition, so that the two verbs
-/// cannot drift apart.
+/// `mn migrate --fetch` and `mn watch --fetch` under a `fetch-` prefix (each of those verbs
+/// declares its set beside its `--fetch`). One definition, so that the verbs cannot drift
+/// apart.
 struct FetchOptionNames: Sendable {
   let verb: String
   /// `--from SOURCE`: another copy of the data folder, or an export archive.
@@ -180,10 +142,6 @@ struct FetchOptionNames: Sendable {
   let requires: Flag?
 
   static let fetch = FetchOptionNames(verb: "fetch", prefix: "")
-  static let migrate = FetchOptionNames(
-    verb: "migrate", prefix: "fetch-", requires: Migrate.Options.fetch)
-  static let watch = FetchOptionNames(
-    verb: "watch", prefix: "fetch-", requires: Watch.Options.fetch)
 
   /// The options under `prefix`, needing `requires` when it is given (the parser enforces
   /// it; help leads each line with `With --fetch:`).

@@ -80,14 +80,14 @@ enum Log {
     if !call.global.quiet {
       for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
     }
-    let documents = try Ls.select(call.arguments, in: listing, env)
+    let documents = try DocumentSelection.select(call.arguments, in: listing, env)
     let log = FolderLog.read(documents, root: root, fileSystem: env.fileSystem)
-    let out = Output(
+    let out = ChangeLogOutput(
       call: call, env: env, actors: Set(log.entries.map(\.change.author)), utc: call[Options.utc])
     var entries = FolderLog.newestFirst(log.entries.filter(filter.keeps))
     if let n = call[Options.maxCount] { entries = Array(entries.prefix(n)) }
     if call[Options.summary] {
-      try out.summary(entries, filter: filter)
+      try summary(entries, filter: filter, out)
     } else if call.global.json {
       try env.stdout.write(JSONWriter.string(.array(entries.map(out.json)), indent: 2) + "\n")
     } else {
@@ -97,7 +97,7 @@ enum Log {
     }
     for problem in log.problems where !call.global.quiet || problem.reason != .notDownloaded {
       let label = problem.reason == .notDownloaded ? "warning" : "error"
-      try env.stderr.write("mn: \(label): \(out.describe(problem))\n")
+      try env.stderr.write("mn: \(label): \(describe(problem))\n")
     }
     let unreadable = log.problems.count { $0.reason != .notDownloaded }
     return unreadable > 0 ? .dataErr : .ok

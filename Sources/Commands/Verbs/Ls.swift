@@ -78,7 +78,7 @@ enum Ls {
     if !call.global.quiet {
       for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
     }
-    var documents = try select(call.arguments, in: listing, env)
+    var documents = try DocumentSelection.select(call.arguments, in: listing, env)
     if filter == .placeholders { documents = documents.filter(\.isNotDownloaded) }
     let versions = ConflictVersions.list(documents, root: root, provider: env.syncProvider).versions
     if filter == .conflicts {
@@ -107,25 +107,6 @@ enum Ls {
     case nil: for row in rows { try env.stdout.write(row.name + "\n") }
     }
     return .ok
-  }
-
-  /// The documents that `PATH…` arguments name (all of them when there are none).
-  ///
-  /// - Throws: `StorageError.outsideRoot` (64) for a path outside the root, and a
-  ///   `CommandError.noSuchDocument` naming the first argument that selects no document.
-  static func select(_ arguments: [String], in listing: FolderListing, _ env: Environment) throws
-    -> [DocumentEntry]
-  {
-    let logical = try arguments.map {
-      try DataFolder.logicalName(
-        for: $0, root: AbsolutePath(listing.root),
-        currentDirectory: AbsolutePath(env.currentDirectory), fileSystem: env.fileSystem)
-    }
-    let (selected, unmatched) = listing.select(logical)
-    if let index = logical.firstIndex(where: { unmatched.contains($0) }) {
-      throw CommandError.noSuchDocument(arguments[index])
-    }
-    return selected
   }
 
   static func long(_ row: Row) -> String {

@@ -1,4 +1,3 @@
-import Archive
 import Operations
 import Platform
 import Storage
@@ -86,61 +85,31 @@ enum MergeConflicts {
 
   static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
     let listing = try env.scanFolder(root)
-    var selected = listing.documents
-    if !call.arguments.isEmpty {
-      let logical = try call.arguments.map {
-        try DataFolder.logicalName(
-          for: $0, root: AbsolutePath(root), currentDirectory: AbsolutePath(env.currentDirectory),
-          fileSystem: env.fileSystem)
-      }
-      let (documents, unmatched) = listing.select(logical)
-      if let first = unmatched.first { throw CommandError.noSuchDocument(first.string) }
-      selected = documents
-    }
-    // Only current inputs are merged (mn.md §15): the others are refused before being read.
-    let (ready, refused) = SyncReadiness.split(
-      selected, root: root, provider: env.syncProvider, fileSystem: env.fileSystem)
-    var plan = try ConflictMerge.plan(
-      listing: listing, documents: ready, fileSystem: env.fileSystem)
-    plan.documents += refused
-    plan.documents.sort { $0.logicalName.precedesByBytes($1.logicalName) }
-    let versions = ConflictVersions.plan(
-      ready, root: root, provider: env.syncProvider, fileSystem: env.fileSystem)
-    let out = Output(call: call, env: env)
+    let selected = try DocumentSelection.selectNamed(call.arguments, in: listing, env)
+    var plan = try MergeConflictsOperation.plan(
+      selected, listing: listing, provider: env.syncProvider, fileSystem: env.fileSystem)
+    plan.copies.documents.sort { $0.logicalName.precedesByBytes($1.logicalName) }
+    let out = ConflictMergeOutput(call: call, env: env, keepCopies: call[Options.keepCopies])
     if call[Options.dryRun] {
-      let report = ConflictMergeReport(root: root, documents: plan.documents)
-      let versionReport = VersionMergeReport(plan: versions)
-      try out.finish(report, dryRun: true, effects: out.quiet ? [:] : out.effects(plan))
+      let report = ConflictMergeReport(root: root, documents: plan.copies.documents)
+      let versionReport = VersionMergeReport(plan: plan.versions)
+      try out.finish(report, dryRun: true, effects: out.quiet ? [:] : out.effects(plan.copies))
       try out.finish(versionReport, dryRun: true)
       try out.finishJSON(report, versions: versionReport, dryRun: true)
       return ErrorReport.worse(
         ErrorReport.status(of: report), ErrorReport.status(of: versionReport))
     }
     // What each copy adds is computed before anything is written (the copies go after).
-    let effects = call.global.verbose && !out.quiet ? out.effects(plan) : [:]
+    let effects = call.global.verbose && !out.quiet ? out.effects(plan.copies) : [:]
     Signals.installInterrupt()
-    let progress = Progress(env, call, label: "merging", total: plan.documents.count)
-    // One backup holds the copies and the versions' bytes, made before the first change.
-    var backedUp: String?
-    let backup = { (files: [ExportFile]) throws -> String? in
-      if let backedUp { return backedUp }
-      guard !call[Options.noBackup] else { return nil }
-      var all = files
-      for file in ConflictVersions.backupFiles(versions)
-      where !all.contains(where: { $0.relativePath == file.relativePath }) {
-        all.append(file)
-      }
-      all.sort { $0.relativePath.precedesByBytes($1.relativePath) }
-      let made = try Backup.make(
-        files: all, source: root, reason: "merge-conflicts",
-        directory: try env.backupDirectory(), dataRoots: [root], version: CommandTable.version,
-        now: env.nowSeconds, fileSystem: env.fileSystem, inspect: DocumentTools.inspect)
-      backedUp = made.path
-      return made.path
-    }
-    let report = try ConflictMerge.execute(
-      plan, keepCopies: call[Options.keepCopies], fileSystem: env.fileSystem,
-      backup: backup,
+    let progress = Progress(env, call, label: "merging", total: plan.copies.documents.count)
+    let target = BackupTarget(
+      directory: { try env.backupDirectory() }, source: root, version: CommandTable.version,
+      now: { env.nowSeconds }, fileSystem: env.fileSystem)
+    let report = try MergeConflictsOperation.execute(
+      plan, keepCopies: call[Options.keepCopies],
+      backup: call[Options.noBackup] ? .skip : .make(target, reason: "merge-conflicts"),
+      provider: env.syncProvider, fileSystem: env.fileSystem,
       progress: { step in
         switch step {
         case .backedUp(let path):
@@ -152,24 +121,15 @@ enum MergeConflicts {
           ReplaceNote.write(document.logicalName, document.replace, call, env)
         }
       },
+      copiesMerged: { report in
+        progress.finish()
+        try out.finish(report, dryRun: false, effects: effects)
+      },
       isCancelled: { Signals.interruptRequested })
-    progress.finish()
-    try out.finish(report, dryRun: false, effects: effects)
-    guard !report.interrupted else {
-      try out.finishJSON(report, versions: VersionMergeReport(plan: versions), dryRun: false)
-      return ErrorReport.status(of: report)
-    }
-    let versionReport = try ConflictVersions.execute(
-      versions, provider: env.syncProvider, fileSystem: env.fileSystem,
-      resolving: !call[Options.keepCopies],
-      backup: { files in
-        let path = try backup(files)
-        if let path, path != report.backupPath { out.note("backup written to '\(path)'") }
-        return path
-      })
-    try out.finish(versionReport, dryRun: false)
-    try out.finishJSON(report, versions: versionReport, dryRun: false)
+    if !report.copies.interrupted { try out.finish(report.versions, dryRun: false) }
+    try out.finishJSON(report.copies, versions: report.versions, dryRun: false)
+    guard !report.copies.interrupted else { return ErrorReport.status(of: report.copies) }
     return ErrorReport.worse(
-      ErrorReport.status(of: report), ErrorReport.status(of: versionReport))
+      ErrorReport.status(of: report.copies), ErrorReport.status(of: report.versions))
   }
 }

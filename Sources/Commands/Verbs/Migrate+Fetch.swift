@@ -7,7 +7,7 @@ import Storage
 extension Migrate {
   /// Refuses an empty command (the parser has refused `--fetch-*` without `--fetch`).
   static func checkFetchOptions(_ call: Invocation) throws {
-    try FetchOptionNames.migrate.check(call)
+    try Options.fetchNames.check(call)
   }
 
   /// What `--fetch` fetched: a note per file, and the warnings and failed files on standard
@@ -19,7 +19,7 @@ extension Migrate {
     }
     var shown = report
     shown.missing = []  // listed by the new plan's blocker instead
-    _ = try Fetch.diagnose(shown, call, env, timeout: FetchOptionNames.migrate.timeout(call))
+    _ = try FetchDiagnosis.write(shown, call, env, timeout: Options.fetchNames.timeout(call))
   }
 
   /// `--dry-run --fetch`: nothing is fetched; lists what would be, one `fetch` line each.

@@ -16,9 +16,11 @@ extension Migrate {
       help:
         "First fetch every placeholder and stale file of both folders, as 'mn fetch' does (not with --dry-run)."
     )
+    /// `mn fetch`'s options under a `fetch-` prefix, only with `--fetch`.
+    static let fetchNames = FetchOptionNames(verb: "migrate", prefix: "fetch-", requires: fetch)
     /// In the order help lists them.
     static let all: [any OptionDeclaration] =
-      [from, to, dryRun, yes, keepSource, fetch] + FetchOptionNames.migrate.options
+      [from, to, dryRun, yes, keepSource, fetch] + fetchNames.options
       + [CommonOptions.wait]
   }
 }

@@ -44,7 +44,7 @@ enum Migrate {
       interruption, run 'mn migrate' again and it finishes the job. When the source does \
       not exist or holds no documents there is nothing to do, and the exit status is 0.
 
-      With --fetch, the placeholders of both folders are fetched first, under both locks and       before the plan is printed, as 'mn fetch' does: from the sync client (waiting for it),       or from --fetch-from SOURCE (another copy of the data folder, or an archive), or by       --fetch-exec COMMAND, for at most --fetch-timeout seconds (default \(FetchOptionNames.migrate.timeoutOption.defaultWord)). The       --fetch-* options without --fetch are a usage error (64). When placeholders remain,       they are listed and the exit status is 69, nothing else having changed. With       --dry-run nothing is fetched: the plan lists what would be, one 'fetch' line each.
+      With --fetch, the placeholders of both folders are fetched first, under both locks and       before the plan is printed, as 'mn fetch' does: from the sync client (waiting for it),       or from --fetch-from SOURCE (another copy of the data folder, or an archive), or by       --fetch-exec COMMAND, for at most --fetch-timeout seconds (default \(Options.fetchNames.timeoutOption.defaultWord)). The       --fetch-* options without --fetch are a usage error (64). When placeholders remain,       they are listed and the exit status is 69, nothing else having changed. With       --dry-run nothing is fetched: the plan lists what would be, one 'fetch' line each.
 
       Without --yes, mn asks for confirmation on a terminal and refuses (64) otherwise.
       """,
@@ -74,7 +74,7 @@ enum Migrate {
     let absolute = { (path: String) in
       AbsolutePath(normalizing: path, relativeTo: AbsolutePath(env.currentDirectory)).string
     }
-    let names = FetchOptionNames.migrate
+    let names = Options.fetchNames
     let request = MigrateOperation.Request(
       from: call[Options.from].map(absolute), to: call[Options.to].map(absolute),
       defaultSource: home.map(WellKnownPaths.local),

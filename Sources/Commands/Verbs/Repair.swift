@@ -64,7 +64,8 @@ enum Repair {
   static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
     let fs = env.fileSystem
     let listing = try env.scanFolder(root)
-    let documents = call.arguments.isEmpty ? nil : try Ls.select(call.arguments, in: listing, env)
+    let documents =
+      call.arguments.isEmpty ? nil : try DocumentSelection.select(call.arguments, in: listing, env)
     var origins: [RepairOrigin] = []
     for value in call[all: Options.from] {
       let path = AbsolutePath(normalizing: value, relativeTo: AbsolutePath(env.currentDirectory))
@@ -94,12 +95,12 @@ enum Repair {
     let report = try RepairOperation.execute(
       plan, fileSystem: fs,
       backup: { files in
-        let made = try Backup.make(
-          files: files, source: root, reason: "repair", directory: try env.backupDirectory(),
-          dataRoots: [root], version: CommandTable.version, now: env.nowSeconds, fileSystem: fs,
-          inspect: DocumentTools.inspect)
-        out.note("backup written to '\(made.path)'")
-        return made.path
+        let path = try BackupTarget(
+          directory: { try env.backupDirectory() }, source: root, version: CommandTable.version,
+          now: { env.nowSeconds }, fileSystem: fs
+        ).make(files, reason: "repair")
+        out.note("backup written to '\(path)'")
+        return path
       },
       progress: { done, _, name in writing.advance(by: done == 0 ? 0 : 1, item: name) })
     writing.finish()

@@ -61,27 +61,14 @@ enum Resolve {
     } else if let root = found.root {
       try env.stdout.write(root + "\n")
     }
-    guard found.root != nil else { throw notFound(found) }
+    guard found.root != nil else { throw DiscoveryText.notFound(found) }
     return .ok
   }
-
-  static func notFound(_ found: Discovery) -> CommandError {
-    if let missing = found.explicitMissing {
-      return .dataFolderMissing(missing)
-    }
-    return .noDataFolder
-  }
-
-  /// How each discovery step is named for people.
-  static let labels: [DiscoverySource: String] = [
-    .flag: "--root", .env: "MINUTA_STORAGE", .pointer: "pointer file",
-    .icloud: "iCloud Drive", .local: "local default",
-  ]
 
   static func explain(_ found: Discovery) -> String {
     var out = ""
     for (i, c) in found.candidates.enumerated() {
-      let label = (labels[c.source] ?? c.source.rawValue).padding(16)
+      let label = DiscoveryText.label(c.source).padding(16)
       out += "\(i + 1). \(label)\(c.path ?? "-")\n     \(c.note)\n"
     }
     if let root = found.root, let source = found.source {

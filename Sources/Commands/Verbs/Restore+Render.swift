@@ -41,7 +41,7 @@ extension Restore {
     func list(_ paths: [String]) -> JSONValue { .array(paths.map(JSONValue.string)) }
     return .object([
       ("archive", .string(source)), ("destination", .string(outcome.plan.destination)),
-      ("backup", outcome.backup.map { .string($0.path) } ?? .null),
+      ("backup", outcome.backupPath.map(JSONValue.string) ?? .null),
       ("written", list(r.written)), ("merged", list(r.merged)), ("unchanged", list(r.unchanged)),
       ("keptDifferent", list(r.keptDifferent)), ("skipped", list(r.skipped)),
     ])

@@ -109,8 +109,8 @@ enum Restore {
         try env.stderr.write(line(item))
       }
     }
-    if let backup = outcome.backup {
-      try env.stderr.write("mn: backup written to '\(backup.path)'\n")
+    if let backup = outcome.backupPath {
+      try env.stderr.write("mn: backup written to '\(backup)'\n")
     }
     for path in report.keptDifferent {
       try env.stderr.write("mn: warning: '\(path)' differs from the archive's copy; left alone\n")

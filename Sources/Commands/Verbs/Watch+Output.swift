@@ -56,7 +56,10 @@ extension Watch {
 
     private func time() -> String { UTCDateTime(secondsSinceEpoch: env.nowSeconds).iso8601 }
 
-    private var merge: MergeConflicts.Output { MergeConflicts.Output(call: call, env: env) }
+    /// Merged documents are told as `merge-conflicts` tells them (watch never keeps copies).
+    private var merge: ConflictMergeOutput {
+      ConflictMergeOutput(call: call, env: env, keepCopies: false)
+    }
 
     /// The lines of a report, each marked when it is an error.
     func lines(_ report: WatchReport) -> [(Bool, String)] {

@@ -28,12 +28,14 @@ enum Watch {
       "service", of: ServiceKind.self, valueName: "KIND",
       help: "Print a systemd user unit or a launchd agent that runs mn watch, and exit.")
 
+    /// `mn fetch`'s options under a `fetch-` prefix, only with `--fetch`.
+    static let fetchNames = FetchOptionNames(verb: "watch", prefix: "fetch-", requires: fetch)
     /// In the order help lists them.
     static let all: [any OptionDeclaration] =
       [
         quietFor, backupEvery, keepLast, keepDaily, keepWeekly, keepMonthly,
         OptionGroup.requiring(backupEvery, keepLast, keepDaily, keepWeekly, keepMonthly), fetch,
-      ] + FetchOptionNames.watch.options + [once, service]
+      ] + fetchNames.options + [once, service]
   }
 
   static let spec = CommandSpec(
@@ -126,13 +128,9 @@ enum Watch {
           return nil
         }
       },
-      backup: { files, reason in
-        try Backup.make(
-          files: files, source: root, reason: reason, directory: try env.backupDirectory(),
-          dataRoots: [root], version: CommandTable.version, now: env.nowSeconds,
-          fileSystem: fs, inspect: DocumentTools.inspect
-        ).path
-      },
+      backup: BackupTarget(
+        directory: { try env.backupDirectory() }, source: root, version: CommandTable.version,
+        now: { env.nowSeconds }, fileSystem: fs),
       fetch: fetch,
       prune: { keep in
         // The single call site of the backup retention (see WatchRetention).
@@ -170,7 +168,7 @@ enum Watch {
     let keep = BackupKeepPolicy(
       last: call[Options.keepLast], daily: call[Options.keepDaily],
       weekly: call[Options.keepWeekly], monthly: call[Options.keepMonthly])
-    try FetchOptionNames.watch.check(call)
+    try Options.fetchNames.check(call)
     return WatchPolicy(
       quietFor: quietFor, backupEvery: backupEvery, fetch: call[Options.fetch], keep: keep)
   }
@@ -184,7 +182,7 @@ enum Watch {
     }
     if let root = found.root { return root }
     if let missing = found.explicitMissing, !call[Options.once] { return missing }
-    throw Resolve.notFound(found)
+    throw DiscoveryText.notFound(found)
   }
 
   /// The fetch that `--fetch` asks for, with its source; nil without `--fetch`.
@@ -192,7 +190,7 @@ enum Watch {
     -> ((FolderListing) throws -> FetchReport)?
   {
     guard call[Options.fetch] else { return nil }
-    let names = FetchOptionNames.watch
+    let names = Options.fetchNames
     var source = FetchSource.sync
     if let from = call[names.from] {
       source = try FetchOperation.source(

@@ -37,7 +37,7 @@ import Testing
           fileSystem: fs, now: { [notifier] in notifier.clock }, syncProvider: sim.provider),
         root: root, notifier: notifier,
         tryLock: { try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in }) },
-        backup: { [unowned self] files, reason in
+        backup: BackupTarget { [unowned self] files, reason in
           if failBackup { throw BackupFailed() }
           backups.append(files)
           logAtBackup = sim.provider.snapshot.log

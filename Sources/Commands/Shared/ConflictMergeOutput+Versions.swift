@@ -2,7 +2,7 @@ import AutomergeCodec
 import Operations
 import Storage
 
-extension MergeConflicts.Output {
+extension ConflictMergeOutput {
   /// Renders what became of the conflict versions (iCloud `NSFileVersion`s): a line a
   /// version on stdout, problems on stderr. With `--json` nothing: `json(_:versions:dryRun:)`
   /// puts them in the one JSON object.

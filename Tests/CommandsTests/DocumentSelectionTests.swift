@@ -1,0 +1,35 @@
+import Foundation
+import Platform
+import Testing
+
+@testable import Commands
+
+/// How `PATH…` arguments that select no document are reported: as typed by the reading
+/// verbs, as the logical name they became by `compact` and `merge-conflicts`.
+@Suite struct DocumentSelectionTests {
+  /// Runs `arguments` through the dispatcher in an empty data folder, from its root.
+  func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    let directory = try TestSupport.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let err = BufferSink()
+    let env = Environment(
+      variables: ["HOME": directory.path], currentDirectory: directory.path, now: { (0, 0) },
+      fileSystem: LiveFileSystem(), stdout: BufferSink(), stderr: err)
+    let status = CLI.run(["--root", directory.path] + arguments, env)
+    return (status, err.text)
+  }
+
+  @Test(arguments: ["ls", "log", "fetch", "repair"])
+  func aReadingVerbNamesTheArgumentAsTyped(_ verb: String) throws {
+    let result = try run([verb, "records/2030/"])
+    #expect(result.status == Commands.ExitStatus.noInput.rawValue)
+    #expect(result.stderr == "mn: error: no such document 'records/2030/'\n", "\(verb)")
+  }
+
+  @Test(arguments: ["compact", "merge-conflicts"])
+  func aWritingVerbNamesTheLogicalName(_ verb: String) throws {
+    let result = try run([verb, "records/2030/"])
+    #expect(result.status == Commands.ExitStatus.noInput.rawValue)
+    #expect(result.stderr == "mn: error: no such document 'records/2030'\n", "\(verb)")
+  }
+}

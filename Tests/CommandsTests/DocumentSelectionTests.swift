@@ -1,4 +1,5 @@
 import Foundation
+import Operations
 import Platform
 import Testing
 
@@ -13,8 +14,9 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let err = BufferSink()
     let env = Environment(
-      variables: ["HOME": directory.path], currentDirectory: directory.path, now: { (0, 0) },
-      fileSystem: LiveFileSystem(), stdout: BufferSink(), stderr: err)
+      system: SystemContext(
+        variables: ["HOME": directory.path], fileSystem: LiveFileSystem(), now: { 0 }),
+      currentDirectory: directory.path, stdout: BufferSink(), stderr: err)
     let status = CLI.run(["--root", directory.path] + arguments, env)
     return (status, err.text)
   }

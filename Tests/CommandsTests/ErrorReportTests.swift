@@ -283,7 +283,7 @@ struct ReportCase: Sendable, CustomTestStringConvertible {
     (.inTheWay("a directory"), .dataErr),
     (.ioFailed(failed), .ioErr),
     (.verificationFailed, .dataErr),
-    (.changedDuringRun("replaced"), .dataErr),
+    (.changedDuringRun("replaced"), .tempFail),
   ]
 
   @Test(arguments: fetchFailures)

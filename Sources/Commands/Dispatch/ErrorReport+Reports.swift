@@ -7,7 +7,8 @@ import Platform
 /// one wins (mn.md §11). The verbs print the items; this decides the status.
 extension ErrorReport {
   /// The exit status of a fetch that returned: the worst of its failed and missing files
-  /// (an I/O error, then content that is not Automerge, then files still not downloaded).
+  /// (an I/O error, then content that is not Automerge, then files still not downloaded, then
+  /// a document that kept changing while it was replaced: 75, run again, as every verb says).
   static func status(of report: FetchReport) -> ExitStatus {
     let found =
       report.failed.map { status(of: $0.reason) } + report.missing.map { _ in .unavailable }
@@ -15,14 +16,14 @@ extension ErrorReport {
   }
 
   /// The statuses of a fetch's report, worst first.
-  static let fetchOrder: [ExitStatus] = [.ioErr, .dataErr, .unavailable]
+  static let fetchOrder: [ExitStatus] = [.ioErr, .dataErr, .unavailable, .tempFail]
 
   /// The exit status of one file that `mn fetch` could not bring down.
   static func status(of reason: FetchFailure.Reason) -> ExitStatus {
     switch reason {
     case .ioFailed: return .ioErr
-    case .invalidContent, .invalidFile, .inTheWay, .verificationFailed, .changedDuringRun:
-      return .dataErr
+    case .invalidContent, .invalidFile, .inTheWay, .verificationFailed: return .dataErr
+    case .changedDuringRun: return .tempFail
     }
   }
 

@@ -143,21 +143,21 @@ public enum ArchiveRestore {
         case .write:
           try ArchiveError.makeDirectories(
             AbsolutePath(target).parent.string, permissions: 0o755, fileSystem: fileSystem)
-          let mode = entry.permissions & 0o777
+          let mode = FilePermissions(rawValue: entry.permissions).intersection(.accessBits)
           if kind == .document {
             // Absent when decided: a version that a sync client brings meanwhile is merged.
             let outcome = try withoutActuallyEscaping(random) { random in
               try coordinated(target) {
                 try Replace.replace(
                   target, with: entry.bytes, basis: .absent, merger: merger,
-                  fileSystem: fileSystem, permissions: mode == 0 ? 0o644 : mode, random: random)
+                  fileSystem: fileSystem, permissions: mode.isEmpty ? 0o644 : mode, random: random)
               }
             }
             report.replaces[entry.path] = outcome.summary
           } else {
             try AtomicFile.write(
               entry.bytes, to: target, fileSystem: fileSystem,
-              permissions: mode == 0 ? 0o644 : mode, random: random)
+              permissions: mode.isEmpty ? 0o644 : mode, random: random)
           }
           report.written.append(entry.path)
         case .merge:

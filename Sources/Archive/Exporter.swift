@@ -53,14 +53,15 @@ public struct ExportOptions: Sendable {
   /// The top folder inside the archive.
   public var topFolder: String
   /// Mode of a new output file (before the umask).
-  public var permissions: UInt32
+  public var permissions: FilePermissions
   /// Caps for reading sources and the verification read.
   public var limits: ArchiveLimits
 
   public init(
     format: ArchiveFormat, version: String, reproducible: Bool = false, verify: Bool = true,
     allowPlaceholders: Bool = false, includeUnreadableDocuments: Bool = false,
-    topFolder: String = "Minuta", permissions: UInt32 = 0o644, limits: ArchiveLimits = .standard
+    topFolder: String = "Minuta", permissions: FilePermissions = 0o644,
+    limits: ArchiveLimits = .standard
   ) {
     self.format = format
     self.version = version
@@ -328,13 +329,15 @@ public enum Exporter {
             try DocumentFacts(bytes, inspect).fill(&entry, options, &unreadable)
           }
           try writer.addFile(
-            path: name, bytes: bytes, permissions: info.permissions, modificationTime: mtime)
+            path: name, bytes: bytes, permissions: info.permissions.rawValue,
+            modificationTime: mtime)
         } else {
           let digest = SHA256Digest()
           let fd = try fileSystem.openForReading(file.absolutePath)
           defer { try? fileSystem.close(fd, path: file.absolutePath) }
           try writer.addFile(
-            path: name, size: info.size, permissions: info.permissions, modificationTime: mtime
+            path: name, size: info.size, permissions: info.permissions.rawValue,
+            modificationTime: mtime
           ) { emit in
             var buffer = [UInt8](repeating: 0, count: 65536)
             var remaining = info.size

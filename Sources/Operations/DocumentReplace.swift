@@ -33,7 +33,7 @@ public enum DocumentReplace {
   /// write (mn.md §6, §15).
   public static func replace(
     _ path: String, with content: [UInt8], basis: ReplaceBasis, fileSystem: any FileSystem,
-    permissions: UInt32 = 0o644, random: () -> String = AtomicFile.randomSuffix
+    permissions: FilePermissions = 0o644, random: () -> String = AtomicFile.randomSuffix
   ) throws -> ReplaceOutcome {
     try CoordinatedFileSystem.run(.replacing, path, on: fileSystem) {
       try Replace.replace(

@@ -133,7 +133,7 @@ extension FileSystem {
   /// with `permissions`. A directory created meanwhile by someone else is fine.
   ///
   /// - Throws: the file system's error; `.notDirectory` when something on the way is not one.
-  public func makeDirectories(_ path: AbsolutePath, permissions: UInt32) throws {
+  public func makeDirectories(_ path: AbsolutePath, permissions: FilePermissions) throws {
     var current = AbsolutePath.root
     for part in path.components {
       current = current.appending(String(part))

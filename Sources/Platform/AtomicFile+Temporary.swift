@@ -11,7 +11,7 @@ extension AtomicFile {
   ///   closes it, then renames it over `path` or removes it.
   /// - Throws: `FileSystemError` from `createExclusive` (after 16 taken names, `EEXIST`).
   public static func createTemporary(
-    beside path: String, permissions: UInt32, fileSystem: any FileSystem,
+    beside path: String, permissions: FilePermissions, fileSystem: any FileSystem,
     random: () -> String = AtomicFile.randomSuffix
   ) throws -> (FileDescriptor, String) {
     let target = AbsolutePath(path)

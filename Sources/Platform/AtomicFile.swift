@@ -33,7 +33,8 @@ public enum AtomicFile {
   ///   - random: Supplies the random part of the temporary's name (six characters).
   /// - Throws: `FileSystemError`; the target is unchanged and no temporary remains.
   public static func write(
-    _ bytes: [UInt8], to path: String, fileSystem: any FileSystem, permissions: UInt32 = 0o644,
+    _ bytes: [UInt8], to path: String, fileSystem: any FileSystem,
+    permissions: FilePermissions = 0o644,
     random: () -> String = AtomicFile.randomSuffix
   ) throws {
     let mode = (try fileSystem.infoFollowingLinks(path))?.permissions ?? permissions
@@ -69,7 +70,7 @@ public enum AtomicFile {
   ///
   /// - Throws: `FileSystemError`; no temporary remains.
   public static func writeTemporary(
-    _ bytes: [UInt8], beside path: String, permissions: UInt32, fileSystem: any FileSystem,
+    _ bytes: [UInt8], beside path: String, permissions: FilePermissions, fileSystem: any FileSystem,
     random: () -> String = AtomicFile.randomSuffix
   ) throws -> Temporary {
     let (fd, temporary) = try createTemporary(

@@ -58,7 +58,7 @@ public enum Replace {
   ///   is unchanged or holds a merge; no temporary of this round remains).
   public static func replace(
     _ path: String, with content: [UInt8], basis: ReplaceBasis, merger: ReplaceMerger,
-    fileSystem: any FileSystem, permissions: UInt32 = 0o644,
+    fileSystem: any FileSystem, permissions: FilePermissions = 0o644,
     random: () -> String = AtomicFile.randomSuffix
   ) throws -> ReplaceOutcome {
     var state = Round(
@@ -66,11 +66,11 @@ public enum Replace {
     let present = try state.regularFileInfo()
     let mode = present?.permissions ?? basis.info?.permissions ?? permissions
     let replacing = fileSystem as? any ItemReplacingFileSystem
-    let directory = try replacing?.replacementDirectory(for: path)
+    let directory = try replacing?.replacementDirectory(for: AbsolutePath(path))
     if directory != nil { state.itemReplacer = replacing }
     defer { if let directory { try? fileSystem.removeDirectory(directory) } }
     // The temporary's place: beside the target, or in the replacement directory.
-    let beside = directory.map { AbsolutePath($0).appending(AbsolutePath(path).lastComponent) }
+    let beside = directory.map { $0.appending(AbsolutePath(path).lastComponent) }
     for _ in 0..<maxRounds {
       let temporary = try AtomicFile.writeTemporary(
         state.content, beside: beside?.string ?? path, permissions: mode,
@@ -289,7 +289,8 @@ private struct Round {
         let name = TemporaryFileName.backupName(
           for: AbsolutePath(path).lastComponent, token: backupToken())
         displacedPath = try itemReplacer.replaceItem(
-          at: path, withItemAt: temporary.path, backupName: name)
+          at: AbsolutePath(path), withItemAt: AbsolutePath(temporary.path), backupName: name
+        ).string
         route = .replacedItem
       } else {
         try fileSystem.exchange(temporary.path, path)

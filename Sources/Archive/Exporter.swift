@@ -159,11 +159,12 @@ public enum Exporter {
       return summary
 
     case .file(let path):
+      let output = AbsolutePath(path)
       let fd: FileDescriptor
-      let temporary: String
+      let temporary: AbsolutePath
       do {
         (fd, temporary) = try AtomicFile.createTemporary(
-          beside: path, permissions: options.permissions, fileSystem: fileSystem,
+          beside: output, permissions: options.permissions, fileSystem: fileSystem,
           random: random)
       } catch let error as FileSystemError {
         throw .cannotCreateOutput(path: path, error)
@@ -179,7 +180,7 @@ public enum Exporter {
         options.verify
         ? Worker.start { [limits = options.limits] in
           ArchiveReader.readBack(
-            path: temporary, fileSystem: fileSystem, limits: limits, watermark: watermark)
+            path: temporary.string, fileSystem: fileSystem, limits: limits, watermark: watermark)
         } : nil
       var finished = false
       defer {
@@ -189,7 +190,7 @@ public enum Exporter {
         }
       }
       do throws(ArchiveError) {
-        let sink = ArchiveSink(fileSystem: fileSystem, fd: fd, label: temporary) {
+        let sink = ArchiveSink(fileSystem: fileSystem, fd: fd, label: temporary.string) {
           watermark.advance(by: $0.count)
         }
         var summary = try write(
@@ -212,19 +213,20 @@ public enum Exporter {
           let result =
             readBack?.join()
             ?? ArchiveReader.readBack(
-              path: temporary, fileSystem: fileSystem, limits: options.limits, watermark: nil)
+              path: temporary.string, fileSystem: fileSystem, limits: options.limits,
+              watermark: nil)
           try result.get().check(summary.manifest)
           summary.verified = true
         }
         do {
-          try fileSystem.rename(temporary, to: path)
+          try fileSystem.rename(temporary, to: output)
         } catch let error as FileSystemError {
           throw ArchiveError.cannotCreateOutput(path: path, error)
         } catch {
           throw ArchiveError.writeFailed(path: path, detail: "\(error)")
         }
         // The archive is in place; a failed directory sync cannot undo that.
-        try? fileSystem.syncDirectory(AbsolutePath(path).parent.string)
+        try? fileSystem.syncDirectory(output.parent)
         return summary
       } catch {
         if open { try? fileSystem.close(fd, path: temporary) }

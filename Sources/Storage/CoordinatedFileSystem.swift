@@ -31,7 +31,7 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   // mn's workflows are single-threaded, so one count for the process is exact for them.
   private var depth = 0
   // Guarded by `lock`: folders known to be a File Provider's by a dataless file in them.
-  private var datalessFolders: Set<String> = []
+  private var datalessFolders: Set<AbsolutePath> = []
   private let lock = Monitor()
 
   /// Wraps `base`; `provider` says which paths are synced and coordinates them.
@@ -48,23 +48,21 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   public func folderKind(of path: String) -> SyncFolderKind {
     let kind = provider.folderKind(of: path)
     guard kind == .plain else { return kind }
-    let known = lock.locked {
-      datalessFolders.contains { path == $0 || path.hasPrefix($0 == "/" ? "/" : $0 + "/") }
-    }
+    let location = AbsolutePath(path)
+    let known = lock.locked { datalessFolders.contains { location.isInside($0) } }
     return known ? .fileProvider : .plain
   }
 
   /// Takes `folder` (and everything below it) for a File Provider folder from now on: a
   /// dataless file was seen in it. `FolderScan` notes its root when it saw one anywhere below.
   public func noteProviderFolder(_ folder: String) {
-    lock.locked { _ = datalessFolders.insert(folder) }
+    lock.locked { _ = datalessFolders.insert(AbsolutePath(folder)) }
   }
 
   /// Whether a dataless file was seen in `folder` or below it.
   public func sawDataless(under folder: String) -> Bool {
-    lock.locked {
-      datalessFolders.contains { $0 == folder || $0.hasPrefix(folder == "/" ? "/" : folder + "/") }
-    }
+    let top = AbsolutePath(folder)
+    return lock.locked { datalessFolders.contains { $0.isInside(top) } }
   }
 
   /// Notes the folder of `path` when `info` says it is dataless; returns `info`.

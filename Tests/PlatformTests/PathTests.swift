@@ -82,6 +82,16 @@ import Testing
     #expect(LogicalName.isComponent(name) == isComponent)
   }
 
+  @Test func insideAnotherNameComponentByComponent() throws {
+    let records = try #require(LogicalName("records"))
+    #expect(try #require(LogicalName("records/2026/09.automerge")).isInside(records))
+    #expect(records.isInside(records))
+    #expect(try !#require(LogicalName("records2/a")).isInside(records))
+    #expect(try !#require(LogicalName("rec")).isInside(records))
+    #expect(try #require(LogicalName("tags.automerge")).isInside(.root))
+    #expect(!LogicalName.root.isInside(records))
+  }
+
   @Test func canonicallyEquivalentSpellingsAreEqual() throws {
     // Names are compared as Strings: NFC and NFD spellings name the same thing.
     #expect(LogicalName("Zo\u{EB}/a") == LogicalName("Zoe\u{308}/a"))
@@ -160,6 +170,11 @@ import Testing
     #expect(AbsolutePath("/a").isInside(.root))
     #expect(!AbsolutePath("/ab").isInside(AbsolutePath("/a")))
     #expect(!AbsolutePath("/a").isInside(AbsolutePath("/a/b")))
+  }
+
+  @Test func componentsNotPrefixes() {
+    #expect(!AbsolutePath("/a/bc").isInside(AbsolutePath("/a/b")))
+    #expect(AbsolutePath("/a/b/c").isInside(AbsolutePath("/a/b")))
   }
 
   @Test func resolvingLinksAsFarAsThePathExists() throws {

@@ -88,7 +88,7 @@ public enum ArchiveReader {
   ) throws(ArchiveError) -> ReadArchive {
     let bytes: [UInt8]
     do {
-      bytes = try fileSystem.readFile(path, limit: limits.maxArchiveSize)
+      bytes = try fileSystem.readFile(AbsolutePath(path), limit: limits.maxArchiveSize)
     } catch let error as FileSystemError {
       if error.errno.rawValue == fileTooBigErrno {
         throw .archiveTooLarge(limit: limits.maxArchiveSize)
@@ -124,7 +124,7 @@ public enum ArchiveReader {
   /// - Returns: the entries' digests and the manifest's bytes, or the error that stopped the
   ///   pass (`.io` for a read error, else any error of `read(bytes:limits:)`).
   static func readBack(
-    path: String, fileSystem: FileSystem, limits: ArchiveLimits, watermark: WriteWatermark?
+    path: AbsolutePath, fileSystem: FileSystem, limits: ArchiveLimits, watermark: WriteWatermark?
   ) -> Result<Walk, ArchiveError> {
     let lib: LibArchive
     let source: ArchiveSource
@@ -429,7 +429,7 @@ public enum ArchiveReader {
 final class ArchiveSource {
   let fileSystem: FileSystem
   let fd: FileDescriptor
-  let path: String
+  let path: AbsolutePath
   let watermark: WriteWatermark?
   let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
   /// How many bytes were read so far.
@@ -437,7 +437,9 @@ final class ArchiveSource {
   /// The read error that stopped libarchive, if any.
   var error: FileSystemError?
 
-  init(fileSystem: FileSystem, fd: FileDescriptor, path: String, watermark: WriteWatermark?) {
+  init(
+    fileSystem: FileSystem, fd: FileDescriptor, path: AbsolutePath, watermark: WriteWatermark?
+  ) {
     self.fileSystem = fileSystem
     self.fd = fd
     self.path = path

@@ -180,7 +180,7 @@ public enum Exporter {
         options.verify
         ? Worker.start { [limits = options.limits] in
           ArchiveReader.readBack(
-            path: temporary.string, fileSystem: fileSystem, limits: limits, watermark: watermark)
+            path: temporary, fileSystem: fileSystem, limits: limits, watermark: watermark)
         } : nil
       var finished = false
       defer {
@@ -213,8 +213,7 @@ public enum Exporter {
           let result =
             readBack?.join()
             ?? ArchiveReader.readBack(
-              path: temporary.string, fileSystem: fileSystem, limits: options.limits,
-              watermark: nil)
+              path: temporary, fileSystem: fileSystem, limits: options.limits, watermark: nil)
           try result.get().check(summary.manifest)
           summary.verified = true
         }
@@ -310,7 +309,8 @@ public enum Exporter {
           listed.append(ArchiveManifest.File(path: file.relativePath, kind: .placeholder))
           continue
         }
-        guard let info = try fileSystem.info(file.absolutePath) else {
+        let source = AbsolutePath(file.absolutePath)
+        guard let info = try fileSystem.info(source) else {
           throw FileSystemError("open", file.absolutePath, .noSuchFileOrDirectory)
         }
         guard info.kind == .regular else {
@@ -323,7 +323,7 @@ public enum Exporter {
         let mtime = options.reproducible ? reproducibleTime : info.modificationSeconds
         var entry = ArchiveManifest.File(path: file.relativePath, kind: file.kind)
         if file.kind == .document {
-          let bytes = try fileSystem.readFile(file.absolutePath, limit: options.limits.maxEntrySize)
+          let bytes = try fileSystem.readFile(source, limit: options.limits.maxEntrySize)
           entry.size = Int64(bytes.count)
           if facts != nil {
             queue.put(listed.count, bytes)
@@ -335,8 +335,8 @@ public enum Exporter {
             modificationTime: mtime)
         } else {
           let digest = SHA256Digest()
-          let fd = try fileSystem.openForReading(file.absolutePath)
-          defer { try? fileSystem.close(fd, path: file.absolutePath) }
+          let fd = try fileSystem.openForReading(source)
+          defer { try? fileSystem.close(fd, path: source) }
           try writer.addFile(
             path: name, size: info.size, permissions: info.permissions.rawValue,
             modificationTime: mtime
@@ -345,7 +345,7 @@ public enum Exporter {
             var remaining = info.size
             while true {
               let n = try buffer.withUnsafeMutableBytes {
-                try fileSystem.read(fd, into: $0, path: file.absolutePath)
+                try fileSystem.read(fd, into: $0, path: source)
               }
               if n == 0 { break }
               if Int64(n) > remaining { throw ArchiveError.sourceChanged(path: file.relativePath) }

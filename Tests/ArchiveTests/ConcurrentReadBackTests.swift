@@ -35,7 +35,7 @@ import Testing
     let scratch = try ArchiveScratch()
     defer { scratch.remove() }
     let (bytes, manifest) = try archive()
-    let path = scratch.path + "/growing.tar"
+    let path = AbsolutePath(scratch.path).appending("growing.tar")
     let fs = LiveFileSystem()
     let fd = try fs.createExclusive(path, permissions: 0o600)
     let mark = WriteWatermark()
@@ -62,7 +62,7 @@ import Testing
     let scratch = try ArchiveScratch()
     defer { scratch.remove() }
     let (bytes, _) = try archive()
-    let path = scratch.path + "/abandoned.tar"
+    let path = AbsolutePath(scratch.path).appending("abandoned.tar")
     let fs = LiveFileSystem()
     let fd = try fs.createExclusive(path, permissions: 0o600)
     defer { try? fs.close(fd, path: path) }
@@ -82,7 +82,7 @@ import Testing
     let scratch = try ArchiveScratch()
     defer { scratch.remove() }
     let (bytes, _) = try archive()
-    let path = scratch.path + "/ahead.tar"
+    let path = AbsolutePath(scratch.path).appending("ahead.tar")
     try scratch.write("ahead.tar", bytes)
     let mark = WriteWatermark()
     mark.advance(by: 1024)

@@ -24,10 +24,11 @@ import Testing
   }
 
   /// Writes `bytes[range]` to `fd` and moves the watermark past them.
-  func append(_ bytes: [UInt8], _ range: Range<Int>, _ fd: FileDescriptor, _ mark: WriteWatermark)
-    throws
-  {
-    try bytes[range].withUnsafeBytes { try LiveFileSystem().write(fd, $0, path: "archive") }
+  func append(
+    _ bytes: [UInt8], _ range: Range<Int>, _ fd: FileDescriptor, _ path: AbsolutePath,
+    _ mark: WriteWatermark
+  ) throws {
+    try bytes[range].withUnsafeBytes { try LiveFileSystem().write(fd, $0, path: path) }
     mark.advance(by: range.count)
   }
 
@@ -47,7 +48,7 @@ import Testing
     var offset = 0
     while offset < bytes.count {
       let next = min(bytes.count, offset + 777)
-      try append(bytes, offset..<next, fd, mark)
+      try append(bytes, offset..<next, fd, path, mark)
       offset = next
       usleep(200)
     }
@@ -72,7 +73,7 @@ import Testing
         ArchiveReader.readBack(
           path: path, fileSystem: LiveFileSystem(), limits: .standard, watermark: mark)
       })
-    try append(bytes, 0..<(bytes.count / 2), fd, mark)
+    try append(bytes, 0..<(bytes.count / 2), fd, path, mark)
     mark.end(.abandoned)
     #expect(throws: ArchiveError.self) { try #require(reader.join()).get() }
   }

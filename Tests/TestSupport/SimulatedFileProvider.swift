@@ -108,7 +108,7 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
 
   /// Makes the file at `path` dataless; a download brings `cloud` (default: its bytes now).
   func makeDataless(_ path: String, cloud: [UInt8]? = nil) throws {
-    let bytes = try cloud ?? base.readFile(path, limit: 1 << 30)
+    let bytes = try cloud ?? base.readFile(AbsolutePath(path), limit: 1 << 30)
     locked {
       $0.dataless.insert(path)
       $0.cloud[path] = bytes
@@ -415,8 +415,8 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
       locked { $0.violations.append("replaceItem of \(target) outside a coordinated write") }
     }
     do {
-      try base.exchange(item, target)
-      try base.rename(item, to: backup)
+      try base.exchange(AbsolutePath(item), AbsolutePath(target))
+      try base.rename(AbsolutePath(item), to: AbsolutePath(backup))
     } catch {
       throw .failed(operation: "replace", path: target, detail: "\(error)")
     }
@@ -429,7 +429,7 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     if locked({ $0.refuseMoves }) {
       throw .failed(operation: "move into iCloud", path: from, detail: "refused")
     }
-    do { try base.rename(from, to: to) } catch {
+    do { try base.rename(AbsolutePath(from), to: AbsolutePath(to)) } catch {
       throw .failed(operation: "move into iCloud", path: from, detail: "\(error)")
     }
     record("setUbiquitous \(from) -> \(to)")
@@ -468,7 +468,8 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
       locked { $0.violations.append("resolved versions of \(path) outside a coordinated write") }
     }
     let held = Set(
-      ((try? AutomergeFile.decode(base.readFile(path, limit: 1 << 30)))?.changes ?? []).map(\.hash))
+      ((try? AutomergeFile.decode(base.readFile(AbsolutePath(path), limit: 1 << 30)))?.changes
+        ?? []).map(\.hash))
     let log = snapshot.log
     // Durable: the last rename onto the file (if any) is followed by a sync of its directory.
     let directory = AbsolutePath(path).parent.string

@@ -32,13 +32,14 @@ public struct ArchiveEntry: Sendable, Equatable {
   /// The path relative to the archive's top folder (`records/2026/09.automerge`).
   public var path: String
   public var bytes: [UInt8]
-  /// Permission bits (0o777 at most).
-  public var permissions: UInt32
+  /// Permission bits (`FilePermissions.accessBits` at most).
+  public var permissions: FilePermissions
   /// Seconds since the epoch.
   public var modificationTime: Int64
 
   public init(
-    path: String, bytes: [UInt8], permissions: UInt32 = 0o644, modificationTime: Int64 = 0
+    path: String, bytes: [UInt8], permissions: FilePermissions = 0o644,
+    modificationTime: Int64 = 0
   ) {
     self.path = path
     self.bytes = bytes
@@ -362,7 +363,8 @@ public enum ArchiveReader {
         manifestBytes = data
         continue
       }
-      let permissions = UInt32(lib.entryPerm(entry)) & 0o777
+      let permissions = FilePermissions(rawValue: UInt32(lib.entryPerm(entry)))
+        .intersection(.accessBits)
       files[relative] = ArchiveEntry(
         path: relative, bytes: data, permissions: permissions,
         modificationTime: Int64(lib.entryMtime(entry)))

@@ -144,7 +144,7 @@ public enum ArchiveRestore {
         case .write:
           try ArchiveError.makeDirectories(
             location.parent.string, permissions: 0o755, fileSystem: fileSystem)
-          let mode = FilePermissions(rawValue: entry.permissions).intersection(.accessBits)
+          let mode = entry.permissions.intersection(.accessBits)
           if kind == .document {
             // Absent when decided: a version that a sync client brings meanwhile is merged.
             let outcome = try withoutActuallyEscaping(random) { random in

@@ -331,14 +331,14 @@ public enum Exporter {
             try DocumentFacts(bytes, inspect).fill(&entry, options, &unreadable)
           }
           try writer.addFile(
-            path: name, bytes: bytes, permissions: info.permissions.rawValue,
+            path: name, bytes: bytes, permissions: info.permissions,
             modificationTime: mtime)
         } else {
           let digest = SHA256Digest()
           let fd = try fileSystem.openForReading(source)
           defer { try? fileSystem.close(fd, path: source) }
           try writer.addFile(
-            path: name, size: info.size, permissions: info.permissions.rawValue,
+            path: name, size: info.size, permissions: info.permissions,
             modificationTime: mtime
           ) { emit in
             var buffer = [UInt8](repeating: 0, count: 65536)

@@ -48,7 +48,7 @@ import Testing
     for (relative, text, kind, mode) in SampleFolder.contents {
       let entry = try #require(read.entry(relative))
       #expect(entry.bytes == Array(text.utf8))
-      #expect(entry.permissions == UInt32(mode))
+      #expect(entry.permissions.rawValue == UInt32(mode))
       #expect(read.manifestKind(relative) == kind)
     }
     let manifest = try #require(read.manifest)

@@ -318,11 +318,11 @@ public enum ArchiveReader {
         throw .duplicateEntry(relative)
       }
       // Every parent of a file is a directory; none may also be a file.
-      var parent = ""
+      var parent = LogicalName.root
       for component in components.dropFirst().dropLast() {
-        parent = parent.isEmpty ? component : parent + "/" + component
-        if files[parent] != nil { throw .duplicateEntry(parent) }
-        directories.insert(parent)
+        parent = parent.appending(component)
+        if files[parent.string] != nil { throw .duplicateEntry(parent.string) }
+        directories.insert(parent.string)
       }
       if lib.entrySizeIsSet(entry) != 0,
         lib.entrySize(entry) > Int64(limits.maxEntrySize)

@@ -150,8 +150,8 @@ public enum SyncFolderKind: String, Sendable, Equatable {
     while true {
       if let real = realPath(head) {
         let existing = withoutDataVolume(real)
-        let full = rest.reversed().reduce(existing) { $0 == "/" ? "/" + $1 : $0 + "/" + $1 }
-        return (full, existing)
+        let full = AbsolutePath(existing).appending(rest.reversed().joined(separator: "/"))
+        return (full.string, existing)
       }
       guard let slash = head.lastIndex(of: "/"), head != "/" else {
         return (withoutDataVolume(path), withoutDataVolume(path))

@@ -136,7 +136,7 @@ extension ArchiveError {
   /// Creates the missing directories of `path` (`FileSystem.makeDirectories`); a failure is
   /// `.cannotCreateOutput(path:)`.
   public static func makeDirectories(
-    _ path: String, permissions: UInt32, fileSystem: any FileSystem
+    _ path: String, permissions: FilePermissions, fileSystem: any FileSystem
   ) throws(ArchiveError) {
     do {
       try fileSystem.makeDirectories(AbsolutePath(path), permissions: permissions)

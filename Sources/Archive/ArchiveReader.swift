@@ -32,13 +32,14 @@ public struct ArchiveEntry: Sendable, Equatable {
   /// The path relative to the archive's top folder (`records/2026/09.automerge`).
   public var path: String
   public var bytes: [UInt8]
-  /// Permission bits (0o777 at most).
-  public var permissions: UInt32
+  /// Permission bits (`FilePermissions.accessBits` at most).
+  public var permissions: FilePermissions
   /// Seconds since the epoch.
   public var modificationTime: Int64
 
   public init(
-    path: String, bytes: [UInt8], permissions: UInt32 = 0o644, modificationTime: Int64 = 0
+    path: String, bytes: [UInt8], permissions: FilePermissions = 0o644,
+    modificationTime: Int64 = 0
   ) {
     self.path = path
     self.bytes = bytes
@@ -88,7 +89,7 @@ public enum ArchiveReader {
   ) throws(ArchiveError) -> ReadArchive {
     let bytes: [UInt8]
     do {
-      bytes = try fileSystem.readFile(path, limit: limits.maxArchiveSize)
+      bytes = try fileSystem.readFile(AbsolutePath(path), limit: limits.maxArchiveSize)
     } catch let error as FileSystemError {
       if error.errno.rawValue == fileTooBigErrno {
         throw .archiveTooLarge(limit: limits.maxArchiveSize)
@@ -124,7 +125,7 @@ public enum ArchiveReader {
   /// - Returns: the entries' digests and the manifest's bytes, or the error that stopped the
   ///   pass (`.io` for a read error, else any error of `read(bytes:limits:)`).
   static func readBack(
-    path: String, fileSystem: FileSystem, limits: ArchiveLimits, watermark: WriteWatermark?
+    path: AbsolutePath, fileSystem: FileSystem, limits: ArchiveLimits, watermark: WriteWatermark?
   ) -> Result<Walk, ArchiveError> {
     let lib: LibArchive
     let source: ArchiveSource
@@ -317,11 +318,11 @@ public enum ArchiveReader {
         throw .duplicateEntry(relative)
       }
       // Every parent of a file is a directory; none may also be a file.
-      var parent = ""
+      var parent = LogicalName.root
       for component in components.dropFirst().dropLast() {
-        parent = parent.isEmpty ? component : parent + "/" + component
-        if files[parent] != nil { throw .duplicateEntry(parent) }
-        directories.insert(parent)
+        parent = parent.appending(component)
+        if files[parent.string] != nil { throw .duplicateEntry(parent.string) }
+        directories.insert(parent.string)
       }
       if lib.entrySizeIsSet(entry) != 0,
         lib.entrySize(entry) > Int64(limits.maxEntrySize)
@@ -362,7 +363,8 @@ public enum ArchiveReader {
         manifestBytes = data
         continue
       }
-      let permissions = UInt32(lib.entryPerm(entry)) & 0o777
+      let permissions = FilePermissions(rawValue: UInt32(lib.entryPerm(entry)))
+        .intersection(.accessBits)
       files[relative] = ArchiveEntry(
         path: relative, bytes: data, permissions: permissions,
         modificationTime: Int64(lib.entryMtime(entry)))
@@ -429,7 +431,7 @@ public enum ArchiveReader {
 final class ArchiveSource {
   let fileSystem: FileSystem
   let fd: FileDescriptor
-  let path: String
+  let path: AbsolutePath
   let watermark: WriteWatermark?
   let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
   /// How many bytes were read so far.
@@ -437,7 +439,9 @@ final class ArchiveSource {
   /// The read error that stopped libarchive, if any.
   var error: FileSystemError?
 
-  init(fileSystem: FileSystem, fd: FileDescriptor, path: String, watermark: WriteWatermark?) {
+  init(
+    fileSystem: FileSystem, fd: FileDescriptor, path: AbsolutePath, watermark: WriteWatermark?
+  ) {
     self.fileSystem = fileSystem
     self.fd = fd
     self.path = path

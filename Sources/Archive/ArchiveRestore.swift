@@ -137,34 +137,35 @@ public enum ArchiveRestore {
       let action = try decide(
         entry, kind: kind, destination: destination, exists: true, fileSystem: fileSystem,
         limits: limits)
-      let target = AbsolutePath(destination).appending(entry.path).string
+      let location = AbsolutePath(destination).appending(entry.path)
+      let target = location.string
       do {
         switch action {
         case .write:
           try ArchiveError.makeDirectories(
-            AbsolutePath(target).parent.string, permissions: 0o755, fileSystem: fileSystem)
-          let mode = entry.permissions & 0o777
+            location.parent.string, permissions: 0o755, fileSystem: fileSystem)
+          let mode = entry.permissions.intersection(.accessBits)
           if kind == .document {
             // Absent when decided: a version that a sync client brings meanwhile is merged.
             let outcome = try withoutActuallyEscaping(random) { random in
               try coordinated(target) {
                 try Replace.replace(
                   target, with: entry.bytes, basis: .absent, merger: merger,
-                  fileSystem: fileSystem, permissions: mode == 0 ? 0o644 : mode, random: random)
+                  fileSystem: fileSystem, permissions: mode.isEmpty ? 0o644 : mode, random: random)
               }
             }
             report.replaces[entry.path] = outcome.summary
           } else {
             try AtomicFile.write(
               entry.bytes, to: target, fileSystem: fileSystem,
-              permissions: mode == 0 ? 0o644 : mode, random: random)
+              permissions: mode.isEmpty ? 0o644 : mode, random: random)
           }
           report.written.append(entry.path)
         case .merge:
-          guard let info = try fileSystem.info(target) else {
+          guard let info = try fileSystem.info(location) else {
             throw ArchiveError.destinationConflict(path: target, reason: "removed meanwhile")
           }
-          let existing = try fileSystem.readFile(target, limit: limits.maxEntrySize)
+          let existing = try fileSystem.readFile(location, limit: limits.maxEntrySize)
           let merged: [UInt8]
           do {
             merged = try merger.merge(existing, entry.bytes)
@@ -214,7 +215,9 @@ public enum ArchiveRestore {
     -> Bool
   {
     do {
-      guard let info = try fileSystem.infoFollowingLinks(destination) else { return false }
+      guard let info = try fileSystem.infoFollowingLinks(AbsolutePath(destination)) else {
+        return false
+      }
       guard info.kind == .directory else {
         throw ArchiveError.destinationConflict(path: destination, reason: "not a directory")
       }
@@ -238,20 +241,22 @@ public enum ArchiveRestore {
     if let name = components.last, name.hasSuffix(".nosync") { return .skip }
     guard exists else { return .write }
     do {
-      var current = destination
+      var current = AbsolutePath(destination)
       for component in components.dropLast() {
-        current = AbsolutePath(current).appending(component).string
+        current = current.appending(component)
         guard let info = try fileSystem.info(current) else { return .write }
         guard info.kind == .directory else {
           throw ArchiveError.destinationConflict(
-            path: current, reason: info.kind == .symlink ? "a symbolic link" : "not a directory")
+            path: current.string,
+            reason: info.kind == .symlink ? "a symbolic link" : "not a directory")
         }
       }
-      let target = AbsolutePath(destination).appending(entry.path).string
+      let target = AbsolutePath(destination).appending(entry.path)
       guard let info = try fileSystem.info(target) else { return .write }
       guard info.kind == .regular else {
         throw ArchiveError.destinationConflict(
-          path: target, reason: info.kind == .directory ? "a directory" : "not a regular file")
+          path: target.string,
+          reason: info.kind == .directory ? "a directory" : "not a regular file")
       }
       let existing = try fileSystem.readFile(target, limit: limits.maxEntrySize)
       if existing == entry.bytes { return .unchanged }

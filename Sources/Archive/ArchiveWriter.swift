@@ -1,4 +1,5 @@
 import CArchive
+import Platform
 
 /// Writes an archive through libarchive, streaming its bytes to a sink (a file descriptor
 /// in practice), entry by entry.
@@ -106,12 +107,12 @@ final class ArchiveWriter {
   /// - Parameters:
   ///   - path: the entry's full path (`Minuta/records/2026/09.automerge`).
   ///   - size: the exact number of bytes `body` will emit.
-  ///   - permissions: the mode bits (masked to 0o777).
+  ///   - permissions: the mode bits (only `FilePermissions.accessBits` are kept).
   ///   - modificationTime: seconds since the epoch.
   ///   - body: emits the content.
   /// - Throws: the sink's error, `body`'s error, or `ArchiveError.writeFailed`.
   func addFile(
-    path: String, size: Int64, permissions: UInt32, modificationTime: Int64,
+    path: String, size: Int64, permissions: FilePermissions, modificationTime: Int64,
     body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
   ) throws {
     guard let entry = lib.entryNew() else {
@@ -120,7 +121,7 @@ final class ArchiveWriter {
     defer { lib.entryFree(entry) }
     lib.entrySetPathnameUTF8(entry, path)
     lib.entrySetFiletype(entry, UInt32(archiveRegularFile))
-    lib.entrySetPerm(entry, permissions & 0o777)
+    lib.entrySetPerm(entry, mode_t(permissions.intersection(.accessBits).rawValue))
     lib.entrySetSize(entry, size)
     lib.entrySetMtime(entry, time_t(modificationTime), 0)
     lib.entrySetUid(entry, 0)
@@ -143,7 +144,9 @@ final class ArchiveWriter {
   }
 
   /// Writes one regular file from bytes in memory.
-  func addFile(path: String, bytes: [UInt8], permissions: UInt32, modificationTime: Int64) throws {
+  func addFile(
+    path: String, bytes: [UInt8], permissions: FilePermissions, modificationTime: Int64
+  ) throws {
     try addFile(
       path: path, size: Int64(bytes.count), permissions: permissions,
       modificationTime: modificationTime

@@ -75,9 +75,10 @@ public enum Backup {
     var attempt = 1
     while true {
       let name = attempt == 1 ? "\(stem).tar.gz" : "\(stem)-\(attempt).tar.gz"
-      let path = AbsolutePath(directory).appending(name).string
+      let candidate = AbsolutePath(directory).appending(name)
+      let path = candidate.string
       do {
-        if try fileSystem.info(path) == nil { return path }
+        if try fileSystem.info(candidate) == nil { return path }
       } catch let error as FileSystemError {
         throw .cannotCreateOutput(path: path, error)
       } catch {

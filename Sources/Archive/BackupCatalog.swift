@@ -162,7 +162,7 @@ public enum BackupCatalog {
   ) -> Result<Contents, ArchiveError> {
     let walk: ArchiveReader.Walk
     switch ArchiveReader.readBack(
-      path: path, fileSystem: fileSystem, limits: limits, watermark: nil)
+      path: AbsolutePath(path), fileSystem: fileSystem, limits: limits, watermark: nil)
     {
     case .success(let value): walk = value
     case .failure(let error): return .failure(error)
@@ -194,15 +194,16 @@ public enum BackupCatalog {
   public static func list(
     directory: String, fileSystem: FileSystem, limits: ArchiveLimits = .standard
   ) throws(BackupCatalogError) -> Listing {
+    let folder = AbsolutePath(directory)
     let names: [String]
     do {
-      guard let info = try fileSystem.infoFollowingLinks(directory) else {
+      guard let info = try fileSystem.infoFollowingLinks(folder) else {
         return Listing(directory: directory, exists: false, entries: [], foreign: [])
       }
       guard info.kind == .directory else {
         throw FileSystemError("list", directory, .notDirectory)
       }
-      names = try fileSystem.contentsOfDirectory(directory)
+      names = try fileSystem.contentsOfDirectory(folder)
     } catch let error as FileSystemError {
       throw .cannotList(error)
     } catch {
@@ -212,8 +213,9 @@ public enum BackupCatalog {
     var foreign: [String] = []
     for fileName in names.sorted(by: { $0.precedesByBytes($1) }) {
       guard let name = Name(fileName) else { continue }
-      let path = AbsolutePath(directory).appending(fileName).string
-      guard let info = try? fileSystem.info(path) else { continue }
+      let file = folder.appending(fileName)
+      let path = file.string
+      guard let info = try? fileSystem.info(file) else { continue }
       guard info.kind == .regular else {
         foreign.append(fileName)
         continue
@@ -223,7 +225,7 @@ public enum BackupCatalog {
       case .success(let contents) where contents.tool != "mn":
         foreign.append(fileName)
         continue
-      case .failure(.io) where (try? fileSystem.info(path)) == nil:
+      case .failure(.io) where (try? fileSystem.info(file)) == nil:
         continue  // Removed while it was being read.
       default: break
       }
@@ -303,7 +305,7 @@ public enum BackupCatalog {
       directory: directory, policy: policy, dryRun: dryRun, backups: [], damaged: [])
     let exists: Bool
     do {
-      exists = try fileSystem.infoFollowingLinks(directory)?.kind == .directory
+      exists = try fileSystem.infoFollowingLinks(AbsolutePath(directory))?.kind == .directory
     } catch let error as FileSystemError {
       throw .cannotList(error)
     } catch {
@@ -348,20 +350,21 @@ public enum BackupCatalog {
       }
       report.backups.append(pruned)
     }
-    if removedAny { try? fileSystem.syncDirectory(directory) }
+    if removedAny { try? fileSystem.syncDirectory(AbsolutePath(directory)) }
     return report
   }
 
   /// Unlinks `entry` if it is still the regular file that was read.
   static func remove(_ entry: Entry, fileSystem: FileSystem) -> PrunedBackup.Removal {
+    let file = AbsolutePath(entry.path)
     do {
-      guard let now = try fileSystem.info(entry.path), now.kind == .regular,
+      guard let now = try fileSystem.info(file), now.kind == .regular,
         now.device == entry.info.device, now.inode == entry.info.inode,
         now.size == entry.info.size,
         now.modificationSeconds == entry.info.modificationSeconds,
         now.modificationNanoseconds == entry.info.modificationNanoseconds
       else { return .changed }
-      try fileSystem.removeFile(entry.path)
+      try fileSystem.removeFile(file)
       return .removed
     } catch let error as FileSystemError {
       if error.errno == .noSuchFileOrDirectory { return .changed }

@@ -76,12 +76,13 @@ public enum BackupLineage {
     source: String, destination: String, directory: String, now: Int64,
     fileSystem: any FileSystem, wait: Double, sleep: (Double) -> Void
   ) throws {
-    try fileSystem.makeDirectories(AbsolutePath(directory), permissions: 0o700)
+    let folder = AbsolutePath(directory)
+    try fileSystem.makeDirectories(folder, permissions: 0o700)
     let lock = try FileLock.acquire(
-      file: AbsolutePath(directory).appending(BackupCatalog.lockFileName).string, timeout: wait,
+      file: folder.appending(BackupCatalog.lockFileName).string, timeout: wait,
       fileSystem: fileSystem, sleep: sleep)
     defer { lock.release() }
-    let path = AbsolutePath(directory).appending(fileName).string
+    let path = folder.appending(fileName)
     var bytes =
       try fileSystem.info(path) == nil ? [] : try fileSystem.readFile(path, limit: 64 << 20)
     if let last = bytes.last, last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
@@ -93,13 +94,13 @@ public enum BackupLineage {
       ("destinationReal", .string(AbsolutePath(destination).resolvingLinks(fileSystem).string)),
     ])
     bytes += Array((JSONWriter.string(line) + "\n").utf8)
-    try AtomicFile.write(bytes, to: path, fileSystem: fileSystem, permissions: 0o600)
+    try AtomicFile.write(bytes, to: path.string, fileSystem: fileSystem, permissions: 0o600)
   }
 
   /// The links recorded in `directory`'s lineage file; none when it is absent or unreadable,
   /// and a line that does not parse is skipped.
   public static func links(in directory: String, fileSystem: any FileSystem) -> [Link] {
-    let path = AbsolutePath(directory).appending(fileName).string
+    let path = AbsolutePath(directory).appending(fileName)
     guard let bytes = try? fileSystem.readFile(path, limit: 64 << 20) else { return [] }
     return bytes.split(separator: UInt8(ascii: "\n")).compactMap { line in
       guard let value = try? JSONParser.parse(Array(line), maxDepth: 4),

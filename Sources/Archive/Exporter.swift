@@ -53,14 +53,15 @@ public struct ExportOptions: Sendable {
   /// The top folder inside the archive.
   public var topFolder: String
   /// Mode of a new output file (before the umask).
-  public var permissions: UInt32
+  public var permissions: FilePermissions
   /// Caps for reading sources and the verification read.
   public var limits: ArchiveLimits
 
   public init(
     format: ArchiveFormat, version: String, reproducible: Bool = false, verify: Bool = true,
     allowPlaceholders: Bool = false, includeUnreadableDocuments: Bool = false,
-    topFolder: String = "Minuta", permissions: UInt32 = 0o644, limits: ArchiveLimits = .standard
+    topFolder: String = "Minuta", permissions: FilePermissions = 0o644,
+    limits: ArchiveLimits = .standard
   ) {
     self.format = format
     self.version = version
@@ -158,11 +159,12 @@ public enum Exporter {
       return summary
 
     case .file(let path):
+      let output = AbsolutePath(path)
       let fd: FileDescriptor
-      let temporary: String
+      let temporary: AbsolutePath
       do {
         (fd, temporary) = try AtomicFile.createTemporary(
-          beside: path, permissions: options.permissions, fileSystem: fileSystem,
+          beside: output, permissions: options.permissions, fileSystem: fileSystem,
           random: random)
       } catch let error as FileSystemError {
         throw .cannotCreateOutput(path: path, error)
@@ -188,7 +190,7 @@ public enum Exporter {
         }
       }
       do throws(ArchiveError) {
-        let sink = ArchiveSink(fileSystem: fileSystem, fd: fd, label: temporary) {
+        let sink = ArchiveSink(fileSystem: fileSystem, fd: fd, label: temporary.string) {
           watermark.advance(by: $0.count)
         }
         var summary = try write(
@@ -216,14 +218,14 @@ public enum Exporter {
           summary.verified = true
         }
         do {
-          try fileSystem.rename(temporary, to: path)
+          try fileSystem.rename(temporary, to: output)
         } catch let error as FileSystemError {
           throw ArchiveError.cannotCreateOutput(path: path, error)
         } catch {
           throw ArchiveError.writeFailed(path: path, detail: "\(error)")
         }
         // The archive is in place; a failed directory sync cannot undo that.
-        try? fileSystem.syncDirectory(AbsolutePath(path).parent.string)
+        try? fileSystem.syncDirectory(output.parent)
         return summary
       } catch {
         if open { try? fileSystem.close(fd, path: temporary) }
@@ -307,7 +309,8 @@ public enum Exporter {
           listed.append(ArchiveManifest.File(path: file.relativePath, kind: .placeholder))
           continue
         }
-        guard let info = try fileSystem.info(file.absolutePath) else {
+        let source = AbsolutePath(file.absolutePath)
+        guard let info = try fileSystem.info(source) else {
           throw FileSystemError("open", file.absolutePath, .noSuchFileOrDirectory)
         }
         guard info.kind == .regular else {
@@ -320,7 +323,7 @@ public enum Exporter {
         let mtime = options.reproducible ? reproducibleTime : info.modificationSeconds
         var entry = ArchiveManifest.File(path: file.relativePath, kind: file.kind)
         if file.kind == .document {
-          let bytes = try fileSystem.readFile(file.absolutePath, limit: options.limits.maxEntrySize)
+          let bytes = try fileSystem.readFile(source, limit: options.limits.maxEntrySize)
           entry.size = Int64(bytes.count)
           if facts != nil {
             queue.put(listed.count, bytes)
@@ -328,19 +331,21 @@ public enum Exporter {
             try DocumentFacts(bytes, inspect).fill(&entry, options, &unreadable)
           }
           try writer.addFile(
-            path: name, bytes: bytes, permissions: info.permissions, modificationTime: mtime)
+            path: name, bytes: bytes, permissions: info.permissions,
+            modificationTime: mtime)
         } else {
           let digest = SHA256Digest()
-          let fd = try fileSystem.openForReading(file.absolutePath)
-          defer { try? fileSystem.close(fd, path: file.absolutePath) }
+          let fd = try fileSystem.openForReading(source)
+          defer { try? fileSystem.close(fd, path: source) }
           try writer.addFile(
-            path: name, size: info.size, permissions: info.permissions, modificationTime: mtime
+            path: name, size: info.size, permissions: info.permissions,
+            modificationTime: mtime
           ) { emit in
             var buffer = [UInt8](repeating: 0, count: 65536)
             var remaining = info.size
             while true {
               let n = try buffer.withUnsafeMutableBytes {
-                try fileSystem.read(fd, into: $0, path: file.absolutePath)
+                try fileSystem.read(fd, into: $0, path: source)
               }
               if n == 0 { break }
               if Int64(n) > remaining { throw ArchiveError.sourceChanged(path: file.relativePath) }

@@ -141,7 +141,7 @@ public enum CompactOperation {
         do {
           outcome = try DocumentReplace.replace(
             doc.path, with: saved.bytes, basis: read.basis, fileSystem: fileSystem,
-            permissions: UInt32(read.info.permissions), random: random)
+            permissions: read.info.permissions, random: random)
         } catch is ReplaceError {
           doc.outcome = .changedDuringRun
           break

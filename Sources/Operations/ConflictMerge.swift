@@ -141,7 +141,7 @@ public enum ConflictMerge {
     /// Every change of every readable input.
     var union = Set<ChangeHash>()
     /// The mode of a new canonical file: the first readable copy's.
-    var permissions: UInt32 = 0o644
+    var permissions: FilePermissions = 0o644
     /// Every input read, by path.
     var loaded: [String: Loaded] = [:]
   }

@@ -33,7 +33,7 @@ public enum DocumentReplace {
   /// write (mn.md §6, §15).
   public static func replace(
     _ path: String, with content: [UInt8], basis: ReplaceBasis, fileSystem: any FileSystem,
-    permissions: UInt32 = 0o644, random: () -> String = AtomicFile.randomSuffix
+    permissions: FilePermissions = 0o644, random: () -> String = AtomicFile.randomSuffix
   ) throws -> ReplaceOutcome {
     try CoordinatedFileSystem.run(.replacing, path, on: fileSystem) {
       try Replace.replace(
@@ -80,16 +80,17 @@ public enum DocumentReplace {
   public static func read(
     _ path: String, fileSystem: any FileSystem, known: (bytes: [UInt8], file: AutomergeFile)? = nil
   ) -> Result<Read, ReadFailure> {
+    let location = AbsolutePath(path)
     var attempt = 0
     while true {
       attempt += 1
       let before: FileInfo
       let bytes: [UInt8]
       do {
-        guard let info = try fileSystem.info(path) else { return .failure(.absent) }
+        guard let info = try fileSystem.info(location) else { return .failure(.absent) }
         guard info.kind == .regular else { return .failure(.notRegularFile(info.kind)) }
         before = info
-        bytes = try fileSystem.readFile(path, limit: DocumentName.maxFileSize)
+        bytes = try fileSystem.readFile(location, limit: DocumentName.maxFileSize)
       } catch let error as FileSystemError {
         if error.errno == .noSuchFileOrDirectory, attempt < readAttempts { continue }
         if error.meansNotDownloaded { return .failure(.notDownloaded(error)) }
@@ -105,7 +106,7 @@ public enum DocumentReplace {
         let file = try AutomergeFile.decode(bytes, keepOps: false)
         return .success(Read(info: before, bytes: bytes, file: file))
       } catch let error as AutomergeDecodeError {
-        let after = try? fileSystem.info(path)
+        let after = try? fileSystem.info(location)
         let changed = after.map { !$0.isSameFile(as: before) } ?? true
         if attempt < readAttempts, changed || Int64(bytes.count) != before.size { continue }
         return .failure(.notAutomerge(error))

@@ -145,7 +145,7 @@ public enum FolderLog {
     _ path: String, _ name: String, _ fileSystem: any FileSystem, _ problems: inout [Problem]
   ) -> AutomergeFile? {
     do {
-      let bytes = try fileSystem.readFile(path, limit: DocumentName.maxFileSize)
+      let bytes = try fileSystem.readFile(AbsolutePath(path), limit: DocumentName.maxFileSize)
       return try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false)
     } catch let error as FileSystemError {
       let reason: Problem.Reason = error.meansNotDownloaded ? .notDownloaded : .cannotRead(error)

@@ -44,7 +44,7 @@ public enum SyncReadiness {
     if document.isDownloaded { paths.append(document.name.path(root: root)) }
     for copy in document.copies where copy.placeholder == nil { paths.append(copy.path) }
     for path in paths {
-      let info = try? fileSystem.info(path)
+      let info = try? fileSystem.info(AbsolutePath(path))
       if let problem = check(path, info: info ?? nil, provider: provider) { return problem }
     }
     return nil

@@ -29,7 +29,7 @@ public enum TemporaryCleanup {
             fileSystem: fileSystem)
         else { continue }
       }
-      guard (try? fileSystem.removeFile(temporary.path)) != nil else { continue }
+      guard (try? fileSystem.removeFile(AbsolutePath(temporary.path))) != nil else { continue }
       removed.append(temporary.logicalName)
     }
     return removed

@@ -60,7 +60,9 @@ public enum WatchPaths {
   public static func lastScheduledBackup(
     of root: String, in directory: String, fileSystem: any FileSystem
   ) -> Double? {
-    guard let names = try? fileSystem.contentsOfDirectory(directory) else { return nil }
+    guard let names = try? fileSystem.contentsOfDirectory(AbsolutePath(directory)) else {
+      return nil
+    }
     let ours = BackupLineage.ofFolder(root, in: directory, fileSystem: fileSystem)
     let candidates = names.compactMap { name in scheduledBackupTime(name).map { (name, $0) } }
     for (name, time) in candidates.sorted(by: { $0.1 > $1.1 }) {

@@ -118,8 +118,8 @@ extension AbsolutePath {
     var existing = normalized
     var rest: [String] = []
     while existing != .root {
-      if let real = try? fileSystem.realPath(existing.string) {
-        return AbsolutePath(real).appending(rest.reversed().joined(separator: "/")).normalized
+      if let real = try? fileSystem.realPath(existing) {
+        return real.appending(rest.reversed().joined(separator: "/")).normalized
       }
       rest.append(existing.lastComponent)
       existing = existing.parent
@@ -133,18 +133,18 @@ extension FileSystem {
   /// with `permissions`. A directory created meanwhile by someone else is fine.
   ///
   /// - Throws: the file system's error; `.notDirectory` when something on the way is not one.
-  public func makeDirectories(_ path: AbsolutePath, permissions: UInt32) throws {
+  public func makeDirectories(_ path: AbsolutePath, permissions: FilePermissions) throws {
     var current = AbsolutePath.root
     for part in path.components {
       current = current.appending(String(part))
-      if let info = try infoFollowingLinks(current.string) {
+      if let info = try infoFollowingLinks(current) {
         guard info.kind == .directory else {
-          throw FileSystemError("create directory", current.string, .notDirectory)
+          throw FileSystemError("create directory", current, .notDirectory)
         }
         continue
       }
       do {
-        try makeDirectory(current.string, permissions: permissions)
+        try makeDirectory(current, permissions: permissions)
       } catch let error as FileSystemError where error.errno == .fileExists {
         // Created meanwhile by someone else: fine.
       }

@@ -11,14 +11,13 @@ extension AtomicFile {
   ///   closes it, then renames it over `path` or removes it.
   /// - Throws: `FileSystemError` from `createExclusive` (after 16 taken names, `EEXIST`).
   public static func createTemporary(
-    beside path: String, permissions: UInt32, fileSystem: any FileSystem,
+    beside path: AbsolutePath, permissions: FilePermissions, fileSystem: any FileSystem,
     random: () -> String = AtomicFile.randomSuffix
-  ) throws -> (FileDescriptor, String) {
-    let target = AbsolutePath(path)
-    let (directory, name) = (target.parent, target.lastComponent)
+  ) throws -> (FileDescriptor, AbsolutePath) {
+    let (directory, name) = (path.parent, path.lastComponent)
     var attempt = 0
     while true {
-      let temporary = directory.appending(temporaryName(for: name, random: random())).string
+      let temporary = directory.appending(temporaryName(for: name, random: random()))
       do {
         return (try fileSystem.createExclusive(temporary, permissions: permissions), temporary)
       } catch let error as FileSystemError where error.errno == .fileExists && attempt < 16 {

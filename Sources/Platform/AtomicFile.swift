@@ -33,33 +33,35 @@ public enum AtomicFile {
   ///   - random: Supplies the random part of the temporary's name (six characters).
   /// - Throws: `FileSystemError`; the target is unchanged and no temporary remains.
   public static func write(
-    _ bytes: [UInt8], to path: String, fileSystem: any FileSystem, permissions: UInt32 = 0o644,
+    _ bytes: [UInt8], to path: String, fileSystem: any FileSystem,
+    permissions: FilePermissions = 0o644,
     random: () -> String = AtomicFile.randomSuffix
   ) throws {
-    let mode = (try fileSystem.infoFollowingLinks(path))?.permissions ?? permissions
+    let target = AbsolutePath(path)
+    let mode = (try fileSystem.infoFollowingLinks(target))?.permissions ?? permissions
     let temporary = try writeTemporary(
-      bytes, beside: path, permissions: mode, fileSystem: fileSystem, random: random)
-    try rename(temporary, over: path, fileSystem: fileSystem)
+      bytes, beside: target, permissions: mode, fileSystem: fileSystem, random: random)
+    try rename(temporary, over: target, fileSystem: fileSystem)
   }
 
   /// Renames a written temporary over `path` (removing it when that fails), then syncs the
   /// directory.
-  static func rename(_ temporary: Temporary, over path: String, fileSystem: any FileSystem)
-    throws
-  {
+  static func rename(
+    _ temporary: Temporary, over path: AbsolutePath, fileSystem: any FileSystem
+  ) throws {
     do {
       try fileSystem.rename(temporary.path, to: path)
     } catch {
       try? fileSystem.removeFile(temporary.path)
       throw error
     }
-    try fileSystem.syncDirectory(AbsolutePath(path).parent.string)
+    try fileSystem.syncDirectory(path.parent)
   }
 
   /// A temporary written, synced and closed, ready to be put in place.
   public struct Temporary: Sendable, Equatable {
-    /// Its absolute path, `.NAME.mn-XXXXXX.nosync` beside the target.
-    public var path: String
+    /// Its path, `.NAME.mn-XXXXXX.nosync` beside the target.
+    public var path: AbsolutePath
     /// Its `lstat` information once written (a rename keeps it: the placed file's identity).
     public var info: FileInfo
   }
@@ -69,7 +71,8 @@ public enum AtomicFile {
   ///
   /// - Throws: `FileSystemError`; no temporary remains.
   public static func writeTemporary(
-    _ bytes: [UInt8], beside path: String, permissions: UInt32, fileSystem: any FileSystem,
+    _ bytes: [UInt8], beside path: AbsolutePath, permissions: FilePermissions,
+    fileSystem: any FileSystem,
     random: () -> String = AtomicFile.randomSuffix
   ) throws -> Temporary {
     let (fd, temporary) = try createTemporary(

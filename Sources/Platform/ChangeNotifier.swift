@@ -109,14 +109,14 @@ public enum ChangeNotifiers {
   /// not followed; a directory that cannot be listed is left out.
   static func subdirectories(of root: String, fileSystem: any FileSystem) -> [String] {
     var found: [String] = []
-    var stack: [(String, Int)] = [(root, 0)]
+    var stack: [(AbsolutePath, Int)] = [(AbsolutePath(root), 0)]
     while let (directory, depth) = stack.popLast() {
       guard depth < FolderWalk.maxDepth,
         let entries = try? fileSystem.directoryItemsWithKinds(directory)
       else { continue }
       for entry in entries where entry.kind == .directory {
-        let path = AbsolutePath(directory).appending(entry.name).string
-        found.append(path)
+        let path = directory.appending(entry.name)
+        found.append(path.string)
         stack.append((path, depth + 1))
       }
     }
@@ -125,12 +125,12 @@ public enum ChangeNotifiers {
 
   /// The nearest existing ancestor directory of `path` ("/" at worst).
   public static func nearestAncestor(of path: String, fileSystem: any FileSystem) -> String {
-    var current = AbsolutePath(path).parent.string
-    while current != "/" && !current.isEmpty {
+    var current = AbsolutePath(path).parent
+    while current != .root && !current.string.isEmpty {
       if let info = try? fileSystem.infoFollowingLinks(current), info.kind == .directory {
-        return current
+        return current.string
       }
-      current = AbsolutePath(current).parent.string
+      current = current.parent
     }
     return "/"
   }

@@ -16,18 +16,20 @@
 
     /// `fcntl(F_FULLFSYNC)` (the data on the medium, not in the drive's cache), `fsync`
     /// where the file system refuses it (`durableSync`).
-    static func fullSync(_ fd: Int32, path: String) throws {
+    static func fullSync(_ fd: Int32, path: AbsolutePath) throws(FileSystemError) {
       try durableSync(path, full: { fcntl(fd, F_FULLFSYNC) }, plain: { fsync(fd) })
     }
 
     /// `renamex_np(RENAME_SWAP)`: the two names exchanged in one step.
-    func swap(_ a: String, _ b: String) throws {
-      _ = try retrying("exchange", a) { renamex_np(a, b, UInt32(RENAME_SWAP)) }
+    func swap(_ a: AbsolutePath, _ b: AbsolutePath) throws(FileSystemError) {
+      _ = try retrying("exchange", a) { renamex_np(a.string, b.string, UInt32(RENAME_SWAP)) }
     }
 
     /// `renamex_np(RENAME_EXCL)`: a rename that fails with `EEXIST` rather than replace.
-    func renameExclusively(_ from: String, to: String) throws {
-      _ = try retrying("rename", from) { renamex_np(from, to, UInt32(RENAME_EXCL)) }
+    func renameExclusively(_ from: AbsolutePath, to: AbsolutePath) throws(FileSystemError) {
+      _ = try retrying("rename", from) {
+        renamex_np(from.string, to.string, UInt32(RENAME_EXCL))
+      }
     }
   }
 #endif

@@ -77,6 +77,11 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     self.errno = errno
   }
 
+  /// The error of `operation` on `path`, which it names by its text.
+  public init(_ operation: String, _ path: AbsolutePath, _ errno: Errno) {
+    self.init(operation, path.string, errno)
+  }
+
   public var description: String {
     if meansNotDownloaded {
       return "cannot \(operation) '\(path)': not downloaded (see 'mn fetch')"

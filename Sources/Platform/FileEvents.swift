@@ -44,8 +44,10 @@ public enum FileEvents {
   ///   any other file event is `.changed`.
   public static func events(path: String, flags: UInt32, root: String) -> [ChangeEvent] {
     if flags & (mustScanSubDirs | userDropped | kernelDropped) != 0 { return [.overflow] }
-    let inside = path == root || path.hasPrefix(root == "/" ? "/" : root + "/")
-    if flags & rootChanged != 0 || (flags & unmount != 0 && (inside || root.hasPrefix(path))) {
+    // Component by component: `/a/bc` is not inside `/a/b`.
+    let (event, folder) = (AbsolutePath(path), AbsolutePath(root))
+    let inside = event.isInside(folder)
+    if flags & rootChanged != 0 || (flags & unmount != 0 && (inside || folder.isInside(event))) {
       return [.rootGone]
     }
     guard inside else { return [] }
@@ -53,14 +55,14 @@ public enum FileEvents {
       return flags & itemRemoved != 0 || flags & itemRenamed != 0
         ? [.rootGone] : [.directoryChanged(root)]
     }
-    let folder = AbsolutePath(path).parent.string
+    let parent = event.parent.string
     if flags & itemIsDir != 0 {
       if flags & (itemRemoved | itemRenamed) == 0 && flags & itemCreated != 0 {
         return [.directoryAdded(path)]
       }
-      return [.directoryChanged(folder)]
+      return [.directoryChanged(parent)]
     }
-    if flags & itemRenamed != 0 { return [.directoryChanged(folder)] }
+    if flags & itemRenamed != 0 { return [.directoryChanged(parent)] }
     if flags & itemRemoved != 0 && flags & itemCreated == 0 { return [.removed(path)] }
     return [.changed(path)]
   }

@@ -9,7 +9,9 @@ public enum LockError: Error, Sendable, CustomStringConvertible {
     switch self {
     case .held(let path, let waited):
       let seconds = waited == waited.rounded() ? String(Int(waited)) : String(waited)
-      let what = path.hasSuffix("/" + FileLock.fileName) ? "the data folder" : "the backup folder"
+      let what =
+        AbsolutePath(path).lastComponent == FileLock.fileName
+        ? "the data folder" : "the backup folder"
       return "\(what) is locked by another writer ('\(path)'); waited \(seconds)s"
     case .fileSystem(let error): return error.description
     }
@@ -24,12 +26,14 @@ public final class FileLock: @unchecked Sendable {
   /// The lock file's name inside the root.
   public static let fileName = ".minuta.writelock.nosync"
 
-  public let path: String
+  /// The lock file.
+  public var path: String { file.string }
+  private let file: AbsolutePath
   private let fileSystem: any FileSystem
   private var descriptor: FileDescriptor?
 
-  private init(path: String, fileSystem: any FileSystem, descriptor: FileDescriptor) {
-    self.path = path
+  private init(file: AbsolutePath, fileSystem: any FileSystem, descriptor: FileDescriptor) {
+    self.file = file
     self.fileSystem = fileSystem
     self.descriptor = descriptor
   }
@@ -92,9 +96,10 @@ public final class FileLock: @unchecked Sendable {
     file path: String, timeout: Double, fileSystem: any FileSystem, sleep: (Double) -> Void,
     clock: () -> Double?, random: () -> Double
   ) throws(LockError) -> FileLock {
+    let file = AbsolutePath(path)
     let fd: FileDescriptor
     do {
-      fd = try fileSystem.openForLocking(path)
+      fd = try fileSystem.openForLocking(file)
     } catch let error as FileSystemError {
       throw .fileSystem(error)
     } catch {
@@ -105,19 +110,19 @@ public final class FileLock: @unchecked Sendable {
         timeout: timeout, sleep: sleep, clock: clock, random: random
       ) { () throws(FileSystemError) -> Bool in
         do {
-          return try fileSystem.tryLock(fd, path: path)
+          return try fileSystem.tryLock(fd, path: file)
         } catch let error as FileSystemError {
           throw error
         } catch {
           throw FileSystemError("lock", path, .ioError)
         }
       }
-      if taken { return FileLock(path: path, fileSystem: fileSystem, descriptor: fd) }
+      if taken { return FileLock(file: file, fileSystem: fileSystem, descriptor: fd) }
     } catch {
-      try? fileSystem.close(fd, path: path)
+      try? fileSystem.close(fd, path: file)
       throw .fileSystem(error)
     }
-    try? fileSystem.close(fd, path: path)
+    try? fileSystem.close(fd, path: file)
     throw .held(path: path, waited: timeout)
   }
 
@@ -125,7 +130,7 @@ public final class FileLock: @unchecked Sendable {
   public func release() {
     guard let fd = descriptor else { return }
     descriptor = nil
-    try? fileSystem.close(fd, path: path)
+    try? fileSystem.close(fd, path: file)
   }
 
   deinit { release() }

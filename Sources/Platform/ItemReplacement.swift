@@ -15,7 +15,7 @@ public protocol ItemReplacingFileSystem: FileSystem {
   /// volume, that `Replace` removes (when empty) at the end.
   ///
   /// - Throws: `FileSystemError` or another error when the system gives none.
-  func replacementDirectory(for target: String) throws -> String?
+  func replacementDirectory(for target: AbsolutePath) throws -> AbsolutePath?
 
   /// Puts the file `item` (in the replacement directory) at `target` as a new version of
   /// the same item; `item` is gone afterwards, and the original is kept beside `target`
@@ -25,6 +25,6 @@ public protocol ItemReplacingFileSystem: FileSystem {
   /// - Throws: `FileSystemError` (`ENOENT` when `target` is gone, `EDEADLK` when it is a
   ///   dataless file, which is never displaced), or another error; `target` then holds the
   ///   original and no backup item remains.
-  func replaceItem(at target: String, withItemAt item: String, backupName: String) throws
-    -> String
+  func replaceItem(at target: AbsolutePath, withItemAt item: AbsolutePath, backupName: String)
+    throws -> AbsolutePath
 }

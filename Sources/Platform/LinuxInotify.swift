@@ -216,9 +216,9 @@
     /// Removes the watches of a directory that was renamed away and of everything below it
     /// (a removed directory's watches go by themselves, with `IN_IGNORED`).
     private func forget(under path: String) {
-      let prefix = path + "/"
-      refused = refused.filter { $0 != path && !$0.hasPrefix(prefix) }
-      for (watched, wd) in watches where watched == path || watched.hasPrefix(prefix) {
+      let gone = AbsolutePath(path)
+      refused = refused.filter { !AbsolutePath($0).isInside(gone) }
+      for (watched, wd) in watches where AbsolutePath(watched).isInside(gone) {
         inotify_rm_watch(descriptor, wd)
         watches[watched] = nil
         paths[wd] = nil

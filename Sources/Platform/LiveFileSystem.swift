@@ -18,8 +18,8 @@ public struct LiveFileSystem: FileSystem {
   /// Runs `call` until it does not fail with `EINTR`; returns its result or throws.
   @inline(__always)
   func retrying<T: BinaryInteger>(
-    _ operation: String, _ path: String, _ call: () -> T
-  ) throws -> T {
+    _ operation: String, _ path: AbsolutePath, _ call: () -> T
+  ) throws(FileSystemError) -> T {
     while true {
       let result = call()
       if result != -1 { return result }
@@ -46,7 +46,8 @@ public struct LiveFileSystem: FileSystem {
       let flags: UInt32 = 0
     #endif
     return FileInfo(
-      kind: kind, size: Int64(st.st_size), permissions: UInt32(st.st_mode) & 0o7777,
+      kind: kind, size: Int64(st.st_size),
+      permissions: FilePermissions(rawValue: UInt32(st.st_mode) & 0o7777),
       modificationSeconds: seconds, modificationNanoseconds: nanos,
       device: Self.deviceNumber(st.st_dev), inode: UInt64(st.st_ino), flags: flags)
   }
@@ -57,9 +58,9 @@ public struct LiveFileSystem: FileSystem {
     UInt64(truncatingIfNeeded: raw)
   }
 
-  public func info(_ path: String) throws -> FileInfo? {
+  public func info(_ path: AbsolutePath) throws(FileSystemError) -> FileInfo? {
     var st = stat()
-    while lstat(path, &st) != 0 {
+    while lstat(path.string, &st) != 0 {
       let error = Errno.current
       if error == .interrupted { continue }
       if error == .noSuchFileOrDirectory || error == .notDirectory { return nil }
@@ -68,9 +69,9 @@ public struct LiveFileSystem: FileSystem {
     return makeInfo(st)
   }
 
-  public func infoFollowingLinks(_ path: String) throws -> FileInfo? {
+  public func infoFollowingLinks(_ path: AbsolutePath) throws(FileSystemError) -> FileInfo? {
     var st = stat()
-    while stat(path, &st) != 0 {
+    while stat(path.string, &st) != 0 {
       let error = Errno.current
       if error == .interrupted { continue }
       if error == .noSuchFileOrDirectory || error == .notDirectory { return nil }
@@ -79,8 +80,10 @@ public struct LiveFileSystem: FileSystem {
     return makeInfo(st)
   }
 
-  public func contentsOfDirectory(_ path: String) throws -> [String] {
-    guard let dir = opendir(path) else { throw FileSystemError("open directory", path, .current) }
+  public func contentsOfDirectory(_ path: AbsolutePath) throws(FileSystemError) -> [String] {
+    guard let dir = opendir(path.string) else {
+      throw FileSystemError("open directory", path, .current)
+    }
     defer { closedir(dir) }
     var names: [String] = []
     errno = 0
@@ -94,8 +97,12 @@ public struct LiveFileSystem: FileSystem {
     return names
   }
 
-  public func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry] {
-    guard let dir = opendir(path) else { throw FileSystemError("open directory", path, .current) }
+  public func contentsOfDirectoryWithInfo(_ path: AbsolutePath) throws(FileSystemError)
+    -> [DirectoryEntry]
+  {
+    guard let dir = opendir(path.string) else {
+      throw FileSystemError("open directory", path, .current)
+    }
     defer { closedir(dir) }
     let fd = dirfd(dir)
     var entries: [DirectoryEntry] = []
@@ -114,8 +121,10 @@ public struct LiveFileSystem: FileSystem {
     return entries
   }
 
-  public func directoryItems(_ path: String) throws -> [DirectoryItem] {
-    guard let dir = opendir(path) else { throw FileSystemError("open directory", path, .current) }
+  public func directoryItems(_ path: AbsolutePath) throws(FileSystemError) -> [DirectoryItem] {
+    guard let dir = opendir(path.string) else {
+      throw FileSystemError("open directory", path, .current)
+    }
     defer { closedir(dir) }
     var items: [DirectoryItem] = []
     errno = 0
@@ -139,10 +148,10 @@ public struct LiveFileSystem: FileSystem {
     cName[0] == 0x2E && (cName[1] == 0 || (cName[1] == 0x2E && cName[2] == 0))
   }
 
-  public func openDirectory(_ path: String) throws -> OpenDirectory {
+  public func openDirectory(_ path: AbsolutePath) throws(FileSystemError) -> OpenDirectory {
     var directory: Int32
     repeat {
-      directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      directory = open(path.string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     } while directory < 0 && Errno.current == .interrupted
     guard directory >= 0 else { throw FileSystemError("open directory", path, .current) }
     return OpenDirectory(path: path, descriptor: FileDescriptor(rawValue: directory))
@@ -152,7 +161,9 @@ public struct LiveFileSystem: FileSystem {
     if let descriptor = directory.descriptor { cClose(descriptor.rawValue) }
   }
 
-  public func info(_ name: String, in directory: OpenDirectory) throws -> FileInfo? {
+  public func info(_ name: String, in directory: OpenDirectory) throws(FileSystemError)
+    -> FileInfo?
+  {
     guard let descriptor = directory.descriptor else { return try info(directory.path(of: name)) }
     var st = stat()
     while fstatat(descriptor.rawValue, name, &st, AT_SYMLINK_NOFOLLOW) != 0 {
@@ -164,8 +175,8 @@ public struct LiveFileSystem: FileSystem {
     return makeInfo(st)
   }
 
-  public func readFile(_ name: String, in directory: OpenDirectory, limit: Int) throws
-    -> DirectoryEntry?
+  public func readFile(_ name: String, in directory: OpenDirectory, limit: Int)
+    throws(FileSystemError) -> DirectoryEntry?
   {
     guard let descriptor = directory.descriptor else {
       let opened = try openDirectory(directory.path)
@@ -254,7 +265,7 @@ public struct LiveFileSystem: FileSystem {
     return .success(out)
   }
 
-  public func readFile(_ path: String, limit: Int) throws -> [UInt8] {
+  public func readFile(_ path: AbsolutePath, limit: Int) throws(FileSystemError) -> [UInt8] {
     let fd = try openForReading(path)
     defer { try? close(fd, path: path) }
     var st = stat()
@@ -266,27 +277,34 @@ public struct LiveFileSystem: FileSystem {
     }
   }
 
-  public func makeDirectory(_ path: String, permissions: UInt32) throws {
-    _ = try retrying("create directory", path) { mkdir(path, mode_t(permissions)) }
+  public func makeDirectory(_ path: AbsolutePath, permissions: FilePermissions)
+    throws(FileSystemError)
+  {
+    _ = try retrying("create directory", path) { mkdir(path.string, mode_t(permissions.rawValue)) }
   }
 
-  public func createExclusive(_ path: String, permissions: UInt32) throws -> FileDescriptor {
+  public func createExclusive(_ path: AbsolutePath, permissions: FilePermissions)
+    throws(FileSystemError) -> FileDescriptor
+  {
     let fd = try retrying("create", path) {
-      open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode_t(permissions))
+      open(path.string, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode_t(permissions.rawValue))
     }
     return FileDescriptor(rawValue: fd)
   }
 
-  public func openForReading(_ path: String) throws -> FileDescriptor {
-    FileDescriptor(rawValue: try retrying("open", path) { open(path, O_RDONLY | O_CLOEXEC) })
+  public func openForReading(_ path: AbsolutePath) throws(FileSystemError) -> FileDescriptor {
+    FileDescriptor(
+      rawValue: try retrying("open", path) { open(path.string, O_RDONLY | O_CLOEXEC) })
   }
 
-  public func openForLocking(_ path: String) throws -> FileDescriptor {
-    let fd = try retrying("open", path) { open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644) }
+  public func openForLocking(_ path: AbsolutePath) throws(FileSystemError) -> FileDescriptor {
+    let fd = try retrying("open", path) { open(path.string, O_CREAT | O_RDWR | O_CLOEXEC, 0o644) }
     return FileDescriptor(rawValue: fd)
   }
 
-  public func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+  public func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: AbsolutePath)
+    throws(FileSystemError)
+  {
     var offset = 0
     while offset < bytes.count {
       guard let base = bytes.baseAddress else { return }
@@ -297,9 +315,9 @@ public struct LiveFileSystem: FileSystem {
     }
   }
 
-  public func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: String)
-    throws -> Int
-  {
+  public func read(
+    _ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: AbsolutePath
+  ) throws(FileSystemError) -> Int {
     guard let base = buffer.baseAddress else { return 0 }
     return try retrying("read", path) { cRead(fd.rawValue, base, buffer.count) }
   }
@@ -308,7 +326,7 @@ public struct LiveFileSystem: FileSystem {
   /// elsewhere. Darwin's `fsync` only hands the data to the drive, which may keep it in its
   /// cache past a power loss; mn syncs before it removes a copy, resolves a version or
   /// deletes a migrated source (mn.md §15), so only a flush to the medium will do.
-  public func sync(_ fd: FileDescriptor, path: String) throws {
+  public func sync(_ fd: FileDescriptor, path: AbsolutePath) throws(FileSystemError) {
     #if canImport(Darwin) || MN_DARWIN_SHIM
       try Self.fullSync(fd.rawValue, path: path)
     #else
@@ -319,7 +337,9 @@ public struct LiveFileSystem: FileSystem {
   /// Runs `full` (`F_FULLFSYNC`), retried on `EINTR`; where the file system does not have
   /// it (`ENOTSUP`, `EINVAL`, `ENOTTY`: network and some foreign file systems), `plain`
   /// (`fsync`) instead. Any other failure is thrown: the data may not be on disk.
-  static func durableSync(_ path: String, full: () -> Int32, plain: () -> Int32) throws {
+  static func durableSync(_ path: AbsolutePath, full: () -> Int32, plain: () -> Int32)
+    throws(FileSystemError)
+  {
     while full() == -1 {
       let error = Errno.current
       if error == .interrupted { continue }
@@ -343,7 +363,7 @@ public struct LiveFileSystem: FileSystem {
     #endif
   }
 
-  public func close(_ fd: FileDescriptor, path: String) throws {
+  public func close(_ fd: FileDescriptor, path: AbsolutePath) throws(FileSystemError) {
     // close is not retried on EINTR: the descriptor is released either way on Linux.
     if cClose(fd.rawValue) != 0 {
       let error = Errno.current
@@ -351,8 +371,10 @@ public struct LiveFileSystem: FileSystem {
     }
   }
 
-  public func syncDirectory(_ path: String) throws {
-    let fd = try retrying("open directory", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+  public func syncDirectory(_ path: AbsolutePath) throws(FileSystemError) {
+    let fd = try retrying("open directory", path) {
+      open(path.string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    }
     defer { cClose(fd) }
     #if canImport(Darwin) || MN_DARWIN_SHIM
       try Self.fullSync(fd, path: path)
@@ -361,45 +383,49 @@ public struct LiveFileSystem: FileSystem {
     #endif
   }
 
-  public func rename(_ from: String, to: String) throws {
-    _ = try retrying("rename", from) { cRename(from, to) }
+  public func rename(_ from: AbsolutePath, to: AbsolutePath) throws(FileSystemError) {
+    _ = try retrying("rename", from) { cRename(from.string, to.string) }
   }
 
-  public func exchange(_ a: String, _ b: String) throws {
+  public func exchange(_ a: AbsolutePath, _ b: AbsolutePath) throws(FileSystemError) {
     #if canImport(Darwin) || MN_DARWIN_SHIM
       try swap(a, b)
     #elseif canImport(CSystem)
-      _ = try retrying("exchange", a) { mn_renameat2(AT_FDCWD, a, AT_FDCWD, b, MN_RENAME_EXCHANGE) }
+      _ = try retrying("exchange", a) {
+        mn_renameat2(AT_FDCWD, a.string, AT_FDCWD, b.string, MN_RENAME_EXCHANGE)
+      }
     #else
       throw FileSystemError("exchange", a, .notSupported)
     #endif
   }
 
-  public func renameExclusive(_ from: String, to: String) throws {
+  public func renameExclusive(_ from: AbsolutePath, to: AbsolutePath) throws(FileSystemError) {
     #if canImport(Darwin) || MN_DARWIN_SHIM
       try renameExclusively(from, to: to)
     #elseif canImport(CSystem)
       _ = try retrying("rename", from) {
-        mn_renameat2(AT_FDCWD, from, AT_FDCWD, to, MN_RENAME_NOREPLACE)
+        mn_renameat2(AT_FDCWD, from.string, AT_FDCWD, to.string, MN_RENAME_NOREPLACE)
       }
     #else
       throw FileSystemError("rename", from, .notSupported)
     #endif
   }
 
-  public func removeFile(_ path: String) throws {
-    _ = try retrying("remove", path) { unlink(path) }
+  public func removeFile(_ path: AbsolutePath) throws(FileSystemError) {
+    _ = try retrying("remove", path) { unlink(path.string) }
   }
 
-  public func removeDirectory(_ path: String) throws {
-    _ = try retrying("remove directory", path) { rmdir(path) }
+  public func removeDirectory(_ path: AbsolutePath) throws(FileSystemError) {
+    _ = try retrying("remove directory", path) { rmdir(path.string) }
   }
 
-  public func setPermissions(_ path: String, _ permissions: UInt32) throws {
-    _ = try retrying("change mode of", path) { chmod(path, mode_t(permissions)) }
+  public func setPermissions(_ path: AbsolutePath, _ permissions: FilePermissions)
+    throws(FileSystemError)
+  {
+    _ = try retrying("change mode of", path) { chmod(path.string, mode_t(permissions.rawValue)) }
   }
 
-  public func tryLock(_ fd: FileDescriptor, path: String) throws -> Bool {
+  public func tryLock(_ fd: FileDescriptor, path: AbsolutePath) throws(FileSystemError) -> Bool {
     while flock(fd.rawValue, LOCK_EX | LOCK_NB) != 0 {
       let error = Errno.current
       if error == .interrupted { continue }
@@ -409,18 +435,18 @@ public struct LiveFileSystem: FileSystem {
     return true
   }
 
-  public func readLink(_ path: String) throws -> String {
+  public func readLink(_ path: AbsolutePath) throws(FileSystemError) -> String {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let n = try retrying("read link", path) { readlink(path, &buffer, buffer.count - 1) }
+    let n = try retrying("read link", path) { readlink(path.string, &buffer, buffer.count - 1) }
     return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
-  public func realPath(_ path: String) throws -> String {
-    guard let resolved = realpath(path, nil) else {
+  public func realPath(_ path: AbsolutePath) throws(FileSystemError) -> AbsolutePath {
+    guard let resolved = realpath(path.string, nil) else {
       throw FileSystemError("resolve", path, .current)
     }
     defer { free(resolved) }
-    return String(cString: resolved)
+    return AbsolutePath(String(cString: resolved))
   }
 }
 

@@ -78,6 +78,17 @@ public struct LogicalName: Hashable, Sendable, CustomStringConvertible {
     return LogicalName(unchecked: Self.concatenate(string, component))
   }
 
+  /// Whether this name is `other` or lies inside it, compared component by component
+  /// (`records/2026` lies inside `records`, `records2` does not); every name lies inside the
+  /// root.
+  public func isInside(_ other: LogicalName) -> Bool {
+    if other.isRoot { return true }
+    let (mine, theirs) = (components, other.components)
+    guard mine.count >= theirs.count else { return false }
+    for (a, b) in zip(mine, theirs) where a != b { return false }
+    return true
+  }
+
   /// Where `relativePath` (a link's target, say) leads from this directory, made normal;
   /// nil when it climbs out of the data folder or is absolute.
   public func resolving(_ relativePath: String) -> LogicalName? {

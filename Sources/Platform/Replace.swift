@@ -58,22 +58,23 @@ public enum Replace {
   ///   is unchanged or holds a merge; no temporary of this round remains).
   public static func replace(
     _ path: String, with content: [UInt8], basis: ReplaceBasis, merger: ReplaceMerger,
-    fileSystem: any FileSystem, permissions: UInt32 = 0o644,
+    fileSystem: any FileSystem, permissions: FilePermissions = 0o644,
     random: () -> String = AtomicFile.randomSuffix
   ) throws -> ReplaceOutcome {
+    let target = AbsolutePath(path)
     var state = Round(
-      path: path, content: content, basis: basis, merger: merger, fileSystem: fileSystem)
+      path: target, content: content, basis: basis, merger: merger, fileSystem: fileSystem)
     let present = try state.regularFileInfo()
     let mode = present?.permissions ?? basis.info?.permissions ?? permissions
     let replacing = fileSystem as? any ItemReplacingFileSystem
-    let directory = try replacing?.replacementDirectory(for: path)
+    let directory = try replacing?.replacementDirectory(for: target)
     if directory != nil { state.itemReplacer = replacing }
     defer { if let directory { try? fileSystem.removeDirectory(directory) } }
     // The temporary's place: beside the target, or in the replacement directory.
-    let beside = directory.map { AbsolutePath($0).appending(AbsolutePath(path).lastComponent) }
+    let beside = directory.map { $0.appending(target.lastComponent) } ?? target
     for _ in 0..<maxRounds {
       let temporary = try AtomicFile.writeTemporary(
-        state.content, beside: beside?.string ?? path, permissions: mode,
+        state.content, beside: beside, permissions: mode,
         fileSystem: fileSystem, random: random)
       if let outcome = try state.put(temporary, backupToken: random) { return outcome }
     }
@@ -237,13 +238,13 @@ extension FileInfo {
 
 /// The state of one replace between its rounds.
 private struct Round {
-  let path: String
+  let path: AbsolutePath
   var content: [UInt8]
   var basis: ReplaceBasis
   let merger: ReplaceMerger
   let fileSystem: any FileSystem
   /// Displaced files (at temporary names) to remove once the target holds their changes.
-  var displaced: [String] = []
+  var displaced: [AbsolutePath] = []
   var arrivals = ReplaceOutcome.Arrivals()
   var keptAside: [String] = []
   var rounds = 0
@@ -252,7 +253,7 @@ private struct Round {
   var itemReplacer: (any ItemReplacingFileSystem)?
 
   init(
-    path: String, content: [UInt8], basis: ReplaceBasis, merger: ReplaceMerger,
+    path: AbsolutePath, content: [UInt8], basis: ReplaceBasis, merger: ReplaceMerger,
     fileSystem: any FileSystem
   ) {
     self.path = path
@@ -266,7 +267,7 @@ private struct Round {
   func regularFileInfo() throws -> FileInfo? {
     guard let info = try fileSystem.info(path) else { return nil }
     guard info.kind == .regular else {
-      throw ReplaceError.notRegularFile(path: path, kind: info.kind)
+      throw ReplaceError.notRegularFile(path: path.string, kind: info.kind)
     }
     return info
   }
@@ -286,8 +287,7 @@ private struct Round {
         try fileSystem.renameExclusive(temporary.path, to: path)
         route = .exclusive
       } else if let itemReplacer {
-        let name = TemporaryFileName.backupName(
-          for: AbsolutePath(path).lastComponent, token: backupToken())
+        let name = TemporaryFileName.backupName(for: path.lastComponent, token: backupToken())
         displacedPath = try itemReplacer.replaceItem(
           at: path, withItemAt: temporary.path, backupName: name)
         route = .replacedItem
@@ -311,7 +311,7 @@ private struct Round {
       throw error
     }
     do {
-      try fileSystem.syncDirectory(AbsolutePath(path).parent.string)
+      try fileSystem.syncDirectory(path.parent)
     } catch {
       // The exchange stands; a displaced basis holds nothing the target lacks.
       if route != .exclusive, let known = basis.info,
@@ -338,7 +338,7 @@ private struct Round {
     if !basis.matches(info, bytes) {
       arrivals.beforePlacing += 1
       guard let merged = try? merger.merge(content, bytes) else {
-        throw ReplaceError.arrivalNotMergeable(path: path)
+        throw ReplaceError.arrivalNotMergeable(path: path.string)
       }
       content = merged
     }
@@ -368,15 +368,15 @@ private struct Round {
   /// Looks at the file an exchange displaced (now at `displacedPath`, the temporary's name or
   /// the backup item); true when the content in place (`placed`) holds everything, false
   /// when another round is needed.
-  mutating func examineDisplaced(_ displacedPath: String, placed temporary: AtomicFile.Temporary)
-    throws -> Bool
-  {
+  mutating func examineDisplaced(
+    _ displacedPath: AbsolutePath, placed temporary: AtomicFile.Temporary
+  ) throws -> Bool {
     guard let info = try fileSystem.info(displacedPath) else { return true }
     guard info.kind == .regular else {
       // Something that is not a file took the target's place: put it back, and refuse.
       try fileSystem.exchange(displacedPath, path)
       try? fileSystem.removeFile(displacedPath)
-      throw ReplaceError.notRegularFile(path: path, kind: info.kind)
+      throw ReplaceError.notRegularFile(path: path.string, kind: info.kind)
     }
     // The identity first: the basis may be a placeholder that must not be read (a dataless
     // file would be downloaded).
@@ -391,7 +391,7 @@ private struct Round {
     }
     arrivals.displaced += 1
     guard let merged = try? merger.merge(content, bytes) else {
-      keptAside.append(try keepAside(displacedPath))
+      keptAside.append(try keepAside(displacedPath).string)
       return true
     }
     displaced.append(displacedPath)
@@ -404,11 +404,10 @@ private struct Round {
   }
 
   /// Renames an arrival that cannot be merged to a free name beside the target.
-  func keepAside(_ displacedPath: String) throws -> String {
-    let target = AbsolutePath(path)
-    let (directory, name) = (target.parent, target.lastComponent)
+  func keepAside(_ displacedPath: AbsolutePath) throws -> AbsolutePath {
+    let (directory, name) = (path.parent, path.lastComponent)
     for attempt in 0..<100 {
-      let aside = directory.appending(merger.asideName(name, attempt)).string
+      let aside = directory.appending(merger.asideName(name, attempt))
       do {
         try fileSystem.renameExclusive(displacedPath, to: aside)
         return aside
@@ -424,7 +423,7 @@ private struct Round {
   /// of every displaced file) is merged with what is there now, for another round.
   mutating func settle(placed: FileInfo, route: ReplaceOutcome.Route) throws -> ReplaceOutcome? {
     for file in displaced { try fileSystem.removeFile(file) }
-    if !displaced.isEmpty { try fileSystem.syncDirectory(AbsolutePath(path).parent.string) }
+    if !displaced.isEmpty { try fileSystem.syncDirectory(path.parent) }
     displaced = []
     guard let now = try regularFileInfo() else {
       // The target went away after it was put in place: put the content back.
@@ -437,7 +436,7 @@ private struct Round {
       guard merger.holdsAll(bytes, content) else {
         arrivals.afterPlacing += 1
         guard let merged = try? merger.merge(content, bytes) else {
-          throw ReplaceError.arrivalNotMergeable(path: path)
+          throw ReplaceError.arrivalNotMergeable(path: path.string)
         }
         content = merged
         basis = ReplaceBasis(info: now, bytes: bytes)

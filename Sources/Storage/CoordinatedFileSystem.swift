@@ -31,7 +31,7 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   // mn's workflows are single-threaded, so one count for the process is exact for them.
   private var depth = 0
   // Guarded by `lock`: folders known to be a File Provider's by a dataless file in them.
-  private var datalessFolders: Set<String> = []
+  private var datalessFolders: Set<AbsolutePath> = []
   private let lock = Monitor()
 
   /// Wraps `base`; `provider` says which paths are synced and coordinates them.
@@ -48,29 +48,27 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   public func folderKind(of path: String) -> SyncFolderKind {
     let kind = provider.folderKind(of: path)
     guard kind == .plain else { return kind }
-    let known = lock.locked {
-      datalessFolders.contains { path == $0 || path.hasPrefix($0 == "/" ? "/" : $0 + "/") }
-    }
+    let location = AbsolutePath(path)
+    let known = lock.locked { datalessFolders.contains { location.isInside($0) } }
     return known ? .fileProvider : .plain
   }
 
   /// Takes `folder` (and everything below it) for a File Provider folder from now on: a
   /// dataless file was seen in it. `FolderScan` notes its root when it saw one anywhere below.
   public func noteProviderFolder(_ folder: String) {
-    lock.locked { _ = datalessFolders.insert(folder) }
+    lock.locked { _ = datalessFolders.insert(AbsolutePath(folder)) }
   }
 
   /// Whether a dataless file was seen in `folder` or below it.
   public func sawDataless(under folder: String) -> Bool {
-    lock.locked {
-      datalessFolders.contains { $0 == folder || $0.hasPrefix(folder == "/" ? "/" : folder + "/") }
-    }
+    let top = AbsolutePath(folder)
+    return lock.locked { datalessFolders.contains { $0.isInside(top) } }
   }
 
   /// Notes the folder of `path` when `info` says it is dataless; returns `info`.
-  private func noting(_ info: FileInfo?, of path: String) -> FileInfo? {
+  private func noting(_ info: FileInfo?, of path: AbsolutePath) -> FileInfo? {
     if let info, DatalessFiles.isDataless(info) {
-      noteProviderFolder(AbsolutePath(path).parent.string)
+      noteProviderFolder(path.parent.string)
     }
     return info
   }
@@ -108,123 +106,134 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
 
   /// The provider's replacement directory for a target in a synced folder; nil (the swap)
   /// in a plain folder.
-  public func replacementDirectory(for target: String) throws -> String? {
-    guard folderKind(of: target) != .plain else { return nil }
-    return try provider.replacementDirectory(appropriateFor: target)
+  public func replacementDirectory(for target: AbsolutePath) throws -> AbsolutePath? {
+    guard folderKind(of: target.string) != .plain else { return nil }
+    return AbsolutePath(try provider.replacementDirectory(appropriateFor: target.string))
   }
 
   /// The provider's `replaceItem`, inside a coordinated write of `target` (the one the whole
   /// replace runs in, or its own), after a look that `target` is a file that is not dataless.
-  public func replaceItem(at target: String, withItemAt item: String, backupName: String)
-    throws -> String
-  {
-    try coordinate(.replacing, target) {
+  public func replaceItem(
+    at target: AbsolutePath, withItemAt item: AbsolutePath, backupName: String
+  ) throws -> AbsolutePath {
+    try coordinate(.replacing, target.string) {
       guard try base.info(target) != nil else {
         throw FileSystemError("replace", target, .noSuchFileOrDirectory)
       }
       try refuseDataless(target, "replace")
-      return try provider.replaceItem(at: target, withItemAt: item, backupItemName: backupName)
+      return AbsolutePath(
+        try provider.replaceItem(
+          at: target.string, withItemAt: item.string, backupItemName: backupName))
     }
   }
 
   /// Throws `EDEADLK` (what a read of it gives: "not downloaded") when `path` is a dataless
   /// file in a synced folder: a dataless file is never displaced, renamed or removed
   /// (mn.md §6, §15).
-  private func refuseDataless(_ path: String, _ operation: String) throws {
-    guard folderKind(of: path) != .plain, let info = try base.info(path),
+  private func refuseDataless(_ path: AbsolutePath, _ operation: String) throws {
+    guard folderKind(of: path.string) != .plain, let info = try base.info(path),
       DatalessFiles.isDataless(info)
     else { return }
     throw FileSystemError(operation, path, .deadlock)
   }
 
-  public func info(_ path: String) throws -> FileInfo? { noting(try base.info(path), of: path) }
-  public func infoFollowingLinks(_ path: String) throws -> FileInfo? {
+  public func info(_ path: AbsolutePath) throws -> FileInfo? {
+    noting(try base.info(path), of: path)
+  }
+  public func infoFollowingLinks(_ path: AbsolutePath) throws -> FileInfo? {
     try base.infoFollowingLinks(path)
   }
-  public func contentsOfDirectory(_ path: String) throws -> [String] {
+  public func contentsOfDirectory(_ path: AbsolutePath) throws -> [String] {
     try base.contentsOfDirectory(path)
   }
-  public func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry] {
+  public func contentsOfDirectoryWithInfo(_ path: AbsolutePath) throws -> [DirectoryEntry] {
     try base.contentsOfDirectoryWithInfo(path)
   }
-  public func directoryItems(_ path: String) throws -> [DirectoryItem] {
+  public func directoryItems(_ path: AbsolutePath) throws -> [DirectoryItem] {
     try base.directoryItems(path)
   }
-  public func openDirectory(_ path: String) throws -> OpenDirectory {
+  public func openDirectory(_ path: AbsolutePath) throws -> OpenDirectory {
     try base.openDirectory(path)
   }
   public func closeDirectory(_ directory: OpenDirectory) { base.closeDirectory(directory) }
   public func info(_ name: String, in directory: OpenDirectory) throws -> FileInfo? {
-    noting(
-      try base.info(name, in: directory), of: AbsolutePath(directory.path).appending(name).string)
+    noting(try base.info(name, in: directory), of: directory.path(of: name))
   }
   public func readFile(_ name: String, in directory: OpenDirectory, limit: Int) throws
     -> DirectoryEntry?
   {
     try base.readFile(name, in: directory, limit: limit)
   }
-  public func readFile(_ path: String, limit: Int) throws -> [UInt8] {
-    try coordinate(.reading, path) { try base.readFile(path, limit: limit) }
+  public func readFile(_ path: AbsolutePath, limit: Int) throws -> [UInt8] {
+    try coordinate(.reading, path.string) { try base.readFile(path, limit: limit) }
   }
-  public func makeDirectory(_ path: String, permissions: UInt32) throws {
+  public func makeDirectory(_ path: AbsolutePath, permissions: FilePermissions) throws {
     try base.makeDirectory(path, permissions: permissions)
   }
-  public func createExclusive(_ path: String, permissions: UInt32) throws -> FileDescriptor {
+  public func createExclusive(_ path: AbsolutePath, permissions: FilePermissions) throws
+    -> FileDescriptor
+  {
     try base.createExclusive(path, permissions: permissions)
   }
-  public func openForReading(_ path: String) throws -> FileDescriptor {
+  public func openForReading(_ path: AbsolutePath) throws -> FileDescriptor {
     try base.openForReading(path)
   }
-  public func openForLocking(_ path: String) throws -> FileDescriptor {
+  public func openForLocking(_ path: AbsolutePath) throws -> FileDescriptor {
     try base.openForLocking(path)
   }
-  public func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+  public func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: AbsolutePath)
+    throws
+  {
     try base.write(fd, bytes, path: path)
   }
-  public func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: String)
-    throws -> Int
-  {
+  public func read(
+    _ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: AbsolutePath
+  ) throws -> Int {
     try base.read(fd, into: buffer, path: path)
   }
-  public func sync(_ fd: FileDescriptor, path: String) throws { try base.sync(fd, path: path) }
+  public func sync(_ fd: FileDescriptor, path: AbsolutePath) throws {
+    try base.sync(fd, path: path)
+  }
   public func startWriteback(_ fd: FileDescriptor, offset: Int64, length: Int64) {
     base.startWriteback(fd, offset: offset, length: length)
   }
-  public func close(_ fd: FileDescriptor, path: String) throws { try base.close(fd, path: path) }
-  public func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
-  public func rename(_ from: String, to: String) throws {
-    try coordinate(.replacing, to) {
+  public func close(_ fd: FileDescriptor, path: AbsolutePath) throws {
+    try base.close(fd, path: path)
+  }
+  public func syncDirectory(_ path: AbsolutePath) throws { try base.syncDirectory(path) }
+  public func rename(_ from: AbsolutePath, to: AbsolutePath) throws {
+    try coordinate(.replacing, to.string) {
       try refuseDataless(from, "rename")
       try refuseDataless(to, "rename over")
       try base.rename(from, to: to)
     }
   }
-  public func exchange(_ a: String, _ b: String) throws {
-    try coordinate(.replacing, b) {
+  public func exchange(_ a: AbsolutePath, _ b: AbsolutePath) throws {
+    try coordinate(.replacing, b.string) {
       try refuseDataless(a, "exchange")
       try refuseDataless(b, "exchange")
       try base.exchange(a, b)
     }
   }
-  public func renameExclusive(_ from: String, to: String) throws {
-    try coordinate(.replacing, to) {
+  public func renameExclusive(_ from: AbsolutePath, to: AbsolutePath) throws {
+    try coordinate(.replacing, to.string) {
       try refuseDataless(from, "rename")
       try base.renameExclusive(from, to: to)
     }
   }
-  public func removeFile(_ path: String) throws {
-    try coordinate(.deleting, path) {
+  public func removeFile(_ path: AbsolutePath) throws {
+    try coordinate(.deleting, path.string) {
       try refuseDataless(path, "remove")
       try base.removeFile(path)
     }
   }
-  public func removeDirectory(_ path: String) throws { try base.removeDirectory(path) }
-  public func setPermissions(_ path: String, _ permissions: UInt32) throws {
+  public func removeDirectory(_ path: AbsolutePath) throws { try base.removeDirectory(path) }
+  public func setPermissions(_ path: AbsolutePath, _ permissions: FilePermissions) throws {
     try base.setPermissions(path, permissions)
   }
-  public func tryLock(_ fd: FileDescriptor, path: String) throws -> Bool {
+  public func tryLock(_ fd: FileDescriptor, path: AbsolutePath) throws -> Bool {
     try base.tryLock(fd, path: path)
   }
-  public func readLink(_ path: String) throws -> String { try base.readLink(path) }
-  public func realPath(_ path: String) throws -> String { try base.realPath(path) }
+  public func readLink(_ path: AbsolutePath) throws -> String { try base.readLink(path) }
+  public func realPath(_ path: AbsolutePath) throws -> AbsolutePath { try base.realPath(path) }
 }

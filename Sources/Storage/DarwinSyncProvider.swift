@@ -32,7 +32,7 @@ import Platform
     /// `URLResourceValues.isUbiquitousItem` (on a new `URL`: a URL caches its values).
     public func folderKind(of path: String) -> SyncFolderKind {
       SyncFolderKind.classify(
-        path, home: home, realPath: { try? LiveFileSystem().realPath($0) },
+        path, home: home, realPath: { try? LiveFileSystem().realPath(AbsolutePath($0)).string },
         isUbiquitous: { existing in
           let values = try? URL(fileURLWithPath: existing).resourceValues(forKeys: [
             .isUbiquitousItemKey
@@ -75,7 +75,7 @@ import Platform
         _ = setiopolicy_np(
           IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_THREAD,
           IOPOL_MATERIALIZE_DATALESS_FILES_ON)
-        _ = try? LiveFileSystem().readFile(path, limit: DocumentName.maxFileSize)
+        _ = try? LiveFileSystem().readFile(AbsolutePath(path), limit: DocumentName.maxFileSize)
       }
     }
 
@@ -240,7 +240,7 @@ import Platform
     {
       do {
         return try coordinate(.reading, version.path) {
-          try LiveFileSystem().readFile(version.path, limit: limit)
+          try LiveFileSystem().readFile(AbsolutePath(version.path), limit: limit)
         }
       } catch let error as SyncProviderError {
         throw error

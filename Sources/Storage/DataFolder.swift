@@ -39,8 +39,7 @@ public enum DataFolder {
     guard lookAlikes else { return nil }
     var directory = resolved.parent
     while true {
-      for name in markerNames where (try? fileSystem.info(directory.appending(name).string)) != nil
-      {
+      for name in markerNames where (try? fileSystem.info(directory.appending(name))) != nil {
         return directory
       }
       guard directory != .root else { return nil }
@@ -131,8 +130,8 @@ public enum DataFolder {
   /// The root's components as given and, when different, with links resolved.
   static func rootForms(_ root: AbsolutePath, _ fileSystem: any FileSystem) -> [[Substring]] {
     var forms = [root.components]
-    if let real = try? fileSystem.realPath(root.string) {
-      let form = AbsolutePath(real).components
+    if let real = try? fileSystem.realPath(root) {
+      let form = real.components
       if form != forms[0] { forms.append(form) }
     }
     return forms
@@ -148,9 +147,9 @@ public enum DataFolder {
     }
     // Through links: resolve the parent directory (the last component may not exist yet).
     guard let last = components.last,
-      let parent = try? fileSystem.realPath("/" + components.dropLast().joined(separator: "/"))
+      let parent = try? fileSystem.realPath(path.normalized.parent)
     else { return nil }
-    let resolved = AbsolutePath(parent).components + [last]
+    let resolved = parent.components + [last]
     for root in roots {
       if let rest = AbsolutePath.remainder(resolved, after: root) { return rest }
     }
@@ -162,6 +161,6 @@ public enum DataFolder {
     -> Bool
   {
     if DocumentName(logicalName: logical.string) != nil { return true }
-    return (try? fileSystem.info(root.appending(logical).string)) != nil
+    return (try? fileSystem.info(root.appending(logical))) != nil
   }
 }

@@ -111,7 +111,7 @@ extension Discovery {
       root: nil, source: nil, candidates: [], warnings: [], explicitMissing: nil)
 
     func isDirectory(_ path: String) -> Bool {
-      (try? fileSystem.infoFollowingLinks(path))??.kind == .directory
+      (try? fileSystem.infoFollowingLinks(AbsolutePath(path)))??.kind == .directory
     }
 
     func consider(_ source: DiscoverySource, _ path: String?, explicit: Bool, unset: String) {
@@ -151,7 +151,9 @@ extension Discovery {
     // The pointer file: one absolute path, surrounding white space ignored.
     let pointerFile = WellKnownPaths.pointerFile(
       variables: input.variables, isDarwin: input.isDarwin)
-    if let pointerFile, let bytes = try? fileSystem.readFile(pointerFile, limit: 64 * 1024) {
+    if let pointerFile,
+      let bytes = try? fileSystem.readFile(AbsolutePath(pointerFile), limit: 64 * 1024)
+    {
       let text = String(decoding: bytes, as: UTF8.self)
       let target = String(
         text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())

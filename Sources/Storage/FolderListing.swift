@@ -169,9 +169,8 @@ public struct FolderListing: Sendable, Hashable {
   {
     if logicalNames.isEmpty { return (documents, []) }
     func selects(_ logical: LogicalName, _ entry: DocumentEntry) -> Bool {
-      let name = entry.logicalName
       let path = logical.string
-      if path.isEmpty || name == path || name.hasPrefix(path + "/") { return true }
+      if LogicalName(entry.logicalName)?.isInside(logical) == true { return true }
       if entry.copies.contains(where: { $0.logicalName == path }) { return true }
       let absolute = AbsolutePath(root).appending(logical).string
       return entry.placeholders.contains { $0.path == absolute }

@@ -44,7 +44,7 @@ public enum FolderScan {
   {
     let rootInfo: FileInfo?
     do {
-      rootInfo = try fileSystem.infoFollowingLinks(root)
+      rootInfo = try fileSystem.infoFollowingLinks(AbsolutePath(root))
     } catch let error as FileSystemError {
       throw .cannotReadEntry(root, error.errno)
     } catch {
@@ -108,8 +108,8 @@ private struct Walker {
     self.fileSystem = fileSystem
     self.putsOffStubs = putsOffStubs
     var forms = [rootPath.components]
-    if let real = try? fileSystem.realPath(root) {
-      let realForm = AbsolutePath(real).components
+    if let real = try? fileSystem.realPath(rootPath) {
+      let realForm = real.components
       if realForm != forms[0] { forms.append(realForm) }
     }
     rootForms = forms
@@ -120,7 +120,7 @@ private struct Walker {
     while let (directory, depth) = pending.popLast() {
       let entries: [DirectoryEntry]
       let folder = DocumentFolder(logicalPath: directory.string)
-      let directoryPath = path(directory)
+      let directoryPath = location(directory)
       do {
         entries = try list(directoryPath, folder)
       } catch {
@@ -182,7 +182,7 @@ private struct Walker {
   /// entry gives no kind, or on Darwin for regular files and directories (whose flags tell a
   /// dataless one, mn.md §15), the entry is `lstat`ed. An entry whose `lstat` fails carries
   /// the error; one that vanished in between is left out.
-  func list(_ directoryPath: String, _ folder: DocumentFolder) throws -> [DirectoryEntry] {
+  func list(_ directoryPath: AbsolutePath, _ folder: DocumentFolder) throws -> [DirectoryEntry] {
     let items = try fileSystem.directoryItems(directoryPath)
     let directory = try fileSystem.openDirectory(directoryPath)
     defer { fileSystem.closeDirectory(directory) }
@@ -225,7 +225,7 @@ private struct Walker {
   /// `visit` returns for them (a stub replaced by a directory meanwhile is walked).
   /// `directoryPath` is the directory's absolute path.
   mutating func readStubs(
-    in directory: LogicalName, at directoryPath: String, _ folder: DocumentFolder
+    in directory: LogicalName, at directoryPath: AbsolutePath, _ folder: DocumentFolder
   ) -> [LogicalName] {
     var unread: [DirectoryEntry] = []
     for index in parts.indices {
@@ -240,7 +240,7 @@ private struct Walker {
         NameBytes.string(UnsafeBufferPointer(rebasing: $0[1..<($0.count - 7)]))
       }
       let stub = Placeholder(
-        kind: .icloud, path: AbsolutePath(directoryPath).appending(entry.name).string,
+        kind: .icloud, path: directoryPath.appending(entry.name).string,
         realName: realName)
       parts[index].placeholders.append((stub, entry.info))
     }
@@ -289,7 +289,7 @@ private struct Walker {
       return directory.appending(name)
     case .symlink:
       let logical = directory.appending(name)
-      let target = (try? fileSystem.readLink(path(logical))) ?? ""
+      let target = (try? fileSystem.readLink(location(logical))) ?? ""
       problems.append(
         .symbolicLink(
           logical.string, target: target, outsideRoot: pointsOutside(target, from: directory)))
@@ -320,7 +320,7 @@ private struct Walker {
     if let info = entry.info { return info }
     let logical = directory.appending(entry.name)
     do {
-      guard let info = try fileSystem.info(path(logical)), info.kind == .regular else {
+      guard let info = try fileSystem.info(location(logical)), info.kind == .regular else {
         return nil
       }
       return info
@@ -333,7 +333,12 @@ private struct Walker {
 
   /// The absolute path of a logical name.
   func path(_ logical: LogicalName) -> String {
-    rootPath.appending(logical).string
+    location(logical).string
+  }
+
+  /// Where `logical` is on the machine.
+  func location(_ logical: LogicalName) -> AbsolutePath {
+    rootPath.appending(logical)
   }
 
   /// Sorts a regular file into a document, a copy of one, or an other file.

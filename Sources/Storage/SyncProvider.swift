@@ -103,9 +103,13 @@ public enum SyncFolderKind: String, Sendable, Equatable {
   ///   under `~/Library/CloudStorage/`, `.plain` elsewhere.
   public static func classify(_ path: String, home: String) -> SyncFolderKind {
     guard !home.isEmpty else { return .plain }
-    let base = home.hasSuffix("/") ? String(home.dropLast()) : home
-    if path.hasPrefix(base + "/Library/Mobile Documents/") { return .ubiquityContainer }
-    if path.hasPrefix(base + "/Library/CloudStorage/") { return .fileProvider }
+    let (path, library) = (AbsolutePath(path), AbsolutePath(home).appending("Library"))
+    // Below the folder, not the folder itself; component by component.
+    func below(_ folder: String) -> Bool {
+      path.logicalName(in: library.appending(folder)).map { !$0.isRoot } ?? false
+    }
+    if below("Mobile Documents") { return .ubiquityContainer }
+    if below("CloudStorage") { return .fileProvider }
     return .plain
   }
 
@@ -146,8 +150,8 @@ public enum SyncFolderKind: String, Sendable, Equatable {
     while true {
       if let real = realPath(head) {
         let existing = withoutDataVolume(real)
-        let full = rest.reversed().reduce(existing) { $0 == "/" ? "/" + $1 : $0 + "/" + $1 }
-        return (full, existing)
+        let full = AbsolutePath(existing).appending(rest.reversed().joined(separator: "/"))
+        return (full.string, existing)
       }
       guard let slash = head.lastIndex(of: "/"), head != "/" else {
         return (withoutDataVolume(path), withoutDataVolume(path))
@@ -160,9 +164,10 @@ public enum SyncFolderKind: String, Sendable, Equatable {
   /// macOS's data volume is firmlinked at `/`: `/System/Volumes/Data/Users/ada` is
   /// `/Users/ada`.
   static func withoutDataVolume(_ path: String) -> String {
-    let prefix = "/System/Volumes/Data"
-    guard path.hasPrefix(prefix + "/") else { return path }
-    return String(path.dropFirst(prefix.count))
+    guard let rest = AbsolutePath(path).logicalName(in: AbsolutePath("/System/Volumes/Data")),
+      !rest.isRoot
+    else { return path }
+    return AbsolutePath.root.appending(rest).string
   }
 }
 

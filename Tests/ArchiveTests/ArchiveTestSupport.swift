@@ -13,7 +13,9 @@ struct ArchiveScratch {
 
   init() throws {
     let base = FileManager.default.temporaryDirectory.path
-    path = try LiveFileSystem().realPath(base) + "/mn-archive-tests-" + UUID().uuidString
+    path =
+      try LiveFileSystem().realPath(AbsolutePath(base))
+      .appending("mn-archive-tests-" + UUID().uuidString).string
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
   }
 

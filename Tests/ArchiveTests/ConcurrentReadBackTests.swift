@@ -24,10 +24,11 @@ import Testing
   }
 
   /// Writes `bytes[range]` to `fd` and moves the watermark past them.
-  func append(_ bytes: [UInt8], _ range: Range<Int>, _ fd: FileDescriptor, _ mark: WriteWatermark)
-    throws
-  {
-    try bytes[range].withUnsafeBytes { try LiveFileSystem().write(fd, $0, path: "archive") }
+  func append(
+    _ bytes: [UInt8], _ range: Range<Int>, _ fd: FileDescriptor, _ path: AbsolutePath,
+    _ mark: WriteWatermark
+  ) throws {
+    try bytes[range].withUnsafeBytes { try LiveFileSystem().write(fd, $0, path: path) }
     mark.advance(by: range.count)
   }
 
@@ -35,7 +36,7 @@ import Testing
     let scratch = try ArchiveScratch()
     defer { scratch.remove() }
     let (bytes, manifest) = try archive()
-    let path = scratch.path + "/growing.tar"
+    let path = AbsolutePath(scratch.path).appending("growing.tar")
     let fs = LiveFileSystem()
     let fd = try fs.createExclusive(path, permissions: 0o600)
     let mark = WriteWatermark()
@@ -47,7 +48,7 @@ import Testing
     var offset = 0
     while offset < bytes.count {
       let next = min(bytes.count, offset + 777)
-      try append(bytes, offset..<next, fd, mark)
+      try append(bytes, offset..<next, fd, path, mark)
       offset = next
       usleep(200)
     }
@@ -62,7 +63,7 @@ import Testing
     let scratch = try ArchiveScratch()
     defer { scratch.remove() }
     let (bytes, _) = try archive()
-    let path = scratch.path + "/abandoned.tar"
+    let path = AbsolutePath(scratch.path).appending("abandoned.tar")
     let fs = LiveFileSystem()
     let fd = try fs.createExclusive(path, permissions: 0o600)
     defer { try? fs.close(fd, path: path) }
@@ -72,7 +73,7 @@ import Testing
         ArchiveReader.readBack(
           path: path, fileSystem: LiveFileSystem(), limits: .standard, watermark: mark)
       })
-    try append(bytes, 0..<(bytes.count / 2), fd, mark)
+    try append(bytes, 0..<(bytes.count / 2), fd, path, mark)
     mark.end(.abandoned)
     #expect(throws: ArchiveError.self) { try #require(reader.join()).get() }
   }
@@ -82,7 +83,7 @@ import Testing
     let scratch = try ArchiveScratch()
     defer { scratch.remove() }
     let (bytes, _) = try archive()
-    let path = scratch.path + "/ahead.tar"
+    let path = AbsolutePath(scratch.path).appending("ahead.tar")
     try scratch.write("ahead.tar", bytes)
     let mark = WriteWatermark()
     mark.advance(by: 1024)

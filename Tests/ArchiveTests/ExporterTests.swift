@@ -48,7 +48,7 @@ import Testing
     for (relative, text, kind, mode) in SampleFolder.contents {
       let entry = try #require(read.entry(relative))
       #expect(entry.bytes == Array(text.utf8))
-      #expect(entry.permissions == UInt32(mode))
+      #expect(entry.permissions.rawValue == UInt32(mode))
       #expect(read.manifestKind(relative) == kind)
     }
     let manifest = try #require(read.manifest)
@@ -234,12 +234,13 @@ import Testing
     defer { scratch.remove() }
     let sample = try SampleFolder(in: scratch)
     let fs = LiveFileSystem()
-    let fd = try fs.createExclusive(scratch.path + "/stream.tar.zst", permissions: 0o644)
+    let stream = AbsolutePath(scratch.path).appending("stream.tar.zst")
+    let fd = try fs.createExclusive(stream, permissions: 0o644)
     let summary = try Exporter.export(
       root: sample.root, files: sample.files, output: .descriptor(fd, label: "standard output"),
       options: ExportOptions(format: .tarZst, version: "1"), now: 5, fileSystem: fs,
       inspect: nil, random: { "x" })
-    try fs.close(fd, path: "stream")
+    try fs.close(fd, path: stream)
     #expect(summary.path == nil)
     #expect(summary.verified)
     let bytes = try #require(scratch.read("stream.tar.zst"))

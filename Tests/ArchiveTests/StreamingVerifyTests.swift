@@ -11,7 +11,7 @@ import Testing
   /// the export does when no second thread is available.
   static func verifyStreaming(path: String, expected: ArchiveManifest) throws {
     try ArchiveReader.readBack(
-      path: path, fileSystem: LiveFileSystem(), limits: .standard, watermark: nil
+      path: AbsolutePath(path), fileSystem: LiveFileSystem(), limits: .standard, watermark: nil
     ).get().check(expected)
   }
 

@@ -18,6 +18,13 @@ import Testing
       ])
   }
 
+  /// Inside and outside are decided component by component: a folder beside the root whose
+  /// name starts with the root's says nothing, and an unmount of one is not the root's.
+  @Test func aFolderBesideTheRootWithALongerNameIsOutside() {
+    #expect(FileEvents.events(path: root + "2/a", flags: FileEvents.itemCreated, root: root) == [])
+    #expect(FileEvents.events(path: "/Us", flags: FileEvents.unmount, root: root) == [])
+  }
+
   @Test func theRootMovedRemovedOrUnmountedIsGone() {
     #expect(FileEvents.events(path: root, flags: FileEvents.rootChanged, root: root) == [.rootGone])
     #expect(

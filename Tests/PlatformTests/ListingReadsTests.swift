@@ -25,14 +25,14 @@ import Testing
   @Test func itemsHaveTheirKinds() throws {
     let folder = try folder()
     let fs = LiveFileSystem()
-    let items = try fs.directoryItems(folder.path).sorted {
+    let items = try fs.directoryItems(folder.location()).sorted {
       $0.name.utf8.lexicographicallyPrecedes($1.name.utf8)
     }
-    #expect(items.map(\.name) == (try fs.contentsOfDirectory(folder.path)).sorted())
+    #expect(items.map(\.name) == (try fs.contentsOfDirectory(folder.location())).sorted())
     for item in items {
-      #expect(item.kind == (try fs.info(folder.absolute(item.name)))?.kind, "\(item.name)")
+      #expect(item.kind == (try fs.info(folder.location(item.name)))?.kind, "\(item.name)")
     }
-    let portable = try FaultyFileSystem(faults: []).directoryItems(folder.path)
+    let portable = try FaultyFileSystem(faults: []).directoryItems(folder.location())
     #expect(Set(portable.map(\.name)) == Set(items.map(\.name)))
   }
 
@@ -42,12 +42,12 @@ import Testing
     let folder = try folder()
     let live = LiveFileSystem()
     let portable = FaultyFileSystem(faults: [])
-    let opened = try live.openDirectory(folder.path)
+    let opened = try live.openDirectory(folder.location())
     defer { live.closeDirectory(opened) }
     #expect(opened.descriptor != nil)
-    let joined = try portable.openDirectory(folder.path)
+    let joined = try portable.openDirectory(folder.location())
     #expect(joined.descriptor == nil)
-    let names = try live.contentsOfDirectory(folder.path) + [".gone.icloud"]
+    let names = try live.contentsOfDirectory(folder.location()) + [".gone.icloud"]
     for name in names {
       #expect(try live.info(name, in: opened) == portable.info(name, in: joined), "\(name)")
       let read = try? live.readFile(name, in: opened, limit: 65_536)
@@ -78,8 +78,9 @@ import Testing
     let sorted = { (entries: [DirectoryEntry]) in
       entries.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     }
-    let live = sorted(try LiveFileSystem().contentsOfDirectoryWithInfo(folder.path))
-    let portable = sorted(try FaultyFileSystem(faults: []).contentsOfDirectoryWithInfo(folder.path))
+    let live = sorted(try LiveFileSystem().contentsOfDirectoryWithInfo(folder.location()))
+    let portable = sorted(
+      try FaultyFileSystem(faults: []).contentsOfDirectoryWithInfo(folder.location()))
     #expect(live.allSatisfy { $0.info != nil })
     #expect(live == portable)
   }

@@ -82,6 +82,16 @@ import Testing
     #expect(LogicalName.isComponent(name) == isComponent)
   }
 
+  @Test func insideAnotherNameComponentByComponent() throws {
+    let records = try #require(LogicalName("records"))
+    #expect(try #require(LogicalName("records/2026/09.automerge")).isInside(records))
+    #expect(records.isInside(records))
+    #expect(try !#require(LogicalName("records2/a")).isInside(records))
+    #expect(try !#require(LogicalName("rec")).isInside(records))
+    #expect(try #require(LogicalName("tags.automerge")).isInside(.root))
+    #expect(!LogicalName.root.isInside(records))
+  }
+
   @Test func canonicallyEquivalentSpellingsAreEqual() throws {
     // Names are compared as Strings: NFC and NFD spellings name the same thing.
     #expect(LogicalName("Zo\u{EB}/a") == LogicalName("Zoe\u{308}/a"))
@@ -162,17 +172,20 @@ import Testing
     #expect(!AbsolutePath("/a").isInside(AbsolutePath("/a/b")))
   }
 
+  @Test func componentsNotPrefixes() {
+    #expect(!AbsolutePath("/a/bc").isInside(AbsolutePath("/a/b")))
+    #expect(AbsolutePath("/a/b/c").isInside(AbsolutePath("/a/b")))
+  }
+
   @Test func resolvingLinksAsFarAsThePathExists() throws {
     let scratch = try ScratchFolder()
     let fs = LiveFileSystem()
     try scratch.makeDirectory("real/sub")
     try scratch.symlink("link", to: scratch.absolute("real"))
-    let real = try fs.realPath(scratch.absolute("real"))
+    let real = try fs.realPath(scratch.location("real"))
+    #expect(scratch.location("link/sub").resolvingLinks(fs) == real.appending("sub"))
     #expect(
-      AbsolutePath(scratch.absolute("link/sub")).resolvingLinks(fs).string == real + "/sub")
-    #expect(
-      AbsolutePath(scratch.absolute("link/new/./deeper/")).resolvingLinks(fs).string
-        == real + "/new/deeper")
+      scratch.location("link/new/./deeper/").resolvingLinks(fs) == real.appending("new/deeper"))
     #expect(AbsolutePath("/").resolvingLinks(fs) == .root)
   }
 
@@ -181,7 +194,7 @@ import Testing
     let fs = LiveFileSystem()
     let deep = AbsolutePath(scratch.absolute("a/b/c"))
     try fs.makeDirectories(deep, permissions: 0o755)
-    #expect(try fs.infoFollowingLinks(deep.string)?.kind == .directory)
+    #expect(try fs.infoFollowingLinks(deep)?.kind == .directory)
     try fs.makeDirectories(deep, permissions: 0o755)  // present: fine
     try scratch.write("file")
     #expect(throws: FileSystemError.self) {

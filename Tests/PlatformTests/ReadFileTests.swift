@@ -10,7 +10,7 @@ import Testing
   func readsEveryByte(size: Int) throws {
     let folder = try ScratchFolder()
     let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
-    let path = try folder.write("f", bytes)
+    let path = AbsolutePath(try folder.write("f", bytes))
     #expect(try LiveFileSystem().readFile(path, limit: 1 << 20) == bytes)
     if size > 0 {
       #expect(throws: FileSystemError.self) {

@@ -48,7 +48,7 @@ import Testing
       fileSystem: LiveFileSystem(), permissions: 0o600)
     #expect(outcome.route == .exclusive)
     #expect(try read(target) == "a\n")
-    let mode = try #require(try LiveFileSystem().info(target)).permissions
+    let mode = try #require(try LiveFileSystem().info(AbsolutePath(target))).permissions
     #expect(mode == 0o600)
   }
 
@@ -130,7 +130,7 @@ import Testing
       }
     }
     #expect(try read(outside) == "theirs\n")
-    #expect(try LiveFileSystem().info(folder.absolute("doc"))?.kind == .symlink)
+    #expect(try LiveFileSystem().info(folder.location("doc"))?.kind == .symlink)
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
         "dir", "doc", "outside",
@@ -145,7 +145,8 @@ import Testing
     let basis = try basis(target)
     let faulty = FaultyFileSystem(base: LiveFileSystem(), faults: [])
     faulty.before = { operation, _ in
-      guard operation == .exchange, (try? LiveFileSystem().info(target))?.kind == .regular
+      guard operation == .exchange,
+        (try? LiveFileSystem().info(AbsolutePath(target)))?.kind == .regular
       else { return }
       try? FileManager.default.removeItem(atPath: target)
       try? FileManager.default.createSymbolicLink(atPath: target, withDestinationPath: outside)
@@ -155,7 +156,7 @@ import Testing
         target, with: Array("mine\n".utf8), basis: basis, merger: Self.merger,
         fileSystem: faulty)
     }
-    #expect(try LiveFileSystem().info(target)?.kind == .symlink)
+    #expect(try LiveFileSystem().info(AbsolutePath(target))?.kind == .symlink)
     #expect(try read(outside) == "theirs\n")
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
@@ -192,7 +193,8 @@ import Testing
 
   func basis(_ path: String) throws -> ReplaceBasis {
     let fs = LiveFileSystem()
-    return ReplaceBasis(info: try fs.info(path), bytes: try fs.readFile(path, limit: 1 << 20))
+    let file = AbsolutePath(path)
+    return ReplaceBasis(info: try fs.info(file), bytes: try fs.readFile(file, limit: 1 << 20))
   }
 
   func read(_ path: String) throws -> String {

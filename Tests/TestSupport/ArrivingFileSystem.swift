@@ -95,7 +95,7 @@ enum SyncClient {
   static func newerVersion(of path: String, recording arrived: LockedBox<Set<ChangeHash>>)
     -> [UInt8]
   {
-    let now = (try? LiveFileSystem().readFile(path, limit: 1 << 26)) ?? []
+    let now = (try? LiveFileSystem().readFile(AbsolutePath(path), limit: 1 << 26)) ?? []
     let made = change("arrived")
     arrived.update { $0.insert(made.hash) }
     return now + made.chunk

@@ -110,99 +110,101 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     }
   }
 
-  func info(_ path: String) throws -> FileInfo? {
-    try tick(.info, path)
+  func info(_ path: AbsolutePath) throws -> FileInfo? {
+    try tick(.info, path.string)
     return try base.info(path)
   }
-  func infoFollowingLinks(_ path: String) throws -> FileInfo? {
-    try tick(.infoFollowingLinks, path)
+  func infoFollowingLinks(_ path: AbsolutePath) throws -> FileInfo? {
+    try tick(.infoFollowingLinks, path.string)
     return try base.infoFollowingLinks(path)
   }
-  func contentsOfDirectory(_ path: String) throws -> [String] {
-    try tick(.contentsOfDirectory, path)
+  func contentsOfDirectory(_ path: AbsolutePath) throws -> [String] {
+    try tick(.contentsOfDirectory, path.string)
     return try base.contentsOfDirectory(path)
   }
-  func readFile(_ path: String, limit: Int) throws -> [UInt8] {
-    try tick(.readFile, path)
+  func readFile(_ path: AbsolutePath, limit: Int) throws -> [UInt8] {
+    try tick(.readFile, path.string)
     let bytes = try base.readFile(path, limit: limit)
-    return afterRead?(path, bytes) ?? bytes
+    return afterRead?(path.string, bytes) ?? bytes
   }
-  func makeDirectory(_ path: String, permissions: UInt32) throws {
-    try tick(.makeDirectory, path)
+  func makeDirectory(_ path: AbsolutePath, permissions: FilePermissions) throws {
+    try tick(.makeDirectory, path.string)
     try base.makeDirectory(path, permissions: permissions)
   }
-  func createExclusive(_ path: String, permissions: UInt32) throws -> FileDescriptor {
-    try tick(.createExclusive, path)
+  func createExclusive(_ path: AbsolutePath, permissions: FilePermissions) throws -> FileDescriptor
+  {
+    try tick(.createExclusive, path.string)
     return try base.createExclusive(path, permissions: permissions)
   }
-  func openForReading(_ path: String) throws -> FileDescriptor {
-    try tick(.openForReading, path)
+  func openForReading(_ path: AbsolutePath) throws -> FileDescriptor {
+    try tick(.openForReading, path.string)
     return try base.openForReading(path)
   }
-  func openForLocking(_ path: String) throws -> FileDescriptor {
-    try tick(.openForLocking, path)
+  func openForLocking(_ path: AbsolutePath) throws -> FileDescriptor {
+    try tick(.openForLocking, path.string)
     return try base.openForLocking(path)
   }
-  func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: String) throws {
-    try tick(.write, path)
+  func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: AbsolutePath) throws {
+    try tick(.write, path.string)
     try base.write(fd, bytes, path: path)
   }
-  func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: String) throws
+  func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: AbsolutePath)
+    throws
     -> Int
   {
-    try tick(.read, path)
+    try tick(.read, path.string)
     return try base.read(fd, into: buffer, path: path)
   }
-  func sync(_ fd: FileDescriptor, path: String) throws {
-    try tick(.sync, path)
+  func sync(_ fd: FileDescriptor, path: AbsolutePath) throws {
+    try tick(.sync, path.string)
     try base.sync(fd, path: path)
   }
-  func close(_ fd: FileDescriptor, path: String) throws {
+  func close(_ fd: FileDescriptor, path: AbsolutePath) throws {
     // The descriptor is released even when the fault fires, as close(2) does.
-    do { try tick(.close, path) } catch {
+    do { try tick(.close, path.string) } catch {
       try? base.close(fd, path: path)
       throw error
     }
     try base.close(fd, path: path)
   }
-  func syncDirectory(_ path: String) throws {
-    try tick(.syncDirectory, path)
+  func syncDirectory(_ path: AbsolutePath) throws {
+    try tick(.syncDirectory, path.string)
     try base.syncDirectory(path)
   }
-  func rename(_ from: String, to: String) throws {
-    try tick(.rename, from)
+  func rename(_ from: AbsolutePath, to: AbsolutePath) throws {
+    try tick(.rename, from.string)
     try base.rename(from, to: to)
   }
-  func exchange(_ a: String, _ b: String) throws {
-    try tick(.exchange, a)
+  func exchange(_ a: AbsolutePath, _ b: AbsolutePath) throws {
+    try tick(.exchange, a.string)
     try base.exchange(a, b)
   }
-  func renameExclusive(_ from: String, to: String) throws {
-    try tick(.renameExclusive, from)
+  func renameExclusive(_ from: AbsolutePath, to: AbsolutePath) throws {
+    try tick(.renameExclusive, from.string)
     try base.renameExclusive(from, to: to)
   }
-  func removeFile(_ path: String) throws {
-    try tick(.removeFile, path)
+  func removeFile(_ path: AbsolutePath) throws {
+    try tick(.removeFile, path.string)
     try base.removeFile(path)
   }
-  func removeDirectory(_ path: String) throws {
-    try tick(.removeDirectory, path)
+  func removeDirectory(_ path: AbsolutePath) throws {
+    try tick(.removeDirectory, path.string)
     try base.removeDirectory(path)
   }
-  func setPermissions(_ path: String, _ permissions: UInt32) throws {
-    try tick(.setPermissions, path)
+  func setPermissions(_ path: AbsolutePath, _ permissions: FilePermissions) throws {
+    try tick(.setPermissions, path.string)
     try base.setPermissions(path, permissions)
   }
-  func tryLock(_ fd: FileDescriptor, path: String) throws -> Bool {
-    try tick(.tryLock, path)
+  func tryLock(_ fd: FileDescriptor, path: AbsolutePath) throws -> Bool {
+    try tick(.tryLock, path.string)
     return try base.tryLock(fd, path: path)
   }
-  func readLink(_ path: String) throws -> String {
-    try tick(.readLink, path)
+  func readLink(_ path: AbsolutePath) throws -> String {
+    try tick(.readLink, path.string)
     return try base.readLink(path)
   }
-  func realPath(_ path: String) throws -> String {
-    try tick(.realPath, path)
+  func realPath(_ path: AbsolutePath) throws -> AbsolutePath {
+    try tick(.realPath, path.string)
     return try base.realPath(path)
   }
 }

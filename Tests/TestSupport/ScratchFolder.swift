@@ -22,7 +22,8 @@ final class ScratchFolder {
       throw CocoaError(.fileWriteUnknown)
     }
     // Resolved, so that tests comparing paths are not fooled by /tmp being a link.
-    path = (try? LiveFileSystem().realPath(String(cString: made))) ?? String(cString: made)
+    let given = AbsolutePath(String(cString: made))
+    path = ((try? LiveFileSystem().realPath(given)) ?? given).string
   }
 
   /// Directories whose permissions a test removed, restored before deletion.
@@ -49,6 +50,9 @@ final class ScratchFolder {
   }
 
   func absolute(_ rel: String) -> String { rel.isEmpty ? path : path + "/" + rel }
+
+  /// The folder, or `rel` inside it, as an `AbsolutePath` (what the `FileSystem` takes).
+  func location(_ rel: String = "") -> AbsolutePath { AbsolutePath(absolute(rel)) }
 
   /// Writes a file, creating its directories.
   @discardableResult

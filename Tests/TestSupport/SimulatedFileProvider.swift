@@ -108,7 +108,7 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
 
   /// Makes the file at `path` dataless; a download brings `cloud` (default: its bytes now).
   func makeDataless(_ path: String, cloud: [UInt8]? = nil) throws {
-    let bytes = try cloud ?? base.readFile(path, limit: 1 << 30)
+    let bytes = try cloud ?? base.readFile(AbsolutePath(path), limit: 1 << 30)
     locked {
       $0.dataless.insert(path)
       $0.cloud[path] = bytes
@@ -222,35 +222,35 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
 
   // MARK: FileSystem
 
-  func info(_ path: String) throws -> FileInfo? {
-    tick(path)
+  func info(_ path: AbsolutePath) throws -> FileInfo? {
+    tick(path.string)
     guard var info = try base.info(path) else { return nil }
-    if isDataless(path) { info.flags |= DatalessFiles.flag }
+    if isDataless(path.string) { info.flags |= DatalessFiles.flag }
     return info
   }
 
-  func infoFollowingLinks(_ path: String) throws -> FileInfo? {
+  func infoFollowingLinks(_ path: AbsolutePath) throws -> FileInfo? {
     guard var info = try base.infoFollowingLinks(path) else { return nil }
-    if isDataless(path) { info.flags |= DatalessFiles.flag }
+    if isDataless(path.string) { info.flags |= DatalessFiles.flag }
     return info
   }
 
   /// The portable forms of the other listing calls build on this one, so that every entry
   /// gets its information from `info` (with the dataless flag).
-  func contentsOfDirectory(_ path: String) throws -> [String] {
-    locked { $0.listed.append(path) }
-    if isDataless(path) {
+  func contentsOfDirectory(_ path: AbsolutePath) throws -> [String] {
+    locked { $0.listed.append(path.string) }
+    if isDataless(path.string) {
       if materializationIsOff { throw FileSystemError("open directory", path, .deadlock) }
       locked {
-        $0.materialized.append(path)
-        $0.dataless.remove(path)
+        $0.materialized.append(path.string)
+        $0.dataless.remove(path.string)
       }
     }
     return try base.contentsOfDirectory(path)
   }
 
-  func readFile(_ path: String, limit: Int) throws -> [UInt8] {
-    if isDataless(path) {
+  func readFile(_ path: AbsolutePath, limit: Int) throws -> [UInt8] {
+    if isDataless(path.string) {
       if materializationIsOff {
         record("read \(path): EDEADLK")
         throw FileSystemError("read", path, .deadlock)
@@ -260,70 +260,78 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
         read the dataless file \(path) without the materialization policy: on macOS it \
         would download, maybe inside mn's own coordinated write
         """)
-      locked { $0.materialized.append(path) }
-      complete(path)
+      locked { $0.materialized.append(path.string) }
+      complete(path.string)
     }
     record("read \(path)")
     return try base.readFile(path, limit: limit)
   }
 
-  func makeDirectory(_ path: String, permissions: UInt32) throws {
+  func makeDirectory(_ path: AbsolutePath, permissions: FilePermissions) throws {
     try base.makeDirectory(path, permissions: permissions)
   }
-  func createExclusive(_ path: String, permissions: UInt32) throws -> FileDescriptor {
-    step("create", path)
+  func createExclusive(_ path: AbsolutePath, permissions: FilePermissions) throws
+    -> FileDescriptor
+  {
+    step("create", path.string)
     return try base.createExclusive(path, permissions: permissions)
   }
-  func openForReading(_ path: String) throws -> FileDescriptor { try base.openForReading(path) }
-  func openForLocking(_ path: String) throws -> FileDescriptor { try base.openForLocking(path) }
-  func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+  func openForReading(_ path: AbsolutePath) throws -> FileDescriptor {
+    try base.openForReading(path)
+  }
+  func openForLocking(_ path: AbsolutePath) throws -> FileDescriptor {
+    try base.openForLocking(path)
+  }
+  func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: AbsolutePath) throws {
     try base.write(fd, bytes, path: path)
   }
-  func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: String) throws
-    -> Int
+  func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: AbsolutePath)
+    throws -> Int
   {
     try base.read(fd, into: buffer, path: path)
   }
-  func sync(_ fd: FileDescriptor, path: String) throws {
+  func sync(_ fd: FileDescriptor, path: AbsolutePath) throws {
     try base.sync(fd, path: path)
     record("sync \(path)")
   }
-  func close(_ fd: FileDescriptor, path: String) throws { try base.close(fd, path: path) }
-  func syncDirectory(_ path: String) throws {
+  func close(_ fd: FileDescriptor, path: AbsolutePath) throws { try base.close(fd, path: path) }
+  func syncDirectory(_ path: AbsolutePath) throws {
     try base.syncDirectory(path)
     record("syncDirectory \(path)")
   }
-  func rename(_ from: String, to: String) throws {
-    step("rename", to)
+  func rename(_ from: AbsolutePath, to: AbsolutePath) throws {
+    step("rename", to.string)
     try base.rename(from, to: to)
     record("rename \(to)")
   }
-  func exchange(_ a: String, _ b: String) throws {
-    step("exchange", b)
-    step("exchange", a)
+  func exchange(_ a: AbsolutePath, _ b: AbsolutePath) throws {
+    step("exchange", b.string)
+    step("exchange", a.string)
     try base.exchange(a, b)
     record("exchange \(b)")
   }
-  func renameExclusive(_ from: String, to: String) throws {
-    step("rename", to)
+  func renameExclusive(_ from: AbsolutePath, to: AbsolutePath) throws {
+    step("rename", to.string)
     try base.renameExclusive(from, to: to)
     record("rename \(to)")
   }
-  func removeFile(_ path: String) throws {
-    step("remove", path)
-    if isDataless(path) { locked { $0.violations.append("removed the dataless file \(path)") } }
+  func removeFile(_ path: AbsolutePath) throws {
+    step("remove", path.string)
+    if isDataless(path.string) {
+      locked { $0.violations.append("removed the dataless file \(path)") }
+    }
     try base.removeFile(path)
     record("remove \(path)")
   }
-  func removeDirectory(_ path: String) throws { try base.removeDirectory(path) }
-  func setPermissions(_ path: String, _ permissions: UInt32) throws {
+  func removeDirectory(_ path: AbsolutePath) throws { try base.removeDirectory(path) }
+  func setPermissions(_ path: AbsolutePath, _ permissions: FilePermissions) throws {
     try base.setPermissions(path, permissions)
   }
-  func tryLock(_ fd: FileDescriptor, path: String) throws -> Bool {
+  func tryLock(_ fd: FileDescriptor, path: AbsolutePath) throws -> Bool {
     try base.tryLock(fd, path: path)
   }
-  func readLink(_ path: String) throws -> String { try base.readLink(path) }
-  func realPath(_ path: String) throws -> String { try base.realPath(path) }
+  func readLink(_ path: AbsolutePath) throws -> String { try base.readLink(path) }
+  func realPath(_ path: AbsolutePath) throws -> AbsolutePath { try base.realPath(path) }
 
   // MARK: SyncProvider
 
@@ -407,8 +415,8 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
       locked { $0.violations.append("replaceItem of \(target) outside a coordinated write") }
     }
     do {
-      try base.exchange(item, target)
-      try base.rename(item, to: backup)
+      try base.exchange(AbsolutePath(item), AbsolutePath(target))
+      try base.rename(AbsolutePath(item), to: AbsolutePath(backup))
     } catch {
       throw .failed(operation: "replace", path: target, detail: "\(error)")
     }
@@ -421,7 +429,7 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     if locked({ $0.refuseMoves }) {
       throw .failed(operation: "move into iCloud", path: from, detail: "refused")
     }
-    do { try base.rename(from, to: to) } catch {
+    do { try base.rename(AbsolutePath(from), to: AbsolutePath(to)) } catch {
       throw .failed(operation: "move into iCloud", path: from, detail: "\(error)")
     }
     record("setUbiquitous \(from) -> \(to)")
@@ -460,7 +468,8 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
       locked { $0.violations.append("resolved versions of \(path) outside a coordinated write") }
     }
     let held = Set(
-      ((try? AutomergeFile.decode(base.readFile(path, limit: 1 << 30)))?.changes ?? []).map(\.hash))
+      ((try? AutomergeFile.decode(base.readFile(AbsolutePath(path), limit: 1 << 30)))?.changes
+        ?? []).map(\.hash))
     let log = snapshot.log
     // Durable: the last rename onto the file (if any) is followed by a sync of its directory.
     let directory = AbsolutePath(path).parent.string

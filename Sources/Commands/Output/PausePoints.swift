@@ -62,13 +62,15 @@ struct PausingFileSystem: FileSystem {
   let points: PausePoints
 
   /// Whether `path` names one of mn's temporaries (`.NAME.mn-XXXXXX.nosync`, mn.md §6).
-  static func isTemporary(_ path: String) -> Bool {
-    let name = AbsolutePath(path).lastComponent
+  static func isTemporary(_ path: AbsolutePath) -> Bool {
+    let name = path.lastComponent
     return name.hasPrefix(".") && name.contains(".mn-")
   }
 
-  private func putInPlace(_ from: String, _ to: String, _ body: () throws -> Void) throws {
-    if to.hasSuffix(".tar.gz") {
+  private func putInPlace(
+    _ from: AbsolutePath, _ to: AbsolutePath, _ body: () throws -> Void
+  ) throws {
+    if to.lastComponent.hasSuffix(".tar.gz") {
       try body()
       points.reached(.afterBackup)
       return
@@ -79,34 +81,34 @@ struct PausingFileSystem: FileSystem {
     if document { points.reached(.afterSwap) }
   }
 
-  func rename(_ from: String, to: String) throws {
+  func rename(_ from: AbsolutePath, to: AbsolutePath) throws {
     try putInPlace(from, to) { try base.rename(from, to: to) }
   }
-  func exchange(_ a: String, _ b: String) throws {
+  func exchange(_ a: AbsolutePath, _ b: AbsolutePath) throws {
     try putInPlace(a, b) { try base.exchange(a, b) }
   }
-  func renameExclusive(_ from: String, to: String) throws {
+  func renameExclusive(_ from: AbsolutePath, to: AbsolutePath) throws {
     try putInPlace(from, to) { try base.renameExclusive(from, to: to) }
   }
-  func removeFile(_ path: String) throws {
+  func removeFile(_ path: AbsolutePath) throws {
     if !Self.isTemporary(path) { points.reached(.beforeRemove) }
     try base.removeFile(path)
   }
 
-  func info(_ path: String) throws -> FileInfo? { try base.info(path) }
-  func infoFollowingLinks(_ path: String) throws -> FileInfo? {
+  func info(_ path: AbsolutePath) throws -> FileInfo? { try base.info(path) }
+  func infoFollowingLinks(_ path: AbsolutePath) throws -> FileInfo? {
     try base.infoFollowingLinks(path)
   }
-  func contentsOfDirectory(_ path: String) throws -> [String] {
+  func contentsOfDirectory(_ path: AbsolutePath) throws -> [String] {
     try base.contentsOfDirectory(path)
   }
-  func contentsOfDirectoryWithInfo(_ path: String) throws -> [DirectoryEntry] {
+  func contentsOfDirectoryWithInfo(_ path: AbsolutePath) throws -> [DirectoryEntry] {
     try base.contentsOfDirectoryWithInfo(path)
   }
-  func directoryItems(_ path: String) throws -> [DirectoryItem] {
+  func directoryItems(_ path: AbsolutePath) throws -> [DirectoryItem] {
     try base.directoryItems(path)
   }
-  func openDirectory(_ path: String) throws -> OpenDirectory { try base.openDirectory(path) }
+  func openDirectory(_ path: AbsolutePath) throws -> OpenDirectory { try base.openDirectory(path) }
   func closeDirectory(_ directory: OpenDirectory) { base.closeDirectory(directory) }
   func info(_ name: String, in directory: OpenDirectory) throws -> FileInfo? {
     try base.info(name, in: directory)
@@ -116,44 +118,45 @@ struct PausingFileSystem: FileSystem {
   {
     try base.readFile(name, in: directory, limit: limit)
   }
-  func readFile(_ path: String, limit: Int) throws -> [UInt8] {
+  func readFile(_ path: AbsolutePath, limit: Int) throws -> [UInt8] {
     try base.readFile(path, limit: limit)
   }
-  func makeDirectory(_ path: String, permissions: UInt32) throws {
+  func makeDirectory(_ path: AbsolutePath, permissions: FilePermissions) throws {
     try base.makeDirectory(path, permissions: permissions)
   }
-  func createExclusive(_ path: String, permissions: UInt32) throws -> FileDescriptor {
+  func createExclusive(_ path: AbsolutePath, permissions: FilePermissions) throws -> FileDescriptor
+  {
     try base.createExclusive(path, permissions: permissions)
   }
-  func openForReading(_ path: String) throws -> FileDescriptor {
+  func openForReading(_ path: AbsolutePath) throws -> FileDescriptor {
     try base.openForReading(path)
   }
-  func openForLocking(_ path: String) throws -> FileDescriptor {
+  func openForLocking(_ path: AbsolutePath) throws -> FileDescriptor {
     try base.openForLocking(path)
   }
-  func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+  func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, path: AbsolutePath) throws {
     try base.write(fd, bytes, path: path)
   }
-  func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: String)
+  func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, path: AbsolutePath)
     throws -> Int
   {
     try base.read(fd, into: buffer, path: path)
   }
-  func sync(_ fd: FileDescriptor, path: String) throws { try base.sync(fd, path: path) }
+  func sync(_ fd: FileDescriptor, path: AbsolutePath) throws { try base.sync(fd, path: path) }
   func startWriteback(_ fd: FileDescriptor, offset: Int64, length: Int64) {
     base.startWriteback(fd, offset: offset, length: length)
   }
-  func close(_ fd: FileDescriptor, path: String) throws { try base.close(fd, path: path) }
-  func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
-  func removeDirectory(_ path: String) throws { try base.removeDirectory(path) }
-  func setPermissions(_ path: String, _ permissions: UInt32) throws {
+  func close(_ fd: FileDescriptor, path: AbsolutePath) throws { try base.close(fd, path: path) }
+  func syncDirectory(_ path: AbsolutePath) throws { try base.syncDirectory(path) }
+  func removeDirectory(_ path: AbsolutePath) throws { try base.removeDirectory(path) }
+  func setPermissions(_ path: AbsolutePath, _ permissions: FilePermissions) throws {
     try base.setPermissions(path, permissions)
   }
-  func tryLock(_ fd: FileDescriptor, path: String) throws -> Bool {
+  func tryLock(_ fd: FileDescriptor, path: AbsolutePath) throws -> Bool {
     let taken = try base.tryLock(fd, path: path)
     if taken { points.reached(.afterLock) }
     return taken
   }
-  func readLink(_ path: String) throws -> String { try base.readLink(path) }
-  func realPath(_ path: String) throws -> String { try base.realPath(path) }
+  func readLink(_ path: AbsolutePath) throws -> String { try base.readLink(path) }
+  func realPath(_ path: AbsolutePath) throws -> AbsolutePath { try base.realPath(path) }
 }

@@ -141,10 +141,10 @@ enum Backups {
     } else {
       checked = []
       for argument in call.arguments {
-        let path = AbsolutePath(
-          normalizing: argument, relativeTo: AbsolutePath(env.currentDirectory)
-        ).string
-        guard try env.fileSystem.infoFollowingLinks(path) != nil else {
+        let archive = AbsolutePath(
+          normalizing: argument, relativeTo: AbsolutePath(env.currentDirectory))
+        let path = archive.string
+        guard try env.fileSystem.infoFollowingLinks(archive) != nil else {
           throw CommandError.noSuchArchive(argument)
         }
         checked.append(

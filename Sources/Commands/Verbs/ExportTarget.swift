@@ -52,9 +52,7 @@ struct ExportTarget {
       var name = "\(stem).\(format.fileExtension)"
       var attempt = 2
       // Never replace an earlier export made within the same second.
-      while try env.fileSystem.info(AbsolutePath(env.currentDirectory).appending(name).string)
-        != nil
-      {
+      while try env.fileSystem.info(AbsolutePath(env.currentDirectory).appending(name)) != nil {
         name = "\(stem)-\(attempt).\(format.fileExtension)"
         attempt += 1
       }

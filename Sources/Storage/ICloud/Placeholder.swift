@@ -99,7 +99,7 @@ public struct Placeholder: Sendable, Hashable {
     [UInt8], Errno
   > {
     do {
-      return .success(try fileSystem.readFile(path, limit: ICloudStub.maxSize))
+      return .success(try fileSystem.readFile(AbsolutePath(path), limit: ICloudStub.maxSize))
     } catch {
       return .failure((error as? FileSystemError)?.errno ?? .ioError)
     }

@@ -1,0 +1,1 @@
+../../../Sources/Platform/FilePermissions.swift

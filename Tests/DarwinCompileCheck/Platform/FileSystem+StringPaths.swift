@@ -1,0 +1,1 @@
+../../../Sources/Platform/FileSystem+StringPaths.swift

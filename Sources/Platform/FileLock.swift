@@ -126,10 +126,13 @@ public final class FileLock: @unchecked Sendable {
     throw .held(path: path, waited: timeout)
   }
 
-  /// Releases the lock (closing the descriptor). Calling it twice does nothing.
+  /// Releases the lock, then closes the descriptor. Calling it twice does nothing. The unlock
+  /// comes first because closing alone releases it only when no other descriptor shares the
+  /// open file, and a child that another thread is starting holds one until its `exec`.
   public func release() {
     guard let fd = descriptor else { return }
     descriptor = nil
+    try? fileSystem.unlock(fd, path: file)
     try? fileSystem.close(fd, path: file)
   }
 

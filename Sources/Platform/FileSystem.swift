@@ -281,6 +281,11 @@ public protocol FileSystem: Sendable {
   /// Takes an exclusive advisory lock without blocking; false when another holder has it.
   /// The corresponding C function is `flock(LOCK_EX | LOCK_NB)`.
   func tryLock(_ fd: FileDescriptor, path: AbsolutePath) throws -> Bool
+  /// Releases the lock `tryLock` took, for every descriptor that shares its open file: a
+  /// child process that inherited it (between `fork` and `exec`, before `O_CLOEXEC` closes
+  /// it) would otherwise hold the lock after this process closed its own. The corresponding C
+  /// function is `flock(LOCK_UN)`.
+  func unlock(_ fd: FileDescriptor, path: AbsolutePath) throws
   /// The target of a symbolic link. The corresponding C function is `readlink`.
   func readLink(_ path: AbsolutePath) throws -> String
   /// The canonical absolute path, links resolved. The corresponding C function is `realpath`.

@@ -435,6 +435,10 @@ public struct LiveFileSystem: FileSystem {
     return true
   }
 
+  public func unlock(_ fd: FileDescriptor, path: AbsolutePath) throws(FileSystemError) {
+    _ = try retrying("unlock", path) { flock(fd.rawValue, LOCK_UN) }
+  }
+
   public func readLink(_ path: AbsolutePath) throws(FileSystemError) -> String {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let n = try retrying("read link", path) { readlink(path.string, &buffer, buffer.count - 1) }

@@ -234,6 +234,9 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   public func tryLock(_ fd: FileDescriptor, path: AbsolutePath) throws -> Bool {
     try base.tryLock(fd, path: path)
   }
+  public func unlock(_ fd: FileDescriptor, path: AbsolutePath) throws {
+    try base.unlock(fd, path: path)
+  }
   public func readLink(_ path: AbsolutePath) throws -> String { try base.readLink(path) }
   public func realPath(_ path: AbsolutePath) throws -> AbsolutePath { try base.realPath(path) }
 }

@@ -199,6 +199,7 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     try tick(.tryLock, path.string)
     return try base.tryLock(fd, path: path)
   }
+  func unlock(_ fd: FileDescriptor, path: AbsolutePath) throws { try base.unlock(fd, path: path) }
   func readLink(_ path: AbsolutePath) throws -> String {
     try tick(.readLink, path.string)
     return try base.readLink(path)

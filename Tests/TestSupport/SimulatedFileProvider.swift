@@ -330,6 +330,7 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
   func tryLock(_ fd: FileDescriptor, path: AbsolutePath) throws -> Bool {
     try base.tryLock(fd, path: path)
   }
+  func unlock(_ fd: FileDescriptor, path: AbsolutePath) throws { try base.unlock(fd, path: path) }
   func readLink(_ path: AbsolutePath) throws -> String { try base.readLink(path) }
   func realPath(_ path: AbsolutePath) throws -> AbsolutePath { try base.realPath(path) }
 

@@ -157,6 +157,7 @@ struct PausingFileSystem: FileSystem {
     if taken { points.reached(.afterLock) }
     return taken
   }
+  func unlock(_ fd: FileDescriptor, path: AbsolutePath) throws { try base.unlock(fd, path: path) }
   func readLink(_ path: AbsolutePath) throws -> String { try base.readLink(path) }
   func realPath(_ path: AbsolutePath) throws -> AbsolutePath { try base.realPath(path) }
 }

@@ -88,6 +88,7 @@ int chmod(const char *path, mode_t mode);
 // <sys/file.h>
 #define LOCK_EX 0x02
 #define LOCK_NB 0x04
+#define LOCK_UN 0x08
 int flock(int fd, int operation);
 
 // <stdio.h> (Libc)

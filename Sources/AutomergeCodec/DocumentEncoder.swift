@@ -2,8 +2,9 @@
 public enum AutomergeSaveError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The input does not decode.
   case invalidInput(AutomergeDecodeError)
-  /// An op targets an object that no op of the file creates, or uses a key its object's
-  /// kind cannot hold: a document chunk has no row for it (§7.4).
+  /// An op targets an object that no op of the file creates, uses a key its object's kind
+  /// cannot hold, names a pred outside its own object and key, or deletes nothing: a
+  /// document chunk has no row for it, or would read it back as another op (§7.4, §7.5).
   case unplaceableOp(counter: UInt32, actor: ActorId, String)
   /// A pred names no op of the file, or a deletion: a document stores preds only as the
   /// succs of the ops they name (§7.7 step 4).
@@ -91,7 +92,7 @@ public enum DocumentEncoder {
     }
     var rowOf = [Int32](repeating: 0, count: file.changes.count)
     for (r, p) in order.enumerated() { rowOf[p] = Int32(r) }
-    let changeColumns = changeColumns(file, rows: order, rowOf: rowOf)
+    let changeColumns = try changeColumns(file, rows: order, rowOf: rowOf)
     let opColumns = table.columns(opOrder)
     for columns in [changeColumns, opColumns] {
       body.uleb(UInt64(columns.count))
@@ -154,7 +155,13 @@ public enum DocumentEncoder {
 
   /// The change metadata columns (§7.2) of the changes at `rows`, in that order, non-empty
   /// ones only, deflated where Rust does.
-  private static func changeColumns(_ file: AutomergeFile, rows: [Int], rowOf: [Int32])
+  ///
+  /// A document numbers each actor's changes 1, 2, 3, … in row order and gives each the ops
+  /// after its predecessor's up to its max op (§7.5 step 5), so changes that do not fit that
+  /// (a seq 0 or a gap, ops that overlap or go back) are refused: they would read back as
+  /// other changes. Automerge 0.6.1 loads such changes (0.11 refuses a seq 0 as a
+  /// duplicate), but its `save()` then writes a document that does not load.
+  private static func changeColumns(_ file: AutomergeFile, rows: [Int], rowOf: [Int32]) throws
     -> [(UInt32, [UInt8])]
   {
     var actor = RLEEncoder<UInt64>()
@@ -169,12 +176,24 @@ public enum DocumentEncoder {
     for (i, a) in file.actors.enumerated() { authorIndex[a] = UInt64(i) }
     // Consecutive changes mostly have one author: its index is reused, not hashed again.
     var lastAuthor: (actor: ActorId, index: UInt64)? = nil
+    // Per author: the seq its next change must have, and the first op it may have.
+    var nextSeq = [UInt64](repeating: 1, count: file.actors.count)
+    var nextOp = [UInt64](repeating: 1, count: file.actors.count)
     for p in rows {
       let change = file.changes[p]
       if lastAuthor?.actor != change.author {
         lastAuthor = (change.author, authorIndex[change.author] ?? 0)
       }
-      actor.append(lastAuthor?.index ?? 0)
+      let a = Int(lastAuthor?.index ?? 0)
+      guard change.seq == nextSeq[a], change.startOp >= nextOp[a] else {
+        throw AutomergeSaveError.unplaceableOp(
+          counter: UInt32(truncatingIfNeeded: change.startOp), actor: change.author,
+          "starts change seq \(change.seq), which a document cannot number after seq "
+            + "\(nextSeq[a] - 1) (its ops from \(nextOp[a]))")
+      }
+      nextSeq[a] += 1
+      nextOp[a] = change.startOp + UInt64(change.ops.count)
+      actor.append(UInt64(a))
       seq.append(Int64(change.seq))
       maxOp.append(Int64(change.maxOp))
       time.append(change.time)
@@ -296,15 +315,42 @@ private struct OpTable {
   func op(_ i: Int) -> Op { file.changes[Int(change[i])].ops[Int(index[i])] }
 
   /// Turns every pred into a succ of the op it names (§7.7 step 4).
+  ///
+  /// A document keeps an op's preds only as the succs of ops in its own group (its object
+  /// and key, or for an insert the element it makes), before it in the group's order: that
+  /// is where a load looks for them (§7.5 step 2). A pred anywhere else would read back as
+  /// a deletion of its own, and a deletion with no pred would not read back at all, so
+  /// both are refused here. Automerge accepts such changes, but its own `save()` then
+  /// writes a document that does not load (mismatching heads).
   mutating func linkSuccessors() throws {
     var pairs: [(target: Int32, succ: UInt64)] = []
     for i in id.indices {
       let map = actorMaps[Int(change[i])]
-      for p in op(i).pred {
+      let o = op(i)
+      if o.action == .delete && o.pred.isEmpty {
+        let (c, a) = describe(id[i])
+        throw AutomergeSaveError.unplaceableOp(
+          counter: c, actor: a, "deletes nothing (it has no pred), which a document cannot store")
+      }
+      var previous: UInt64? = nil
+      for p in o.pred {
         let pid = OpTable.pack(p.counter, map[Int(p.actor)])
+        // A load sorts the preds it rebuilds (§7.5 step 3): others would hash differently.
+        if let q = previous, q >= pid {
+          let (c, a) = describe(id[i])
+          throw AutomergeSaveError.unplaceableOp(
+            counter: c, actor: a, "has preds out of Lamport order, which a document cannot keep")
+        }
+        previous = pid
         guard let t = position[pid], op(Int(t)).action != .delete else {
           let (c, a) = describe(pid)
           throw AutomergeSaveError.unrepresentablePred(counter: c, actor: a)
+        }
+        guard precedesInGroup(Int(t), i) else {
+          let (c, a) = describe(id[i])
+          throw AutomergeSaveError.unplaceableOp(
+            counter: c, actor: a,
+            "has a pred outside its own object and key, which a document cannot store")
         }
         pairs.append((t, id[i]))
       }
@@ -314,6 +360,33 @@ private struct OpTable {
     for p in pairs { succStart[Int(p.target) + 1] += 1 }
     for i in id.indices { succStart[i + 1] += succStart[i] }
     succs = pairs.map(\.succ)
+  }
+
+  /// Whether op `t` comes before op `i` in one group of a document (§7.4): the same object
+  /// and the same map key or element (an insert's group is the element it makes), and `t`
+  /// is the group's insert or an earlier id (a group's other ops are in Lamport order). An
+  /// insert is first in its group, so nothing precedes it; a deletion goes at the end.
+  private func precedesInGroup(_ t: Int, _ i: Int) -> Bool {
+    let o = op(i)
+    let p = op(t)
+    guard !o.insert, object[t] == object[i] else { return false }
+    switch o.key {
+    case .map(let key):
+      guard !p.insert, case .map(let predKey) = p.key, predKey == key else { return false }
+    case .element:
+      let predElement: UInt64
+      if p.insert {
+        predElement = id[t]
+      } else if case .element = p.key {
+        predElement = element[t]
+      } else {
+        return false
+      }
+      guard predElement == element[i] else { return false }
+    case .head:
+      return false
+    }
+    return o.action == .delete || p.insert || id[t] < id[i]
   }
 
   /// The stored ops (every op but the deletions) in the order of §7.4: by object (root,

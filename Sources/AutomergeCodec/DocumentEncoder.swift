@@ -78,6 +78,7 @@ public enum DocumentEncoder {
   /// file's order; the orphans are not in it.
   static func encode(_ file: AutomergeFile) throws -> [UInt8] {
     let rows = file.changes.count - file.orphans.count
+    try checkCanonical(file, rows: rows)
     var table = OpTable(file: file, rows: rows)
     try table.collect()
     try table.linkSuccessors()
@@ -107,6 +108,31 @@ public enum DocumentEncoder {
     for (_, data) in opColumns { body.append(data) }
     for h in file.heads { body.uleb(UInt64(rowOf[file.position(of: h) ?? 0])) }
     return ChangeEncoder.wrap(type: 0, body: body.bytes).chunk
+  }
+
+  /// A change chunk's hash covers its bytes as they are stored, while a load of a document
+  /// rebuilds each change's canonical chunk (§7.5 step 6): a change whose stored chunk is
+  /// not canonical (an empty column written out, say) would come back with another hash,
+  /// so it is refused. A document's own changes were rebuilt so when they were decoded; the
+  /// orphans are written as their own bytes.
+  private static func checkCanonical(_ file: AutomergeFile, rows: Int) throws {
+    var encoder = ChangeEncoder()
+    for info in file.chunks where info.type != .document {
+      for hash in info.changes {
+        guard let p = file.position(of: hash), p < rows else { continue }
+        let c = file.changes[p]
+        let canonical = encoder.encode(
+          actors: c.actors, seq: c.seq, startOp: c.startOp, time: c.time, message: c.message,
+          deps: c.deps, ops: c.ops, extra: c.extra
+        ).hash
+        guard canonical == hash else {
+          throw AutomergeSaveError.unplaceableOp(
+            counter: UInt32(truncatingIfNeeded: c.startOp), actor: c.author,
+            "starts change seq \(c.seq), whose chunk is not in the canonical form a document "
+              + "rebuilds it in")
+        }
+      }
+    }
   }
 
   /// The order in which Rust's load applies a file's changes, which its `save()` keeps as

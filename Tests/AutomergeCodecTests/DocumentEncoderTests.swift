@@ -173,6 +173,20 @@ import Testing
     }
   }
 
+  /// The fuzzer's third finding: a change chunk that names an empty column. Its hash covers
+  /// the bytes as stored, but a document gives back the canonical chunk (no empty column),
+  /// whose hash differs: refused.
+  @Test func aChangeChunkNotInCanonicalFormIsRefused() throws {
+    let bytes = try Fixture.bytes("unsaveable/empty-column.automerge")
+    _ = try AutomergeFile.decode(bytes)
+    do {
+      _ = try DocumentEncoder.save(bytes)
+      Issue.record("saved")
+    } catch AutomergeSaveError.unplaceableOp(_, _, let why) {
+      #expect(why.hasSuffix("not in the canonical form a document rebuilds it in"))
+    }
+  }
+
   /// The changes of `predsOutsideTheirGroupAreRefused`: a map with keys k and j, a list with
   /// two elements, then one op of a second change, `last`.
   private static func changes(then last: Op) -> [UInt8] {

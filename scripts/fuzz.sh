@@ -8,6 +8,8 @@ out=.build/fuzz
 mkdir -p "$out/corpus" Tests/Fixtures/malformed
 cp Tests/Fixtures/valid/*.automerge "$out/corpus/" 2>/dev/null || true
 cp Tests/Fixtures/malformed/* "$out/corpus/" 2>/dev/null || true
+# Past findings, fixed: every run replays them first.
+cp Fuzz/findings/*.bin "$out/corpus/" 2>/dev/null || true
 if [ -d ../shared/fixtures ]; then
   find ../shared/fixtures/corpus/seed-0[1-3] -name '*.automerge' -size -8k -exec cp {} "$out/corpus/" \;
 fi

@@ -2,8 +2,9 @@
 public enum AutomergeSaveError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The input does not decode.
   case invalidInput(AutomergeDecodeError)
-  /// An op targets an object that no op of the file creates, or uses a key its object's
-  /// kind cannot hold: a document chunk has no row for it (§7.4).
+  /// An op targets an object that no op of the file creates, uses a key its object's kind
+  /// cannot hold, names a pred outside its own object and key, or deletes nothing: a
+  /// document chunk has no row for it, or would read it back as another op (§7.4, §7.5).
   case unplaceableOp(counter: UInt32, actor: ActorId, String)
   /// A pred names no op of the file, or a deletion: a document stores preds only as the
   /// succs of the ops they name (§7.7 step 4).
@@ -54,18 +55,26 @@ public enum DocumentEncoder {
         bytes, keepOps: false, chunks: .only { orphans.contains($0) }, inspectFirstDocument: nil)
       for hash in file.orphans { out += kept.change(hash)?.chunk ?? [] }
     }
+    // A change chunk that is not canonical shows as a read-back that differs: only then is
+    // one looked for (re-encoding every change up front cost the month's save 11% more).
+    let rows = file.changes.count - file.orphans.count
     let back: AutomergeFile
     do {
       back = try AutomergeFile.decode(out, keepOps: false, keepChunks: false)
     } catch {
+      try checkCanonical(file, rows: rows)
       throw AutomergeSaveError.verificationFailed("it does not decode: \(error)")
     }
+    // The read-back's changes are distinct (its decode skips duplicates), so as many of
+    // them as the input has, each one of the input's, are the input's changes.
     guard back.changes.count == file.changes.count,
-      back.changes.map(\.hash).sorted() == file.changes.map(\.hash).sorted()
+      back.changes.allSatisfy({ file.contains($0.hash) })
     else {
+      try checkCanonical(file, rows: rows)
       throw AutomergeSaveError.verificationFailed("its changes differ from the input's")
     }
     guard back.heads == file.heads, back.orphans.sorted() == file.orphans.sorted() else {
+      try checkCanonical(file, rows: rows)
       throw AutomergeSaveError.verificationFailed("its heads differ from the input's")
     }
     return SavedDocument(bytes: out, changeCount: back.changes.count, heads: back.heads)
@@ -91,7 +100,7 @@ public enum DocumentEncoder {
     }
     var rowOf = [Int32](repeating: 0, count: file.changes.count)
     for (r, p) in order.enumerated() { rowOf[p] = Int32(r) }
-    let changeColumns = changeColumns(file, rows: order, rowOf: rowOf)
+    let changeColumns = try changeColumns(file, rows: order, rowOf: rowOf)
     let opColumns = table.columns(opOrder)
     for columns in [changeColumns, opColumns] {
       body.uleb(UInt64(columns.count))
@@ -104,6 +113,31 @@ public enum DocumentEncoder {
     for (_, data) in opColumns { body.append(data) }
     for h in file.heads { body.uleb(UInt64(rowOf[file.position(of: h) ?? 0])) }
     return ChangeEncoder.wrap(type: 0, body: body.bytes).chunk
+  }
+
+  /// A change chunk's hash covers its bytes as they are stored, while a load of a document
+  /// rebuilds each change's canonical chunk (§7.5 step 6): a change whose stored chunk is
+  /// not canonical (an empty column written out, say) comes back with another hash: such
+  /// a save is refused as one of that change. A document's own changes were rebuilt so when they were decoded; the
+  /// orphans are written as their own bytes.
+  private static func checkCanonical(_ file: AutomergeFile, rows: Int) throws {
+    var encoder = ChangeEncoder()
+    for info in file.chunks where info.type != .document {
+      for hash in info.changes {
+        guard let p = file.position(of: hash), p < rows else { continue }
+        let c = file.changes[p]
+        let canonical = encoder.encode(
+          actors: c.actors, seq: c.seq, startOp: c.startOp, time: c.time, message: c.message,
+          deps: c.deps, ops: c.ops, extra: c.extra
+        ).hash
+        guard canonical == hash else {
+          throw AutomergeSaveError.unplaceableOp(
+            counter: UInt32(truncatingIfNeeded: c.startOp), actor: c.author,
+            "starts change seq \(c.seq), whose chunk is not in the canonical form a document "
+              + "rebuilds it in")
+        }
+      }
+    }
   }
 
   /// The order in which Rust's load applies a file's changes, which its `save()` keeps as
@@ -154,7 +188,13 @@ public enum DocumentEncoder {
 
   /// The change metadata columns (§7.2) of the changes at `rows`, in that order, non-empty
   /// ones only, deflated where Rust does.
-  private static func changeColumns(_ file: AutomergeFile, rows: [Int], rowOf: [Int32])
+  ///
+  /// A document numbers each actor's changes 1, 2, 3, … in row order and gives each the ops
+  /// after its predecessor's up to its max op (§7.5 step 5), so changes that do not fit that
+  /// (a seq 0 or a gap, ops that overlap or go back) are refused: they would read back as
+  /// other changes. Automerge 0.6.1 loads such changes (0.11 refuses a seq 0 as a
+  /// duplicate), but its `save()` then writes a document that does not load.
+  private static func changeColumns(_ file: AutomergeFile, rows: [Int], rowOf: [Int32]) throws
     -> [(UInt32, [UInt8])]
   {
     var actor = RLEEncoder<UInt64>()
@@ -169,12 +209,24 @@ public enum DocumentEncoder {
     for (i, a) in file.actors.enumerated() { authorIndex[a] = UInt64(i) }
     // Consecutive changes mostly have one author: its index is reused, not hashed again.
     var lastAuthor: (actor: ActorId, index: UInt64)? = nil
+    // Per author: the seq its next change must have, and the first op it may have.
+    var nextSeq = [UInt64](repeating: 1, count: file.actors.count)
+    var nextOp = [UInt64](repeating: 1, count: file.actors.count)
     for p in rows {
       let change = file.changes[p]
       if lastAuthor?.actor != change.author {
         lastAuthor = (change.author, authorIndex[change.author] ?? 0)
       }
-      actor.append(lastAuthor?.index ?? 0)
+      let a = Int(lastAuthor?.index ?? 0)
+      guard change.seq == nextSeq[a], change.startOp >= nextOp[a] else {
+        throw AutomergeSaveError.unplaceableOp(
+          counter: UInt32(truncatingIfNeeded: change.startOp), actor: change.author,
+          "starts change seq \(change.seq), where a document has this actor's seq "
+            + "\(nextSeq[a]) with ops from \(nextOp[a]) on")
+      }
+      nextSeq[a] += 1
+      nextOp[a] = change.startOp + UInt64(change.ops.count)
+      actor.append(UInt64(a))
       seq.append(Int64(change.seq))
       maxOp.append(Int64(change.maxOp))
       time.append(change.time)
@@ -230,7 +282,7 @@ private struct OpTable {
   var succStart: [Int32] = []
   var succs: [UInt64] = []
   /// Op id -> position.
-  var position: [UInt64: Int32] = [:]
+  var position = OpIdTable(capacity: 0)
 
   init(file: AutomergeFile, rows: Int) {
     self.file = file
@@ -255,7 +307,7 @@ private struct OpTable {
     element.reserveCapacity(total)
     change.reserveCapacity(total)
     index.reserveCapacity(total)
-    position.reserveCapacity(total)
+    position = OpIdTable(capacity: total)
     // Consecutive changes mostly share one actor table (the same array): its map is reused
     // instead of hashing every actor's bytes again.
     var lastActors: [ActorId] = []
@@ -276,7 +328,7 @@ private struct OpTable {
       }
       for (i, op) in c.ops.enumerated() {
         let opId = OpTable.pack(UInt32(truncatingIfNeeded: c.startOp + UInt64(i)), map[0])
-        position[opId] = Int32(id.count)
+        position.set(opId, Int32(id.count))
         id.append(opId)
         switch op.object {
         case .root: object.append(0)
@@ -296,15 +348,47 @@ private struct OpTable {
   func op(_ i: Int) -> Op { file.changes[Int(change[i])].ops[Int(index[i])] }
 
   /// Turns every pred into a succ of the op it names (§7.7 step 4).
+  ///
+  /// A document keeps an op's preds only as the succs of ops in its own group (its object
+  /// and key, or for an insert the element it makes), before it in the group's order: that
+  /// is where a load looks for them (§7.5 step 2). A pred anywhere else would read back as
+  /// a deletion of its own, and a deletion with no pred would not read back at all, so
+  /// both are refused here. Automerge accepts such changes, but its own `save()` then
+  /// writes a document that does not load (mismatching heads).
   mutating func linkSuccessors() throws {
     var pairs: [(target: Int32, succ: UInt64)] = []
     for i in id.indices {
       let map = actorMaps[Int(change[i])]
-      for p in op(i).pred {
+      let o = op(i)
+      if o.action == .delete && o.pred.isEmpty {
+        let (c, a) = describe(id[i])
+        throw AutomergeSaveError.unplaceableOp(
+          counter: c, actor: a, "deletes nothing (it has no pred), which a document cannot store")
+      }
+      var previous: UInt64? = nil
+      for p in o.pred {
         let pid = OpTable.pack(p.counter, map[Int(p.actor)])
-        guard let t = position[pid], op(Int(t)).action != .delete else {
+        // A load sorts the preds it rebuilds (§7.5 step 3): others would hash differently.
+        if let q = previous, q >= pid {
+          let (c, a) = describe(id[i])
+          throw AutomergeSaveError.unplaceableOp(
+            counter: c, actor: a, "has preds out of Lamport order, which a document cannot keep")
+        }
+        previous = pid
+        guard let t = position[pid] else {
           let (c, a) = describe(pid)
           throw AutomergeSaveError.unrepresentablePred(counter: c, actor: a)
+        }
+        let target = op(Int(t))
+        guard target.action != .delete else {
+          let (c, a) = describe(pid)
+          throw AutomergeSaveError.unrepresentablePred(counter: c, actor: a)
+        }
+        guard precedesInGroup(Int(t), target, i, o) else {
+          let (c, a) = describe(id[i])
+          throw AutomergeSaveError.unplaceableOp(
+            counter: c, actor: a,
+            "has a pred outside its own object and key, which a document cannot store")
         }
         pairs.append((t, id[i]))
       }
@@ -316,36 +400,67 @@ private struct OpTable {
     succs = pairs.map(\.succ)
   }
 
+  /// Whether op `t` (`p`) comes before op `i` (`o`) in one group of a document (§7.4): the
+  /// same object and the same map key or element (an insert's group is the element it
+  /// makes), and `t` is the group's insert or an earlier id (a group's other ops are in
+  /// Lamport order). An insert is first in its group, so nothing precedes it; a deletion
+  /// goes at the end.
+  private func precedesInGroup(_ t: Int, _ p: Op, _ i: Int, _ o: Op) -> Bool {
+    guard !o.insert, object[t] == object[i] else { return false }
+    switch o.key {
+    case .map(let key):
+      guard !p.insert, case .map(let predKey) = p.key, predKey == key else { return false }
+    case .element:
+      let predElement: UInt64
+      if p.insert {
+        predElement = id[t]
+      } else if case .element = p.key {
+        predElement = element[t]
+      } else {
+        return false
+      }
+      guard predElement == element[i] else { return false }
+    case .head:
+      return false
+    }
+    return o.action == .delete || p.insert || id[t] < id[i]
+  }
+
   /// The stored ops (every op but the deletions) in the order of §7.4: by object (root,
   /// then Lamport order), a map's by key bytes then id, a sequence's element by element in
   /// RGA order, each element's insert op followed by the ops on it.
   func documentOrder() throws -> [Int32] {
-    // Objects: the root is a map; every other is made by an op.
-    var isSequence: [UInt64: Bool] = [0: false]
+    // Objects: the root is a map; every other is made by an op. Each is numbered (the root
+    // 0) for its list of members, and found by id through an `OpIdTable`.
+    var objectId: [UInt64] = [0]
+    var isSequence: [Bool] = [false]
     for i in id.indices {
       switch op(i).action {
-      case .makeMap, .makeTable: isSequence[id[i]] = false
-      case .makeList, .makeText: isSequence[id[i]] = true
-      default: break
+      case .makeMap, .makeTable: isSequence.append(false)
+      case .makeList, .makeText: isSequence.append(true)
+      default: continue
       }
+      objectId.append(id[i])
     }
-    var members: [UInt64: [Int32]] = [:]
+    var number = OpIdTable(capacity: objectId.count)
+    for (k, o) in objectId.enumerated() { number.set(o, Int32(k)) }
+    var members = [[Int32]](repeating: [], count: objectId.count)
     for i in id.indices where op(i).action != .delete {
-      guard isSequence[object[i]] != nil else {
+      guard let k = number[object[i]] else {
         let (c, a) = describe(id[i])
         throw AutomergeSaveError.unplaceableOp(
           counter: c, actor: a, "targets an object that no op creates")
       }
-      members[object[i], default: []].append(Int32(i))
+      members[Int(k)].append(Int32(i))
     }
     var order: [Int32] = []
     order.reserveCapacity(id.count)
-    for obj in members.keys.sorted() {
-      let ops = members[obj] ?? []
-      if isSequence[obj] == true {
-        try appendSequence(ops, to: &order)
+    for k in objectId.indices.sorted(by: { objectId[$0] < objectId[$1] }) where !members[k].isEmpty
+    {
+      if isSequence[k] {
+        try appendSequence(members[k], to: &order)
       } else {
-        try appendMap(ops, to: &order)
+        try appendMap(members[k], to: &order)
       }
     }
     return order
@@ -398,27 +513,28 @@ private struct OpTable {
     }
     inserts.sort { $0.parent != $1.parent ? $0.parent < $1.parent : $0.id > $1.id }
     updates.sort { $0.element != $1.element ? $0.element < $1.element : $0.id < $1.id }
-    var children: [UInt64: Int] = [:]  // parent -> first child in `inserts`
-    for (k, x) in inserts.enumerated().reversed() { children[x.parent] = k }
-    var onElement: [UInt64: Int] = [:]  // element -> first op in `updates`
-    for (k, x) in updates.enumerated().reversed() { onElement[x.element] = k }
+    var children = OpIdTable(capacity: inserts.count)  // parent -> first child in `inserts`
+    for (k, x) in inserts.enumerated().reversed() { children.set(x.parent, Int32(k)) }
+    var onElement = OpIdTable(capacity: updates.count)  // element -> first op in `updates`
+    for (k, x) in updates.enumerated().reversed() { onElement.set(x.element, Int32(k)) }
 
     let start = order.count
     // Pre-order walk with an explicit stack (a text can nest 100,000s deep): each entry
     // is the next sibling to visit under one parent.
     var stack: [Int] = []
-    if let first = children[0] { stack.append(first) }
+    if let first = children[0] { stack.append(Int(first)) }
     while let k = stack.popLast() {
       let x = inserts[k]
       if k + 1 < inserts.count && inserts[k + 1].parent == x.parent { stack.append(k + 1) }
       order.append(x.i)
-      if var u = onElement[x.id] {
+      if let first = onElement[x.id] {
+        var u = Int(first)
         while u < updates.count && updates[u].element == x.id {
           order.append(updates[u].i)
           u += 1
         }
       }
-      if let c = children[x.id] { stack.append(c) }
+      if let c = children[x.id] { stack.append(Int(c)) }
     }
     guard order.count - start == ops.count else {
       // An insert whose parent is no element of the object, or an op on no element.

@@ -123,6 +123,137 @@ import Testing
     }
   }
 
+  /// The fuzzer's finding: a put whose pred is at another key. It loads (in Automerge as
+  /// well), but a document keeps a pred only in its op's own key, so it would read back as
+  /// a deletion there and another change: refused before anything is written. (Automerge's
+  /// own save() of it writes a document that does not load.)
+  @Test func thePredAtAnotherKeyOfTheFuzzFindingIsRefused() throws {
+    let bytes = try Fixture.bytes("unsaveable/pred-in-another-key.automerge")
+    _ = try AutomergeFile.decode(bytes)
+    let actor = ActorId(try #require(Hex.decode("486a538f2996ca5524626065a2ed3f84")))
+    #expect(
+      throws: AutomergeSaveError.unplaceableOp(
+        counter: 315, actor: actor,
+        "has a pred outside its own object and key, which a document cannot store")
+    ) {
+      try DocumentEncoder.save(bytes)
+    }
+  }
+
+  /// The fuzzer's second finding: a change of seq 0. Automerge 0.6.1 loads it (0.11 does
+  /// not), but a document numbers an actor's changes from 1: refused, like a gap in the
+  /// seqs or ops that overlap the previous change's, while the same changes numbered as a
+  /// document numbers them save.
+  @Test func changesADocumentCannotNumberAreRefused() throws {
+    let a = ActorId([0xaa])
+    func put(_ v: Int64) -> [Op] {
+      [Op(object: .root, key: .map("k\(v)"), insert: false, action: .set, value: .int(v))]
+    }
+    let c1 = Change(
+      actors: [a], seq: 1, startOp: 1, time: 0, message: nil, deps: [], ops: put(1) + put(2))
+    func second(seq: UInt64, startOp: UInt64) -> [UInt8] {
+      let c2 = Change(
+        actors: [a], seq: seq, startOp: startOp, time: 0, message: nil, deps: [c1.hash],
+        ops: put(3))
+      return c1.chunk + c2.chunk
+    }
+    _ = try DocumentEncoder.save(second(seq: 2, startOp: 3))
+    _ = try DocumentEncoder.save(second(seq: 2, startOp: 7))  // a gap in the ops is fine
+    let finding = try Fixture.bytes("unsaveable/seq-0.automerge")
+    for bytes in [finding, second(seq: 3, startOp: 3), second(seq: 2, startOp: 2)] {
+      _ = try AutomergeFile.decode(bytes)
+      do {
+        _ = try DocumentEncoder.save(bytes)
+        Issue.record("saved")
+      } catch AutomergeSaveError.unplaceableOp(_, _, let why) {
+        #expect(why.hasPrefix("starts change seq"))
+      } catch {
+        Issue.record("\(error)")
+      }
+    }
+  }
+
+  /// The fuzzer's third finding: a change chunk that names an empty column. Its hash covers
+  /// the bytes as stored, but a document gives back the canonical chunk (no empty column),
+  /// whose hash differs: refused.
+  @Test func aChangeChunkNotInCanonicalFormIsRefused() throws {
+    let bytes = try Fixture.bytes("unsaveable/empty-column.automerge")
+    _ = try AutomergeFile.decode(bytes)
+    do {
+      _ = try DocumentEncoder.save(bytes)
+      Issue.record("saved")
+    } catch AutomergeSaveError.unplaceableOp(_, _, let why) {
+      #expect(why.hasSuffix("not in the canonical form a document rebuilds it in"))
+    }
+  }
+
+  /// The changes of `predsOutsideTheirGroupAreRefused`: a map with keys k and j, a list with
+  /// two elements, then one op of a second change, `last`.
+  private static func changes(then last: Op) -> [UInt8] {
+    let a = ActorId([0xaa])
+    func op(_ ctr: UInt32) -> OpId { OpId(counter: ctr, actor: 0) }
+    let list = ObjectRef.object(op(3))
+    let c1 = Change(
+      actors: [a], seq: 1, startOp: 1, time: 0, message: nil, deps: [],
+      ops: [
+        Op(object: .root, key: .map("k"), insert: false, action: .set, value: .int(1)),
+        Op(object: .root, key: .map("j"), insert: false, action: .set, value: .int(2)),
+        Op(object: .root, key: .map("l"), insert: false, action: .makeList),
+        Op(object: list, key: .head, insert: true, action: .set, value: .int(3)),
+        Op(object: list, key: .element(op(4)), insert: true, action: .set, value: .int(4)),
+      ])
+    let c2 = Change(
+      actors: [a], seq: 2, startOp: 6, time: 0, message: nil, deps: [c1.hash], ops: [last])
+    return c1.chunk + c2.chunk
+  }
+
+  /// A document keeps an op's preds only as succs within its own object and key (§7.5 step
+  /// 2): every other pred, a deletion of nothing and preds out of order are refused, while
+  /// the same ops with their preds in place save and read back.
+  @Test func predsOutsideTheirGroupAreRefused() throws {
+    func op(_ ctr: UInt32) -> OpId { OpId(counter: ctr, actor: 0) }
+    let list = ObjectRef.object(op(3))
+    let saved: [Op] = [
+      Op(object: .root, key: .map("k"), insert: false, action: .set, value: .int(5), pred: [op(1)]),
+      Op(object: .root, key: .map("k"), insert: false, action: .delete, pred: [op(1)]),
+      Op(
+        object: list, key: .element(op(5)), insert: false, action: .set, value: .int(5),
+        pred: [op(5)]),
+      Op(object: list, key: .element(op(4)), insert: false, action: .delete, pred: [op(4)]),
+    ]
+    for last in saved {
+      let bytes = Self.changes(then: last)
+      let back = try AutomergeFile.decode(try DocumentEncoder.save(bytes).bytes)
+      #expect(back.heads == (try AutomergeFile.decode(bytes)).heads)
+    }
+    let refused: [Op] = [
+      // At another key of the same map, in another object, on another element.
+      Op(object: .root, key: .map("k"), insert: false, action: .set, value: .int(5), pred: [op(2)]),
+      Op(
+        object: list, key: .element(op(4)), insert: false, action: .set, value: .int(5),
+        pred: [op(1)]),
+      Op(object: list, key: .element(op(4)), insert: false, action: .delete, pred: [op(5)]),
+      // An insert (first in its group), a deletion of nothing, preds out of order.
+      Op(
+        object: list, key: .element(op(5)), insert: true, action: .set, value: .int(5),
+        pred: [op(5)]),
+      Op(object: .root, key: .map("k"), insert: false, action: .delete),
+      Op(object: .root, key: .map("k"), insert: false, action: .delete, pred: [op(1), op(1)]),
+    ]
+    for last in refused {
+      let bytes = Self.changes(then: last)
+      _ = try AutomergeFile.decode(bytes)
+      do {
+        _ = try DocumentEncoder.save(bytes)
+        Issue.record("saved: \(last)")
+      } catch AutomergeSaveError.unplaceableOp(let counter, _, _) {
+        #expect(counter == 6)
+      } catch {
+        Issue.record("\(last): \(error)")
+      }
+    }
+  }
+
   /// An op on an object that nothing creates is refused.
   @Test func anOpOnAnUncreatedObjectIsRefused() throws {
     let a = ActorId([0xaa])

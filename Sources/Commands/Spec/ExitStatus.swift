@@ -25,7 +25,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case .software: return "Internal error (a bug in mn)."
     case .cantCreate: return "The output cannot be created."
     case .ioErr: return "An I/O error happened part-way."
-    case .tempFail: return "Another writer holds the lock; retrying may work."
+    case .tempFail:
+      return "Another writer holds the lock, or a document kept changing; run again."
     case .interrupted: return "Interrupted."
     }
   }

@@ -307,6 +307,6 @@ public enum MigrateOperation {
   }
 
   static func isDirectory(_ path: String, _ fs: any FileSystem) -> Bool {
-    (try? fs.infoFollowingLinks(path))??.kind == .directory
+    (try? fs.infoFollowingLinks(AbsolutePath(path)))??.kind == .directory
   }
 }

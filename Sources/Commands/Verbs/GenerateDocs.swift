@@ -28,13 +28,13 @@ enum GenerateDocs {
     let fs = env.fileSystem
     let files = DocsGenerator.files()
     for folder in DocsGenerator.folders {
-      let directory = root + "/" + folder
+      let directory = AbsolutePath(root).appending(folder)
       if try fs.info(directory) == nil { try fs.makeDirectory(directory, permissions: 0o755) }
       for name in try fs.contentsOfDirectory(directory)
       where DocsGenerator.isGenerated(folder: folder, name: name)
         && files[folder + "/" + name] == nil
       {
-        try fs.removeFile(directory + "/" + name)
+        try fs.removeFile(directory.appending(name))
       }
     }
     for (relative, text) in files.sorted(by: { $0.key < $1.key }) {

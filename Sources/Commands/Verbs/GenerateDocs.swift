@@ -27,8 +27,9 @@ enum GenerateDocs {
     }
     let fs = env.fileSystem
     let files = DocsGenerator.files()
+    let rootPath = AbsolutePath(root)
     for folder in DocsGenerator.folders {
-      let directory = AbsolutePath(root).appending(folder)
+      let directory = rootPath.appending(folder)
       if try fs.info(directory) == nil { try fs.makeDirectory(directory, permissions: 0o755) }
       for name in try fs.contentsOfDirectory(directory)
       where DocsGenerator.isGenerated(folder: folder, name: name)
@@ -38,7 +39,8 @@ enum GenerateDocs {
       }
     }
     for (relative, text) in files.sorted(by: { $0.key < $1.key }) {
-      try AtomicFile.write(Array(text.utf8), to: root + "/" + relative, fileSystem: fs)
+      try AtomicFile.write(
+        Array(text.utf8), to: rootPath.appending(relative).string, fileSystem: fs)
     }
     if !call.global.quiet {
       try env.stderr.write("mn: wrote \(files.count) files under '\(root)'\n")

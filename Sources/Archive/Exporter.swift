@@ -421,7 +421,9 @@ final class ArchiveSink {
   }
 
   func write(_ chunk: UnsafeRawBufferPointer) throws {
-    try fileSystem.write(fd, chunk, path: label)
+    // The label only names the target in an error; for `-o -` it is "standard output", not
+    // a path, and is wrapped as it is so that the message quotes it unchanged.
+    try fileSystem.write(fd, chunk, path: AbsolutePath(label))
     digest.update(chunk)
     count += Int64(chunk.count)
     if count - writebackFrom >= ArchiveSink.writebackStep {

@@ -154,7 +154,9 @@ public enum CompactOperation {
         guard case .success(let back) = DocumentReplace.read(doc.path, fileSystem: fileSystem),
           read.file.changes.allSatisfy({ back.file.contains($0.hash) })
         else {
-          if let now = try? fileSystem.info(doc.path), !now.isSameFile(as: outcome.placed) {
+          if let now = try? fileSystem.info(AbsolutePath(doc.path)),
+            !now.isSameFile(as: outcome.placed)
+          {
             doc.outcome = .changedDuringRun
             break
           }

@@ -181,7 +181,7 @@ public enum ConflictMerge {
     let canonicalPath = prepared.document.canonicalPath
     if entry.state == .placeholder {
       prepared.document.refusal = .notDownloaded
-    } else if let info = try fileSystem.info(canonicalPath), info.kind != .regular {
+    } else if let info = try fileSystem.info(AbsolutePath(canonicalPath)), info.kind != .regular {
       // A link (even to a file inside the root), a directory, a FIFO: never replaced.
       prepared.document.refusal = .canonicalNotRegularFile(info.kind)
       return prepared
@@ -268,7 +268,7 @@ public enum ConflictMerge {
   ) throws -> ConflictMergeDocument {
     var entry = entry
     if entry.state != .copiesOnly,
-      (try? fileSystem.info(entry.name.path(root: root))) == nil
+      (try? fileSystem.info(AbsolutePath(entry.name.path(root: root)))) == nil
     {
       // The canonical file went away since the scan: the copies make a new one.
       entry.state = .copiesOnly
@@ -309,21 +309,22 @@ public enum ConflictMerge {
     }
     guard prepared.union.isSubset(of: verified.held) else {
       // Replaced again by a sync client after our write: its copies stay for a rerun.
-      let now = try fileSystem.info(path)
+      let now = try fileSystem.info(AbsolutePath(path))
       if let placed = verified.info, now.map({ !$0.isSameFile(as: placed) }) ?? true {
         document.refusal = .changedDuringRun
         return document
       }
       throw ConflictMergeError.verificationFailed(path: path)
     }
-    var directories: [String] = []
+    var directories: [AbsolutePath] = []
     for (k, item) in document.copies.enumerated() where item.problem == nil {
       guard removable.contains(item.copy.path), let original = prepared.copyBytes[k] else {
         continue
       }
       let current: [UInt8]
       do {
-        current = try fileSystem.readFile(item.copy.path, limit: DocumentName.maxFileSize)
+        current = try fileSystem.readFile(
+          AbsolutePath(item.copy.path), limit: DocumentName.maxFileSize)
       } catch let error as FileSystemError {
         if error.meansNotDownloaded {
           document.copies[k].problem = .notDownloaded  // EDEADLK: evicted meanwhile
@@ -333,7 +334,7 @@ public enum ConflictMerge {
         continue
       }
       // The canonical file, looked at right now, must hold every change of the copy.
-      let now = try fileSystem.info(path)
+      let now = try fileSystem.info(AbsolutePath(path))
       if verified.info.flatMap({ known in now.map { $0.isSameFile(as: known) } }) != true {
         verified = (now, now == nil ? [] : (try? heldChanges(path, fileSystem: fileSystem)) ?? [])
       }
@@ -346,9 +347,9 @@ public enum ConflictMerge {
         continue
       }
       do {
-        try fileSystem.removeFile(item.copy.path)
+        try fileSystem.removeFile(AbsolutePath(item.copy.path))
         document.copies[k].removed = true
-        let directory = AbsolutePath(item.copy.path).parent.string
+        let directory = AbsolutePath(item.copy.path).parent
         if !directories.contains(directory) { directories.append(directory) }
       } catch let error as FileSystemError {
         document.copies[k].problem = .cannotRemove(error)

@@ -68,7 +68,7 @@ public enum ConflictVersions {
       var entry = VersionMergeDocument(
         logicalName: document.logicalName, path: path,
         versions: found.map { VersionMergeItem(version: $0) })
-      let info = try? fileSystem.info(path)
+      let info = try? fileSystem.info(AbsolutePath(path))
       if let problem = SyncReadiness.check(path, info: info ?? nil, provider: provider) {
         entry.refusal = .notCurrent(path: problem.path, problem.status)
         plan.documents.append(entry)
@@ -77,7 +77,7 @@ public enum ConflictVersions {
       let canonical: AutomergeFile
       do {
         canonical = try AutomergeFile.decode(
-          try fileSystem.readFile(path, limit: DocumentName.maxFileSize))
+          try fileSystem.readFile(AbsolutePath(path), limit: DocumentName.maxFileSize))
       } catch let error as FileSystemError {
         entry.refusal =
           error.meansNotDownloaded
@@ -183,14 +183,14 @@ public enum ConflictVersions {
     random: () -> String
   ) throws {
     let path = document.path
-    let info = try fileSystem.info(path)
+    let info = try fileSystem.info(AbsolutePath(path))
     if let problem = SyncReadiness.check(path, info: info, provider: provider) {
       document.refusal = .notCurrent(path: problem.path, problem.status)
       return
     }
     let current: [UInt8]
     do {
-      current = try fileSystem.readFile(path, limit: DocumentName.maxFileSize)
+      current = try fileSystem.readFile(AbsolutePath(path), limit: DocumentName.maxFileSize)
     } catch let error as FileSystemError where error.meansNotDownloaded {
       // EDEADLK: dataless since the plan (mn.md §15); its versions wait for `mn fetch`.
       document.refusal = .notCurrent(path: path, .notDownloaded)
@@ -222,13 +222,13 @@ public enum ConflictVersions {
         fileSystem: fileSystem, permissions: info?.permissions ?? 0o644, random: random)
       document.written = true
     } else {
-      try makeDurable(path, fileSystem: fileSystem)
+      try makeDurable(AbsolutePath(path), fileSystem: fileSystem)
     }
     try checkpoint(.written(document.logicalName))
     let held: Set<ChangeHash>
     do {
       let back = try AutomergeFile.decode(
-        try fileSystem.readFile(path, limit: DocumentName.maxFileSize))
+        try fileSystem.readFile(AbsolutePath(path), limit: DocumentName.maxFileSize))
       held = Set(back.changes.map(\.hash))
     } catch is AutomergeDecodeError {
       throw ConflictMergeError.verificationFailed(path: path)
@@ -278,7 +278,7 @@ public enum ConflictVersions {
 
   /// Syncs a file and its directory (a file written by an earlier, interrupted run may not be
   /// on stable storage yet).
-  static func makeDurable(_ path: String, fileSystem: any FileSystem) throws {
+  static func makeDurable(_ path: AbsolutePath, fileSystem: any FileSystem) throws {
     let fd = try fileSystem.openForReading(path)
     do {
       try fileSystem.sync(fd, path: path)
@@ -287,7 +287,7 @@ public enum ConflictVersions {
       throw error
     }
     try fileSystem.close(fd, path: path)
-    try fileSystem.syncDirectory(AbsolutePath(path).parent.string)
+    try fileSystem.syncDirectory(path.parent)
   }
 }
 

@@ -18,7 +18,7 @@ extension DoctorOperation {
     fileSystem: any FileSystem
   ) {
     guard let directory = bisyncDirectory,
-      let names = try? fileSystem.contentsOfDirectory(directory)
+      let names = try? fileSystem.contentsOfDirectory(AbsolutePath(directory))
     else { return }
     let encoded = String(root.drop { $0 == "/" }).replacing("/", with: "_")
     let ours = names.filter {
@@ -45,7 +45,7 @@ extension DoctorOperation {
     root: String, listing: FolderListing, into report: inout DoctorReport,
     fileSystem: any FileSystem
   ) {
-    let versions = AbsolutePath(root).appending(".stversions").string
+    let versions = AbsolutePath(root).appending(".stversions")
     guard (try? fileSystem.info(versions))??.kind == .directory else { return }
     for document in listing.documents {
       let name = document.logicalName
@@ -54,20 +54,21 @@ extension DoctorOperation {
       let file = slash.map { String(name[name.index(after: $0)...]) } ?? name
       guard file.hasSuffix(".automerge") else { continue }
       let stem = String(file.dropLast(".automerge".count))
-      let directory = folder.isEmpty ? versions : versions + "/" + folder
+      let directory = versions.appending(folder)
       guard let entries = try? fileSystem.contentsOfDirectory(directory) else { continue }
       var held: Set<ChangeHash>?
       for entry in entries.sorted()
       where entry.hasPrefix(stem + "~") && entry.hasSuffix(".automerge") {
         guard
           let version = try? AutomergeFile.decode(
-            fileSystem.readFile(directory + "/" + entry, limit: maxDocumentSize), keepOps: false,
+            fileSystem.readFile(directory.appending(entry), limit: maxDocumentSize), keepOps: false,
             keepChunks: false)
         else { continue }
         if held == nil {
           held =
             (try? AutomergeFile.decode(
-              fileSystem.readFile(document.path, limit: maxDocumentSize), keepOps: false,
+              fileSystem.readFile(AbsolutePath(document.path), limit: maxDocumentSize),
+              keepOps: false,
               keepChunks: false)).map { Set($0.changes.map(\.hash)) } ?? []
         }
         let missing = version.changes.count { !(held ?? []).contains($0.hash) }

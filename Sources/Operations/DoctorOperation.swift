@@ -66,7 +66,7 @@ public enum DoctorOperation {
   /// Whether another process holds the write lock; the lock file is never created.
   static func lockState(root: String, fileSystem: any FileSystem) -> LockState {
     do {
-      guard try fileSystem.info(DataFolder.lockPath(root: AbsolutePath(root)).string) != nil else {
+      guard try fileSystem.info(DataFolder.lockPath(root: AbsolutePath(root))) != nil else {
         return .free
       }
     } catch {
@@ -137,7 +137,7 @@ public enum DoctorOperation {
   ) {
     if provider.folderKind(of: path) != .plain,
       let problem = SyncReadiness.check(
-        path, info: (try? fileSystem.info(path)) ?? nil, provider: provider)
+        path, info: (try? fileSystem.info(AbsolutePath(path))) ?? nil, provider: provider)
     {
       let fix = "mn fetch \(ShellQuote.word(name))"
       if problem.status == .stale {
@@ -152,7 +152,7 @@ public enum DoctorOperation {
     let bytes: [UInt8]
     do {
       // Validity and orphans only: every op is still checked, none is kept.
-      bytes = try fileSystem.readFile(path, limit: maxDocumentSize)
+      bytes = try fileSystem.readFile(AbsolutePath(path), limit: maxDocumentSize)
       file = try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false)
     } catch let error as FileSystemError where error.meansNotDownloaded {
       report.add(

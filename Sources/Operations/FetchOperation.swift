@@ -86,15 +86,15 @@ public enum FetchOperation {
   {
     let info: FileInfo?
     do {
-      info = try fileSystem.infoFollowingLinks(path)
+      info = try fileSystem.infoFollowingLinks(AbsolutePath(path))
     } catch {
       throw .sourceNotUsable(path, "\((error as? FileSystemError)?.errno ?? .ioError)")
     }
     guard let info else { throw .sourceNotFound(path) }
     switch info.kind {
     case .directory:
-      let real = (try? fileSystem.realPath(path)) ?? path
-      let realRoot = (try? fileSystem.realPath(root)) ?? root
+      let real = (try? fileSystem.realPath(AbsolutePath(path)).string) ?? path
+      let realRoot = (try? fileSystem.realPath(AbsolutePath(root)).string) ?? root
       if real == realRoot { throw .sourceIsDataFolder(path) }
       return .directory(path)
     case .regular: return .archive(path)

@@ -29,7 +29,9 @@ struct FetchRun {
         let origin = AbsolutePath(directory).appending(item.logicalName).string
         do {
           deliver(
-            item, try fileSystem.readFile(origin, limit: FetchOperation.maxDocumentSize), origin)
+            item,
+            try fileSystem.readFile(AbsolutePath(origin), limit: FetchOperation.maxDocumentSize),
+            origin)
         } catch let error as FileSystemError
           where error.errno == .noSuchFileOrDirectory || error.errno == .notDirectory
         {
@@ -130,7 +132,7 @@ struct FetchRun {
     do {
       var basis = ReplaceBasis.absent
       var content = bytes
-      if let present = try fileSystem.info(item.path) {
+      if let present = try fileSystem.info(AbsolutePath(item.path)) {
         // A dataless file in place (macOS, mn.md §15) is never the basis of a replace: its
         // bytes are in iCloud only, and may hold changes that the source lacks. Taking it
         // unread as the basis would swap it out, recognise it by its inode as "what was
@@ -223,7 +225,8 @@ struct FetchRun {
       } else {
         let stubs = item.placeholders.filter { $0.kind != .dataless }
         let gone =
-          !stubs.isEmpty && stubs.allSatisfy { (try? fileSystem.info($0.path)) == .some(nil) }
+          !stubs.isEmpty
+          && stubs.allSatisfy { (try? fileSystem.info(AbsolutePath($0.path))) == .some(nil) }
         settle(missing: item, gone ? .vanished : .notDownloaded)
       }
     }
@@ -238,10 +241,11 @@ struct FetchRun {
   /// Whether an item's real file is on disk, downloaded, and valid Automerge.
   func look(at item: FetchItem) -> Look {
     do {
-      guard let info = try fileSystem.info(item.path), info.kind == .regular,
+      guard let info = try fileSystem.info(AbsolutePath(item.path)), info.kind == .regular,
         SyncDownload.isCurrent(item.path, info: info, provider: context.syncProvider)
       else { return .absent }
-      let bytes = try fileSystem.readFile(item.path, limit: FetchOperation.maxDocumentSize)
+      let bytes = try fileSystem.readFile(
+        AbsolutePath(item.path), limit: FetchOperation.maxDocumentSize)
       do {
         _ = try AutomergeFile.decode(bytes)
       } catch {
@@ -262,7 +266,8 @@ struct FetchRun {
   ) {
     let bytes: [UInt8]
     do {
-      bytes = try fileSystem.readFile(item.path, limit: FetchOperation.maxDocumentSize)
+      bytes = try fileSystem.readFile(
+        AbsolutePath(item.path), limit: FetchOperation.maxDocumentSize)
       let file = try AutomergeFile.decode(bytes)
       guard expected.allSatisfy({ file.contains($0) }) else {
         return settle(failed: item, .verificationFailed)
@@ -276,7 +281,7 @@ struct FetchRun {
     var kept: [String: String] = [:]
     for stub in item.placeholders where stub.kind != .dataless {
       do {
-        try fileSystem.removeFile(stub.path)
+        try fileSystem.removeFile(AbsolutePath(stub.path))
         removed.append(stub.path)
       } catch let error as FileSystemError where error.errno == .noSuchFileOrDirectory {
         // The sync client removed it already.

@@ -70,15 +70,14 @@ public enum MigrateOperation {
     var fetchesStaleFiles: Bool { from == nil && command == nil }
   }
 
-  /// The side effects the migration may use, passed in (style.md (d)).
+  /// The side effects the migration may use, passed in (style.md (d)): the system's,
+  /// forwarded (`context.fileSystem`), and the ones that are migrate's own.
+  @dynamicMemberLookup
   public struct Context {
-    public var fileSystem: any FileSystem
-    /// Says which files are current, moves into iCloud Drive, lists conflict versions.
-    public var syncProvider: any SyncProvider
-    /// Sleeps for the given number of seconds (waiting for a lock).
-    public var sleep: (Double) -> Void
-    /// Seconds since the epoch, for the backup's name and manifest.
-    public var now: () -> Int64
+    /// The disk, sleeping (waiting for a lock), the clock (`nowSeconds`, for the backup's
+    /// name and manifest) and the sync provider, which says which files are current, moves
+    /// into iCloud Drive and lists conflict versions.
+    public var system: SystemContext
     /// The backup directory, asked for only when a backup is made.
     public var backupDirectory: () throws -> String
     /// The context of `--fetch`'s fetch from `source`, with the number of files to fetch.
@@ -89,21 +88,20 @@ public enum MigrateOperation {
     public var event: (Event) throws -> Void
 
     public init(
-      fileSystem: any FileSystem, syncProvider: any SyncProvider = NoSyncProvider(),
-      sleep: @escaping (Double) -> Void, now: @escaping () -> Int64,
-      backupDirectory: @escaping () throws -> String,
+      system: SystemContext, backupDirectory: @escaping () throws -> String,
       fetchContext: @escaping (FetchSource, Int) -> FetchContext,
       confirm: @escaping (MigrationPlan) throws -> Bool,
       event: @escaping (Event) throws -> Void = { _ in }
     ) {
-      self.fileSystem = fileSystem
-      self.syncProvider = syncProvider
-      self.sleep = sleep
-      self.now = now
+      self.system = system
       self.backupDirectory = backupDirectory
       self.fetchContext = fetchContext
       self.confirm = confirm
       self.event = event
+    }
+
+    public subscript<Value>(dynamicMember keyPath: KeyPath<SystemContext, Value>) -> Value {
+      system[keyPath: keyPath]
     }
   }
 
@@ -221,7 +219,7 @@ public enum MigrateOperation {
       let directory = try context.backupDirectory()
       let target = BackupTarget(
         directory: { directory }, source: BackupLineage.pairSource(source, destination),
-        dataRoots: [source, destination], version: request.version, now: context.now,
+        dataRoots: [source, destination], version: request.version, now: { context.nowSeconds },
         fileSystem: fs)
       let path = try target.make(Migration.backupFiles(plan), reason: "migrate")
       backup = path
@@ -229,7 +227,7 @@ public enum MigrateOperation {
       // Before anything moves: from now on the destination holds the source's documents, so
       // the source's backups are the destination's too (mn repair, mn.md §14).
       try BackupLineage.record(
-        source: source, destination: destination, directory: directory, now: context.now(),
+        source: source, destination: destination, directory: directory, now: context.nowSeconds,
         fileSystem: fs, wait: request.lockTimeout, sleep: context.sleep)
     }
     if !plan.conflicts.isEmpty || !plan.versions.isEmpty {
@@ -307,6 +305,6 @@ public enum MigrateOperation {
   }
 
   static func isDirectory(_ path: String, _ fs: any FileSystem) -> Bool {
-    (try? fs.infoFollowingLinks(path))??.kind == .directory
+    (try? fs.infoFollowingLinks(AbsolutePath(path)))??.kind == .directory
   }
 }

@@ -178,7 +178,8 @@ extension Migration {
     let target = document.destinationPath
     var refusal: String?
     if usesSystemMove(
-      source: document.sourcePath, target: target, targetExists: try fs.info(target) != nil,
+      source: document.sourcePath, target: target,
+      targetExists: try fs.info(AbsolutePath(target)) != nil,
       keepSource: keepSource, provider: provider)
     {
       // The backup of step 3 holds the source; the destination is verified right after.
@@ -197,7 +198,7 @@ extension Migration {
         // nothing, so the source is as it was. The copy below writes the destination through
         // the coordinated replace, reads it back and verifies it, syncs it, and only then
         // removes the source.
-        guard try fs.info(target) == nil else { throw error }
+        guard try fs.info(AbsolutePath(target)) == nil else { throw error }
         refusal = "\(error)"
       }
     }
@@ -241,8 +242,9 @@ extension Migration {
         throw MigrationError.verificationFailed(name)
       }
       if keepSource { return (action, replaced, way) }
-      guard try fs.readFile(document.sourcePath, limit: readLimit) == source.bytes else { continue }
-      try fs.removeFile(document.sourcePath)
+      guard try fs.readFile(AbsolutePath(document.sourcePath), limit: readLimit) == source.bytes
+      else { continue }
+      try fs.removeFile(AbsolutePath(document.sourcePath))
       return (action, replaced, way)
     }
     throw MigrationError.sourceChanging(name)
@@ -266,11 +268,11 @@ extension Migration {
   static func copy(_ file: MigrationPlan.File, destination: String, fileSystem fs: any FileSystem)
     throws -> Bool
   {
-    guard try fs.info(file.destinationPath) == nil else { return false }
-    let bytes = try fs.readFile(file.sourcePath, limit: readLimit)
+    guard try fs.info(AbsolutePath(file.destinationPath)) == nil else { return false }
+    let bytes = try fs.readFile(AbsolutePath(file.sourcePath), limit: readLimit)
     let directory = file.logicalName.split(separator: "/").dropLast().joined(separator: "/")
     try makeDirectories(directory, root: destination, fileSystem: fs)
-    let mode = try fs.info(file.sourcePath)?.permissions ?? 0o644
+    let mode = try fs.info(AbsolutePath(file.sourcePath))?.permissions ?? 0o644
     try AtomicFile.write(bytes, to: file.destinationPath, fileSystem: fs, permissions: mode)
     return true
   }
@@ -283,9 +285,9 @@ extension Migration {
     let rootPath = AbsolutePath(root)
     var current = LogicalName.root
     for part in logical.split(separator: "/") {
-      let parent = rootPath.appending(current).string
+      let parent = rootPath.appending(current)
       current = current.appending(String(part))
-      let directory = rootPath.appending(current).string
+      let directory = rootPath.appending(current)
       if let info = try fs.info(directory) {
         guard info.kind == .directory else {
           throw FileSystemError("create directory", directory, .notDirectory)
@@ -304,10 +306,11 @@ extension Migration {
   {
     guard let file = plan.files.first(where: { $0.logicalName == DataFolder.versionFileName }),
       file.action != .differs,
-      let source = try? fs.readFile(file.sourcePath, limit: readLimit),
-      let target = try? fs.readFile(file.destinationPath, limit: readLimit), source == target
+      let source = try? fs.readFile(AbsolutePath(file.sourcePath), limit: readLimit),
+      let target = try? fs.readFile(AbsolutePath(file.destinationPath), limit: readLimit),
+      source == target
     else { return false }
-    try fs.removeFile(file.sourcePath)
+    try fs.removeFile(AbsolutePath(file.sourcePath))
     return true
   }
 
@@ -333,20 +336,20 @@ extension Migration {
       return a != b ? a > b : $0.precedesByBytes($1)
     }
     for directory in deepestFirst {
-      let path = AbsolutePath(root).appending(directory).string
+      let path = AbsolutePath(root).appending(directory)
       if (try? fs.contentsOfDirectory(path))?.isEmpty == true,
         (try? fs.removeDirectory(path)) != nil
       {
         removed.append(directory)
       }
     }
-    guard let left = try? fs.contentsOfDirectory(root) else { return removed }
+    guard let left = try? fs.contentsOfDirectory(AbsolutePath(root)) else { return removed }
     if left == [DataFolder.lockFileName] {
-      try? fs.removeFile(DataFolder.lockPath(root: AbsolutePath(root)).string)
+      try? fs.removeFile(DataFolder.lockPath(root: AbsolutePath(root)))
     } else if !left.isEmpty {
       return removed
     }
-    if (try? fs.removeDirectory(root)) != nil { removed.append("") }
+    if (try? fs.removeDirectory(AbsolutePath(root))) != nil { removed.append("") }
     return removed
   }
 
@@ -354,7 +357,9 @@ extension Migration {
   static func pointerNames(_ pointerFile: String, _ source: String, fileSystem fs: any FileSystem)
     -> Bool
   {
-    guard let bytes = try? fs.readFile(pointerFile, limit: 64 * 1024) else { return false }
+    guard let bytes = try? fs.readFile(AbsolutePath(pointerFile), limit: 64 * 1024) else {
+      return false
+    }
     let text = String(decoding: bytes, as: UTF8.self)
     let target = String(
       text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
@@ -362,7 +367,9 @@ extension Migration {
     if AbsolutePath(target).normalized == AbsolutePath(source).normalized {
       return true
     }
-    guard let a = try? fs.realPath(target), let b = try? fs.realPath(source) else { return false }
+    guard let a = try? fs.realPath(AbsolutePath(target)),
+      let b = try? fs.realPath(AbsolutePath(source))
+    else { return false }
     return a == b
   }
 }

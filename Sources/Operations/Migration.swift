@@ -126,14 +126,15 @@ public enum Migration {
     syncProvider: any SyncProvider = NoSyncProvider()
   ) throws -> MigrationPlan {
     let fs = fileSystem
-    let sourceExists = (try? fs.infoFollowingLinks(source))??.kind == .directory
+    let sourceExists = (try? fs.infoFollowingLinks(AbsolutePath(source)))??.kind == .directory
     // A source that is gone (removed by an interrupted run's finish) has nothing left. Every
     // stub is read, stale ones too: `--fetch` reports what `mn fetch` would (`fetchPlans`).
     let sourceListing =
       sourceExists
       ? try FolderScan.scan(root: source, fileSystem: fs, readingStaleStubs: true)
       : FolderListing(root: source)
-    let destinationExists = (try? fs.infoFollowingLinks(destination))??.kind == .directory
+    let destinationExists =
+      (try? fs.infoFollowingLinks(AbsolutePath(destination)))??.kind == .directory
     let destinationListing =
       destinationExists
       ? try FolderScan.scan(root: destination, fileSystem: fs, readingStaleStubs: true) : nil
@@ -308,7 +309,7 @@ public enum Migration {
     -> AutomergeFile?
   {
     do {
-      return try AutomergeFile.decode(try fileSystem.readFile(path, limit: readLimit))
+      return try AutomergeFile.decode(try fileSystem.readFile(AbsolutePath(path), limit: readLimit))
     } catch let error as FileSystemError where error.meansNotDownloaded {
       plan.placeholders.append(path)
       return nil
@@ -323,11 +324,11 @@ public enum Migration {
     -> MigrationFileAction
   {
     let found: FileInfo?
-    do { found = try fileSystem.info(target) } catch { return .differs }
+    do { found = try fileSystem.info(AbsolutePath(target)) } catch { return .differs }
     guard let info = found else { return .copy }
     guard info.kind == .regular, info.size == other.size,
-      let a = try? fileSystem.readFile(other.path, limit: readLimit),
-      let b = try? fileSystem.readFile(target, limit: readLimit), a == b
+      let a = try? fileSystem.readFile(AbsolutePath(other.path), limit: readLimit),
+      let b = try? fileSystem.readFile(AbsolutePath(target), limit: readLimit), a == b
     else { return .differs }
     return .same
   }

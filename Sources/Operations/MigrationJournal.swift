@@ -105,8 +105,9 @@ public struct MigrationJournal: Sendable, Equatable {
   public static func read(destination: String, fileSystem: any FileSystem) -> Lookup {
     let path = path(destination: destination)
     do {
-      guard try fileSystem.info(path) != nil else { return .none }
-      guard let journal = decode(try fileSystem.readFile(path, limit: 16 << 20)) else {
+      guard try fileSystem.info(AbsolutePath(path)) != nil else { return .none }
+      guard let journal = decode(try fileSystem.readFile(AbsolutePath(path), limit: 16 << 20))
+      else {
         return .unreadable("'\(path)' is not a migration journal")
       }
       return .found(journal)
@@ -125,7 +126,7 @@ public struct MigrationJournal: Sendable, Equatable {
   /// Removes the journal of `destination`; a missing one is fine.
   public static func remove(destination: String, fileSystem: any FileSystem) throws {
     do {
-      try fileSystem.removeFile(path(destination: destination))
+      try fileSystem.removeFile(AbsolutePath(path(destination: destination)))
     } catch let error as FileSystemError where error.errno == .noSuchFileOrDirectory {}
   }
 }

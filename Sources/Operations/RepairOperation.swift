@@ -86,8 +86,8 @@ public enum RepairOperation {
       }
       for var file in files {
         do {
-          file.info = try fileSystem.info(file.path)
-          file.input = try fileSystem.readFile(file.path, limit: maxFileSize)
+          file.info = try fileSystem.info(AbsolutePath(file.path))
+          file.input = try fileSystem.readFile(AbsolutePath(file.path), limit: maxFileSize)
           _ = try AutomergeFile.decode(file.input, keepOps: false)
           file.input = []
           file.refusal = .loads
@@ -174,7 +174,8 @@ public enum RepairOperation {
         do {
           inputs.append(
             Input(
-              kind: kind, location: path, bytes: try fileSystem.readFile(path, limit: maxFileSize)))
+              kind: kind, location: path,
+              bytes: try fileSystem.readFile(AbsolutePath(path), limit: maxFileSize)))
         } catch {
           var source = RepairSource(kind: kind, location: path)
           source.problem = "\(error)"
@@ -205,7 +206,9 @@ public enum RepairOperation {
   /// The `minuta-backup-*` archives of the backup folder (only what mn wrote there, mn.md
   /// §13), newest first; none when the folder is absent or unreadable.
   static func backupArchives(in directory: String, fileSystem: any FileSystem) -> [String] {
-    guard let names = try? fileSystem.contentsOfDirectory(directory) else { return [] }
+    guard let names = try? fileSystem.contentsOfDirectory(AbsolutePath(directory)) else {
+      return []
+    }
     return names.filter { $0.hasPrefix("minuta-backup-") && $0.hasSuffix(".tar.gz") }
       .sorted { $1.precedesByBytes($0) }
   }
@@ -217,7 +220,7 @@ public enum RepairOperation {
   {
     let document = AbsolutePath(root).appending(logicalName)
     let (folder, name) = (document.parent, document.lastComponent)
-    let names = (try? fileSystem.contentsOfDirectory(folder.string)) ?? []
+    let names = (try? fileSystem.contentsOfDirectory(folder)) ?? []
     let copies = names.filter { other in
       other != name && ConflictCopy.parse(fileName: other)?.canonicalName == name
     }.sorted { $0.precedesByBytes($1) }
@@ -377,7 +380,7 @@ public enum RepairOperation {
     for k in report.documents.indices where report.documents[k].refusal == nil {
       let document = report.documents[k]
       progress(done, total, document.logicalName)
-      let current = try fileSystem.info(document.path)
+      let current = try fileSystem.info(AbsolutePath(document.path))
       let unchanged: Bool
       if let current, let known = document.info {
         unchanged = current.isSameFile(as: known)
@@ -398,7 +401,7 @@ public enum RepairOperation {
       let back: AutomergeFile
       do {
         back = try AutomergeFile.decode(
-          try fileSystem.readFile(document.path, limit: maxFileSize), keepOps: false)
+          try fileSystem.readFile(AbsolutePath(document.path), limit: maxFileSize), keepOps: false)
       } catch is AutomergeDecodeError {
         throw RepairError.verificationFailed(path: document.path)
       }

@@ -71,7 +71,7 @@ public enum RestoreWorkflow {
       let path = plan.items[index].path
       guard let incoming = archive.entry(path)?.bytes,
         let existing = try? fileSystem.readFile(
-          AbsolutePath(plan.destination).appending(path).string,
+          AbsolutePath(plan.destination).appending(path),
           limit: ArchiveLimits.standard.maxEntrySize),
         let merged = try? DocumentTools.merge(existing: existing, incoming: incoming)
       else { continue }

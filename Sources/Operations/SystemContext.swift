@@ -6,8 +6,8 @@ import Storage
 /// environment variables.
 ///
 /// The live environment builds it once (`Environment.live()` in Commands). `Environment`,
-/// `FetchContext` and `WatchContext` each hold one and add only what is their own; they
-/// forward its members (`context.fileSystem` is `context.system.fileSystem`), so code reads
+/// `FetchContext`, `WatchContext` and `MigrateOperation.Context` each hold one and add only
+/// what is their own; they forward its members (`context.fileSystem` is `context.system.fileSystem`), so code reads
 /// the same whichever it was handed.
 public struct SystemContext: Sendable {
   /// The environment variables mn reads (mn.md §2, §8, §11).

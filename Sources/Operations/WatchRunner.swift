@@ -220,7 +220,8 @@ public struct WatchRunner {
   /// looking at (`EPERM`) is there (its scan says what to grant), never gone.
   private func folderExists() -> Bool {
     do {
-      return try context.fileSystem.infoFollowingLinks(context.root)?.kind == .directory
+      return try context.fileSystem.infoFollowingLinks(AbsolutePath(context.root))?.kind
+        == .directory
     } catch let error as FileSystemError where error.errno == .notPermitted {
       return true
     } catch {
@@ -265,7 +266,7 @@ public struct WatchRunner {
           placeholders = true
           continue
         }
-        let modified = (try? context.fileSystem.info(copy.path)).flatMap { $0 }.map {
+        let modified = (try? context.fileSystem.info(AbsolutePath(copy.path))).flatMap { $0 }.map {
           Double($0.modificationSeconds) + Double($0.modificationNanoseconds) / 1e9
         }
         copies.append(WatchCopy(path: copy.path, modified: modified ?? context.now()))
@@ -294,7 +295,8 @@ public struct WatchRunner {
 
   /// The modification time of a document's file; now when it cannot be told.
   private func modified(_ document: DocumentEntry) -> Double {
-    let info = (try? context.fileSystem.info(document.name.path(root: context.root))) ?? nil
+    let info =
+      (try? context.fileSystem.info(AbsolutePath(document.name.path(root: context.root)))) ?? nil
     return info.map {
       Double($0.modificationSeconds) + Double($0.modificationNanoseconds) / 1e9
     } ?? context.now()
@@ -430,7 +432,7 @@ public struct WatchRunner {
   /// by its modification time now).
   private func isArriving(_ copy: ConflictMergeCopy) -> Bool {
     guard case .notAutomerge = copy.problem,
-      let info = (try? context.fileSystem.info(copy.copy.path)) ?? nil
+      let info = (try? context.fileSystem.info(AbsolutePath(copy.copy.path))) ?? nil
     else { return false }
     let modified =
       Double(info.modificationSeconds) + Double(info.modificationNanoseconds) / 1e9

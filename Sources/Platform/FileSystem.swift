@@ -189,8 +189,6 @@ public struct FileDescriptor: Sendable, Hashable {
 /// Every path is an `AbsolutePath` (swift-system's `FileDescriptor.open(_ path: FilePath, …)`);
 /// a name inside a directory that is open (`info(_:in:)`) stays a one-component `String`.
 /// Joins and containment go through `AbsolutePath` and `LogicalName`, never through text.
-/// The old String-taking forms are a bridge for callers not yet converted
-/// (`FileSystem+StringPaths.swift`).
 ///
 /// The requirements throw untyped: a conformer may throw more than `FileSystemError` (the
 /// coordinated file system a `SyncProviderError`, a test's fault hook the "crash" it

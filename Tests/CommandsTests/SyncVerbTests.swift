@@ -54,8 +54,8 @@ import Testing
     {
       let backup = (target as NSString).deletingLastPathComponent + "/" + backupItemName
       do {
-        try LiveFileSystem().exchange(item, target)
-        try LiveFileSystem().rename(item, to: backup)
+        try LiveFileSystem().exchange(AbsolutePath(item), AbsolutePath(target))
+        try LiveFileSystem().rename(AbsolutePath(item), to: AbsolutePath(backup))
       } catch {
         throw .failed(operation: "replace", path: target, detail: "\(error)")
       }

@@ -116,7 +116,7 @@ import Testing
     func verify(_ label: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
       let fs = LiveFileSystem()
       for (name, hashes) in expected {
-        let bytes = try fs.readFile(root + "/" + name, limit: 1 << 26)
+        let bytes = try fs.readFile(AbsolutePath(root).appending(name), limit: 1 << 26)
         let held = Set(try AutomergeFile.decode(bytes).changes.map(\.hash))
         let lost = hashes.subtracting(held)
         #expect(

@@ -17,14 +17,14 @@ import Testing
   func everything(_ folder: ScratchFolder) throws -> Set<ChangeHash> {
     var all = Set<ChangeHash>()
     for rel in [Self.month, ConflictMergeTests.icloud, ConflictMergeTests.dropbox] {
-      let bytes = try LiveFileSystem().readFile(folder.absolute(rel), limit: 1 << 26)
+      let bytes = try LiveFileSystem().readFile(folder.location(rel), limit: 1 << 26)
       all.formUnion(try AutomergeFile.decode(bytes).changes.map(\.hash))
     }
     return all
   }
 
   func held(_ folder: ScratchFolder) throws -> Set<ChangeHash> {
-    let bytes = try LiveFileSystem().readFile(folder.absolute(Self.month), limit: 1 << 26)
+    let bytes = try LiveFileSystem().readFile(folder.location(Self.month), limit: 1 << 26)
     return Set(try AutomergeFile.decode(bytes).changes.map(\.hash))
   }
 
@@ -100,12 +100,12 @@ import Testing
     try folder.symlink(Self.month, to: outside)
     let report = try run(folder, LiveFileSystem())
     #expect(report.documents.first?.refusal == .canonicalNotRegularFile(.symlink))
-    #expect(try LiveFileSystem().info(folder.absolute(Self.month))?.kind == .symlink)
+    #expect(try LiveFileSystem().info(folder.location(Self.month))?.kind == .symlink)
     #expect(
-      try LiveFileSystem().readFile(folder.absolute(ConflictMergeTests.icloud), limit: 1 << 26)
+      try LiveFileSystem().readFile(folder.location(ConflictMergeTests.icloud), limit: 1 << 26)
         == copy)
     #expect(
-      try LiveFileSystem().readFile(outside, limit: 1 << 26)
+      try LiveFileSystem().readFile(AbsolutePath(outside), limit: 1 << 26)
         == (try ConflictFixtures.bytes("seed-01/device-0/records/2026/09.automerge")))
   }
 
@@ -114,7 +114,7 @@ import Testing
   @Test func aReadDuringAReplaceIsRetried() throws {
     let folder = try ConflictMergeTests().conflictedFolder()
     let path = folder.absolute(Self.month)
-    let whole = try LiveFileSystem().readFile(path, limit: 1 << 26)
+    let whole = try LiveFileSystem().readFile(AbsolutePath(path), limit: 1 << 26)
     let reads = LockedBox(0)
     let shortOnce = FaultyFileSystem(base: LiveFileSystem(), faults: [])
     shortOnce.afterRead = { readPath, bytes in

@@ -139,7 +139,7 @@ enum ConflictFixtures {
     _ = try ConflictMerge.execute(
       try plan(folder), fileSystem: LiveFileSystem(), backup: { _ in "b" })
     let merged = try read(folder, Self.month)
-    let info = try #require(try LiveFileSystem().info(folder.absolute(Self.month)))
+    let info = try #require(try LiveFileSystem().info(folder.location(Self.month)))
     var backups = 0
     let report = try ConflictMerge.execute(
       try plan(folder), fileSystem: LiveFileSystem(),
@@ -153,7 +153,7 @@ enum ConflictFixtures {
     #expect(!document.written && document.added == 0)
     #expect(document.copies.map(\.copy.logicalName) == [Self.garbage])
     #expect(try read(folder, Self.month) == merged)
-    let again = try #require(try LiveFileSystem().info(folder.absolute(Self.month)))
+    let again = try #require(try LiveFileSystem().info(folder.location(Self.month)))
     #expect(
       again.inode == info.inode && again.modificationNanoseconds == info.modificationNanoseconds)
   }
@@ -261,7 +261,7 @@ enum ConflictFixtures {
     #expect(
       try hashes(try read(folder, "tags.automerge"))
         == ConflictFixtures.hashes("seed-01/merged/tags.automerge.changes"))
-    #expect(try LiveFileSystem().info(folder.absolute("tags.automerge"))?.permissions == 0o600)
+    #expect(try LiveFileSystem().info(folder.location("tags.automerge"))?.permissions == 0o600)
   }
 
   @Test func keepCopiesMergesButRemovesNothing() throws {

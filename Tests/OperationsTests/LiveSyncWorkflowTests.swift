@@ -21,7 +21,7 @@ import Testing
     ReplaceStep.replace.map { ($0, true) } + [(.beforeTemporary, false), (.afterFsync, false)]
 
   func changes(_ path: String) throws -> Set<ChangeHash> {
-    let bytes = try LiveFileSystem().readFile(path, limit: 1 << 26)
+    let bytes = try LiveFileSystem().readFile(AbsolutePath(path), limit: 1 << 26)
     return Set(try AutomergeFile.decode(bytes).changes.map(\.hash))
   }
 

@@ -37,7 +37,7 @@ import Testing
     let recorder = recorder
     let backups = backups
     return MigrateOperation.Context(
-      fileSystem: fileSystem, sleep: { _ in }, now: { 1_788_710_400 },
+      system: SystemContext(fileSystem: fileSystem, now: { 1_788_710_400 }),
       backupDirectory: { backups },
       fetchContext: { _, _ in
         Issue.record("nothing is fetched without --fetch")

@@ -39,7 +39,7 @@ final class MigrationScene {
   /// The change hashes of one file, or none when it is absent.
   static func changes(_ path: String) throws -> Set<String> {
     guard FileManager.default.fileExists(atPath: path) else { return [] }
-    let bytes = try LiveFileSystem().readFile(path, limit: 1 << 30)
+    let bytes = try LiveFileSystem().readFile(AbsolutePath(path), limit: 1 << 30)
     return Set(try AutomergeFile.decode(bytes).changes.map(\.hash.description))
   }
 

@@ -1,5 +1,6 @@
 import AutomergeCodec
 import Operations
+import Platform
 import Storage
 
 /// How a merge of conflict copies and versions is told: `merge-conflicts` renders its plan or
@@ -126,9 +127,10 @@ struct ConflictMergeOutput {
               document.createsCanonical
               ? []
               : try env.fileSystem.readFile(
-                document.canonicalPath, limit: DocumentName.maxFileSize)
+                AbsolutePath(document.canonicalPath), limit: DocumentName.maxFileSize)
           }
-          let bytes = try env.fileSystem.readFile(copy.copy.path, limit: DocumentName.maxFileSize)
+          let bytes = try env.fileSystem.readFile(
+            AbsolutePath(copy.copy.path), limit: DocumentName.maxFileSize)
           let diff = try DocumentDiff.compare(canonical ?? [], bytes)
           out[copy.copy.path] = MergeEffect.summary(adds: diff.onlyInSecond.count, diff.patch)
         } catch {

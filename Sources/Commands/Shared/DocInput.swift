@@ -17,11 +17,10 @@ struct DocInput {
     if argument == "-" { return DocInput(displayName: "-", bytes: try env.readStandardInput()) }
     let fs = env.fileSystem
     var path = AbsolutePath(normalizing: argument, relativeTo: AbsolutePath(env.currentDirectory))
-      .string
     if try fs.info(path) == nil, !argument.hasPrefix("/") {
       let found = env.discover(root: call.global.root)
-      if let root = found.root, try fs.info(AbsolutePath(root).appending(argument).string) != nil {
-        path = AbsolutePath(normalizing: argument, relativeTo: AbsolutePath(root)).string
+      if let root = found.root, try fs.info(AbsolutePath(root).appending(argument)) != nil {
+        path = AbsolutePath(normalizing: argument, relativeTo: AbsolutePath(root))
       }
     }
     do {

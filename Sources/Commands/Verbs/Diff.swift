@@ -150,14 +150,16 @@ enum Diff {
     }
     let path = AbsolutePath(normalizing: archive, relativeTo: AbsolutePath(env.currentDirectory))
       .string
-    guard try env.fileSystem.info(path) != nil else { throw CommandError.noSuchArchive(archive) }
+    guard try env.fileSystem.info(AbsolutePath(path)) != nil else {
+      throw CommandError.noSuchArchive(archive)
+    }
     let read = try ArchiveReader.read(path: path, fileSystem: env.fileSystem)
     guard let entry = read.entry(document.logicalName) else {
       throw CommandError.noSuchDocument("\(document.logicalName)' in '\(archive)")
     }
     let current = document.path(root: root)
     let bytes =
-      try env.fileSystem.info(current) == nil
+      try env.fileSystem.info(AbsolutePath(current)) == nil
       ? [] : try self.read(current, document.logicalName, env)
     return (
       Side(name: document.logicalName, bytes: bytes),
@@ -174,7 +176,7 @@ enum Diff {
 
   static func read(_ path: String, _ name: String, _ env: Environment) throws -> [UInt8] {
     do {
-      return try env.fileSystem.readFile(path, limit: DocumentName.maxFileSize)
+      return try env.fileSystem.readFile(AbsolutePath(path), limit: DocumentName.maxFileSize)
     } catch let error as FileSystemError where error.errno == .noSuchFileOrDirectory {
       throw CommandError.noSuchFile(name)
     }

@@ -27,18 +27,20 @@ enum GenerateDocs {
     }
     let fs = env.fileSystem
     let files = DocsGenerator.files()
+    let rootPath = AbsolutePath(root)
     for folder in DocsGenerator.folders {
-      let directory = root + "/" + folder
+      let directory = rootPath.appending(folder)
       if try fs.info(directory) == nil { try fs.makeDirectory(directory, permissions: 0o755) }
       for name in try fs.contentsOfDirectory(directory)
       where DocsGenerator.isGenerated(folder: folder, name: name)
         && files[folder + "/" + name] == nil
       {
-        try fs.removeFile(directory + "/" + name)
+        try fs.removeFile(directory.appending(name))
       }
     }
     for (relative, text) in files.sorted(by: { $0.key < $1.key }) {
-      try AtomicFile.write(Array(text.utf8), to: root + "/" + relative, fileSystem: fs)
+      try AtomicFile.write(
+        Array(text.utf8), to: rootPath.appending(relative).string, fileSystem: fs)
     }
     if !call.global.quiet {
       try env.stderr.write("mn: wrote \(files.count) files under '\(root)'\n")

@@ -90,8 +90,7 @@ enum Migrate {
       version: CommandTable.version)
     var progress: Progress?
     let context = MigrateOperation.Context(
-      fileSystem: env.fileSystem, syncProvider: env.syncProvider, sleep: env.sleep,
-      now: { env.nowSeconds }, backupDirectory: { try env.backupDirectory() },
+      system: env.system, backupDirectory: { try env.backupDirectory() },
       fetchContext: { source, total in
         let bar = Progress(env, call, label: "fetching", total: total)
         bar.advance(by: 0)

@@ -107,7 +107,7 @@ extension Watch {
   /// The path of the running `mn` for a service to run: the path it was started as
   /// (`servicePath`); nil when the system does not say.
   static func runningExecutable(_ env: Environment) -> String? {
-    ExecutablePath.current(readLink: env.fileSystem.readLink).map {
+    ExecutablePath.current(readLink: { try env.fileSystem.readLink(AbsolutePath($0)) }).map {
       servicePath($0, currentDirectory: env.currentDirectory)
     }
   }

@@ -12,7 +12,7 @@ import Testing
     let month = try sim.write(SimulatedFolder.month, device: 0)
     let bytes = try SimulatedFolder.device(1)
     try CoordinatedFileSystem.run(.replacing, month, on: sim.fileSystem) {
-      _ = try sim.fileSystem.readFile(month, limit: 1 << 20)
+      _ = try sim.fileSystem.readFile(AbsolutePath(month), limit: 1 << 20)
       try AtomicFile.write(bytes, to: month, fileSystem: sim.fileSystem)
     }
     let log = sim.provider.snapshot.log
@@ -20,15 +20,15 @@ import Testing
     #expect(log.contains("rename \(month) [in replacing \(month)]"))
     #expect(log.allSatisfy { !$0.contains(", ") })
     // Outside, each call is coordinated on its own.
-    _ = try sim.fileSystem.readFile(month, limit: 1 << 20)
+    _ = try sim.fileSystem.readFile(AbsolutePath(month), limit: 1 << 20)
     #expect(sim.provider.snapshot.log.last == "read \(month) [in reading \(month)]")
   }
 
   @Test func outsideSyncedFoldersNothingIsCoordinated() throws {
     let sim = try SimulatedFolder()
     let outside = try sim.folder.write("elsewhere/x.automerge", try SimulatedFolder.device(0))
-    _ = try sim.fileSystem.readFile(outside, limit: 1 << 20)
-    try sim.fileSystem.removeFile(outside)
+    _ = try sim.fileSystem.readFile(AbsolutePath(outside), limit: 1 << 20)
+    try sim.fileSystem.removeFile(AbsolutePath(outside))
     #expect(sim.provider.snapshot.log == ["read \(outside)", "remove \(outside)"])
     // With no provider at all, `run` just runs.
     let plain = CoordinatedFileSystem(base: LiveFileSystem(), provider: NoSyncProvider())

@@ -109,7 +109,7 @@ struct SimulatedFolder {
     #expect(error.description.contains("not downloaded"))
     // Outside `withoutMaterializing`, the process-wide policy makes the read fail the same way.
     #expect(throws: FileSystemError("read", path, .deadlock)) {
-      try sim.fileSystem.readFile(path, limit: 1 << 20)
+      try sim.fileSystem.readFile(AbsolutePath(path), limit: 1 << 20)
     }
     #expect(sim.provider.snapshot.materialized.isEmpty)
   }
@@ -125,7 +125,7 @@ struct SimulatedFolder {
     let path = try folder.write("root/x.automerge", try SimulatedFolder.device(0))
     try provider.makeDataless(path)
     withKnownIssue {
-      _ = try? provider.readFile(path, limit: 1 << 20)
+      _ = try? provider.readFile(AbsolutePath(path), limit: 1 << 20)
     } matching: { issue in
       issue.comments.contains { $0.rawValue.contains("without the materialization policy") }
     }
@@ -196,7 +196,7 @@ struct SimulatedFolder {
     let live = LiveFileSystem()
     let kind = SyncFolderKind.classify(
       folder.absolute("Minuta/records/2026/09.automerge"), home: folder.absolute("home"),
-      realPath: { try? live.realPath($0) }, isUbiquitous: { _ in false })
+      realPath: { try? live.realPath(AbsolutePath($0)).string }, isUbiquitous: { _ in false })
     #expect(kind == .ubiquityContainer)
     #expect(
       SyncFolderKind.classify(

@@ -96,7 +96,7 @@ import Testing
     // Another device's version lands on the target right before mn's replace.
     sim.provider.beforeStep = { step, target in
       guard step == "replaceItem", target == path, seen.once() else { return }
-      try? LiveFileSystem().rename(arrival, to: path)
+      try? LiveFileSystem().rename(AbsolutePath(arrival), to: AbsolutePath(path))
     }
     let outcome = try Self.mergeAndReplace(sim, adding: 1)
     sim.provider.beforeStep = nil
@@ -121,7 +121,7 @@ import Testing
   @Test func aDatalessTargetIsNeverDisplaced() throws {
     let sim = try SimulatedFolder()
     let path = try sim.write(SimulatedFolder.month, device: 0)
-    let basis = ReplaceBasis(info: try sim.fileSystem.info(path), bytes: nil)
+    let basis = ReplaceBasis(info: try sim.fileSystem.info(AbsolutePath(path)), bytes: nil)
     try sim.provider.makeDataless(path, cloud: try SimulatedFolder.device(2))
     #expect(throws: FileSystemError("replace", path, .deadlock)) {
       try DocumentReplace.replace(

@@ -1,1 +1,0 @@
-../../../Sources/Platform/FileSystem+StringPaths.swift

@@ -17,8 +17,8 @@ extension DoctorOperation {
     root: String, bisyncDirectory: String?, into report: inout DoctorReport,
     fileSystem: any FileSystem
   ) {
-    guard let directory = bisyncDirectory,
-      let names = try? fileSystem.contentsOfDirectory(AbsolutePath(directory))
+    guard let directory = bisyncDirectory.map(AbsolutePath.init),
+      let names = try? fileSystem.contentsOfDirectory(directory)
     else { return }
     let encoded = String(root.drop { $0 == "/" }).replacing("/", with: "_")
     let ours = names.filter {
@@ -26,12 +26,12 @@ extension DoctorOperation {
     }
     if let error = ours.sorted().first(where: { $0.hasSuffix(".lst-err") }) {
       report.add(
-        .bisyncAborted, directory + "/" + error,
+        .bisyncAborted, directory.appending(error).string,
         "rclone bisync of this folder stopped at a critical error; it refuses to run again",
         fix: "run the same rclone bisync once with --resync, under mn lock (docs/sync-engines.md)")
     } else if let new = ours.sorted().first(where: { $0.hasSuffix(".lst-new") }) {
       report.add(
-        .bisyncAborted, directory + "/" + new,
+        .bisyncAborted, directory.appending(new).string,
         "the last rclone bisync of this folder aborted (too many deletes?), or one runs now",
         fix: "run it again under mn lock, with --force for a small folder (docs/sync-engines.md)")
     }
@@ -45,13 +45,13 @@ extension DoctorOperation {
     root: String, listing: FolderListing, into report: inout DoctorReport,
     fileSystem: any FileSystem
   ) {
-    let versions = AbsolutePath(root).appending(".stversions")
+    let rootPath = AbsolutePath(root)
+    let versions = rootPath.appending(".stversions")
     guard (try? fileSystem.info(versions))??.kind == .directory else { return }
     for document in listing.documents {
       let name = document.logicalName
-      let slash = name.lastIndex(of: "/")
-      let folder = slash.map { String(name[..<$0]) } ?? ""
-      let file = slash.map { String(name[name.index(after: $0)...]) } ?? name
+      guard let logical = LogicalName(name), let folder = logical.parent else { continue }
+      let file = logical.lastComponent
       guard file.hasSuffix(".automerge") else { continue }
       let stem = String(file.dropLast(".automerge".count))
       let directory = versions.appending(folder)
@@ -74,12 +74,12 @@ extension DoctorOperation {
         let missing = version.changes.count { !(held ?? []).contains($0.hash) }
         guard missing > 0 else { continue }
         let stamp = entry.dropFirst(stem.count + 1).dropLast(".automerge".count)
-        let copy = (folder.isEmpty ? "" : folder + "/") + "\(stem).sync-conflict-\(stamp).automerge"
-        let relative = ".stversions/" + (folder.isEmpty ? "" : folder + "/") + entry
+        let versionPath = directory.appending(entry)
+        let copy = rootPath.appending(folder).appending("\(stem).sync-conflict-\(stamp).automerge")
         report.add(
-          .syncthingVersion, relative,
+          .syncthingVersion, versionPath.logicalName(in: rootPath)?.string ?? versionPath.string,
           "a Syncthing version of '\(name)' holds \(count(missing, "change", "changes")) the document lacks",
-          fix: "cp \(ShellQuote.word(root + "/" + relative)) \(ShellQuote.word(root + "/" + copy))"
+          fix: "cp \(ShellQuote.word(versionPath.string)) \(ShellQuote.word(copy.string))"
             + " && mn merge-conflicts \(ShellQuote.word(name))")
       }
     }

@@ -5,8 +5,7 @@ import Testing
 
 @testable import Commands
 
-/// How `PATH…` arguments that select no document are reported: as typed by the reading
-/// verbs, as the logical name they became by `compact` and `merge-conflicts`.
+/// How `PATH…` arguments that select no document are reported: as typed, by every verb.
 @Suite struct DocumentSelectionTests {
   /// Runs `arguments` through the dispatcher in an empty data folder, from its root.
   func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
@@ -21,17 +20,10 @@ import Testing
     return (status, err.text)
   }
 
-  @Test(arguments: ["ls", "log", "fetch", "repair"])
-  func aReadingVerbNamesTheArgumentAsTyped(_ verb: String) throws {
+  @Test(arguments: ["ls", "log", "fetch", "repair", "compact", "merge-conflicts"])
+  func everyVerbNamesTheArgumentAsTyped(_ verb: String) throws {
     let result = try run([verb, "records/2030/"])
     #expect(result.status == Commands.ExitStatus.noInput.rawValue)
     #expect(result.stderr == "mn: error: no such document 'records/2030/'\n", "\(verb)")
-  }
-
-  @Test(arguments: ["compact", "merge-conflicts"])
-  func aWritingVerbNamesTheLogicalName(_ verb: String) throws {
-    let result = try run([verb, "records/2030/"])
-    #expect(result.status == Commands.ExitStatus.noInput.rawValue)
-    #expect(result.stderr == "mn: error: no such document 'records/2030'\n", "\(verb)")
   }
 }

@@ -42,7 +42,7 @@ enum Compact {
 
   static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
     let listing = try env.scanFolder(root)
-    let selected = try DocumentSelection.selectNamed(call.arguments, in: listing, env)
+    let selected = try DocumentSelection.select(call.arguments, in: listing, env)
     var plan = CompactOperation.plan(selected, fileSystem: env.fileSystem)
     plan.sort { $0.logicalName.precedesByBytes($1.logicalName) }
     if call[Options.dryRun] {

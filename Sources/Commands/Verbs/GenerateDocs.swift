@@ -21,13 +21,10 @@ enum GenerateDocs {
     guard let argument = call.arguments.first else {
       throw UsageError(message: "missing argument 'REPO-ROOT'", path: ["__generate-docs"])
     }
-    var root = argument.hasPrefix("/") ? argument : env.currentDirectory + "/" + argument
-    while root.count > 1, root.hasSuffix("/.") || root.hasSuffix("/") {
-      root.removeLast(root.hasSuffix("/.") ? 2 : 1)
-    }
+    let rootPath = AbsolutePath(
+      normalizing: argument, relativeTo: AbsolutePath(env.currentDirectory))
     let fs = env.fileSystem
     let files = DocsGenerator.files()
-    let rootPath = AbsolutePath(root)
     for folder in DocsGenerator.folders {
       let directory = rootPath.appending(folder)
       if try fs.info(directory) == nil { try fs.makeDirectory(directory, permissions: 0o755) }
@@ -43,7 +40,7 @@ enum GenerateDocs {
         Array(text.utf8), to: rootPath.appending(relative).string, fileSystem: fs)
     }
     if !call.global.quiet {
-      try env.stderr.write("mn: wrote \(files.count) files under '\(root)'\n")
+      try env.stderr.write("mn: wrote \(files.count) files under '\(rootPath)'\n")
     }
     return .ok
   }

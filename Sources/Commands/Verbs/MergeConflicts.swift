@@ -85,7 +85,7 @@ enum MergeConflicts {
 
   static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
     let listing = try env.scanFolder(root)
-    let selected = try DocumentSelection.selectNamed(call.arguments, in: listing, env)
+    let selected = try DocumentSelection.select(call.arguments, in: listing, env)
     var plan = try MergeConflictsOperation.plan(
       selected, listing: listing, provider: env.syncProvider, fileSystem: env.fileSystem)
     plan.copies.documents.sort { $0.logicalName.precedesByBytes($1.logicalName) }

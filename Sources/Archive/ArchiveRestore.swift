@@ -150,14 +150,14 @@ public enum ArchiveRestore {
             let outcome = try withoutActuallyEscaping(random) { random in
               try coordinated(target) {
                 try Replace.replace(
-                  target, with: entry.bytes, basis: .absent, merger: merger,
+                  location, with: entry.bytes, basis: .absent, merger: merger,
                   fileSystem: fileSystem, permissions: mode.isEmpty ? 0o644 : mode, random: random)
               }
             }
             report.replaces[entry.path] = outcome.summary
           } else {
             try AtomicFile.write(
-              entry.bytes, to: target, fileSystem: fileSystem,
+              entry.bytes, to: location, fileSystem: fileSystem,
               permissions: mode.isEmpty ? 0o644 : mode, random: random)
           }
           report.written.append(entry.path)
@@ -178,7 +178,7 @@ public enum ArchiveRestore {
             let outcome = try withoutActuallyEscaping(random) { random in
               try coordinated(target) {
                 try Replace.replace(
-                  target, with: merged, basis: ReplaceBasis(info: info, bytes: existing),
+                  location, with: merged, basis: ReplaceBasis(info: info, bytes: existing),
                   merger: merger, fileSystem: fileSystem, random: random)
               }
             }

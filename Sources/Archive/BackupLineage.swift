@@ -94,7 +94,7 @@ public enum BackupLineage {
       ("destinationReal", .string(AbsolutePath(destination).resolvingLinks(fileSystem).string)),
     ])
     bytes += Array((JSONWriter.string(line) + "\n").utf8)
-    try AtomicFile.write(bytes, to: path.string, fileSystem: fileSystem, permissions: 0o600)
+    try AtomicFile.write(bytes, to: path, fileSystem: fileSystem, permissions: 0o600)
   }
 
   /// The links recorded in `directory`'s lineage file; none when it is absent or unreadable,

@@ -79,7 +79,7 @@ public enum BackupLineage {
     let folder = AbsolutePath(directory)
     try fileSystem.makeDirectories(folder, permissions: 0o700)
     let lock = try FileLock.acquire(
-      file: folder.appending(BackupCatalog.lockFileName).string, timeout: wait,
+      file: folder.appending(BackupCatalog.lockFileName), timeout: wait,
       fileSystem: fileSystem, sleep: sleep)
     defer { lock.release() }
     let path = folder.appending(fileName)

@@ -87,7 +87,7 @@ enum Restore {
     }
     try RestoreWorkflow.prepareDestination(destination, fileSystem: env.fileSystem)
     let lock = try WriteLocks.acquire(
-      [destination], timeout: call[CommonOptions.wait],
+      [AbsolutePath(destination)], timeout: call[CommonOptions.wait],
       fileSystem: env.fileSystem, sleep: env.sleep)
     defer { lock.release() }
     let outcome = try RestoreWorkflow.run(

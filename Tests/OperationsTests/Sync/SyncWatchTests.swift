@@ -36,7 +36,9 @@ import Testing
         system: SystemContext(
           fileSystem: fs, now: { [notifier] in notifier.clock }, syncProvider: sim.provider),
         root: root, notifier: notifier,
-        tryLock: { try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in }) },
+        tryLock: {
+          try WriteLocks.acquire([AbsolutePath(root)], timeout: 0, fileSystem: fs, sleep: { _ in })
+        },
         backup: BackupTarget { [unowned self] files, reason in
           if failBackup { throw BackupFailed() }
           backups.append(files)

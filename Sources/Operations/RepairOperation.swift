@@ -132,7 +132,7 @@ public enum RepairOperation {
     for (kind, path) in archives {
       let archive: ReadArchive
       do {
-        archive = try ArchiveReader.verify(path: path, fileSystem: fileSystem)
+        archive = try ArchiveReader.verify(path: AbsolutePath(path), fileSystem: fileSystem)
       } catch {
         report.unusableArchives.append((path, error.description))
         continue

@@ -39,7 +39,7 @@ import Testing
     #expect(scratch.listing().filter { $0.hasSuffix(".nosync") }.isEmpty)
 
     // Own reader.
-    let read = try ArchiveReader.verify(path: output, fileSystem: LiveFileSystem())
+    let read = try ArchiveReader.verify(path: AbsolutePath(output), fileSystem: LiveFileSystem())
     #expect(read.topFolder == "Minuta")
     let expectedPaths = SampleFolder.contents.map(\.0).sorted {
       Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8))
@@ -196,7 +196,7 @@ import Testing
       sample, to: output, format: .tarGz, files: files, allowPlaceholders: true)
     #expect(summary.missing == ["records/2026/08.automerge"])
     #expect(summary.entries == SampleFolder.contents.count)
-    let read = try ArchiveReader.verify(path: output, fileSystem: LiveFileSystem())
+    let read = try ArchiveReader.verify(path: AbsolutePath(output), fileSystem: LiveFileSystem())
     #expect(read.entry("records/2026/08.automerge") == nil)
     let listed = try #require(read.manifest?.files.first { $0.path == "records/2026/08.automerge" })
     #expect(listed == ArchiveManifest.File(path: "records/2026/08.automerge", kind: .placeholder))
@@ -327,7 +327,7 @@ import Testing
     }
     // Closing a source file that was only read is allowed to fail.
     if operation != .close { #expect(call > 1) }
-    _ = try ArchiveReader.verify(path: output, fileSystem: LiveFileSystem())
+    _ = try ArchiveReader.verify(path: AbsolutePath(output), fileSystem: LiveFileSystem())
   }
 
   @Test func formatNamesAndExtensions() {

@@ -127,8 +127,8 @@ enum Restore {
     if source == "-" { return try ArchiveReader.read(bytes: try env.readStandardInput()) }
     do {
       return try ArchiveReader.read(
-        path: AbsolutePath(normalizing: source, relativeTo: AbsolutePath(env.currentDirectory))
-          .string, fileSystem: env.fileSystem)
+        path: AbsolutePath(normalizing: source, relativeTo: AbsolutePath(env.currentDirectory)),
+        fileSystem: env.fileSystem)
     } catch ArchiveError.io(let error) {
       // The archive file itself cannot be read: mapped like any failed read (66 or 74).
       throw error

@@ -252,7 +252,9 @@ import Testing
     try scratch.write("data/blob.bin", random.bytes(40_000))
     let files =
       sample.files + [
-        ExportFile(relativePath: "blob.bin", absolutePath: sample.root + "/blob.bin", kind: .other)
+        ExportFile(
+          relativePath: "blob.bin", absolutePath: AbsolutePath(sample.root).appending("blob.bin"),
+          kind: .other)
       ]
     let output = scratch.path + "/out." + format.fileExtension
     _ = try Exporter.export(

@@ -85,11 +85,11 @@ public enum ArchiveReader {
   /// - Throws: `ArchiveError.io` when the file cannot be read, `.archiveTooLarge`, or any
   ///   error of `read(bytes:limits:)`.
   public static func read(
-    path: String, fileSystem: FileSystem, limits: ArchiveLimits = .standard
+    path: AbsolutePath, fileSystem: FileSystem, limits: ArchiveLimits = .standard
   ) throws(ArchiveError) -> ReadArchive {
     let bytes: [UInt8]
     do {
-      bytes = try fileSystem.readFile(AbsolutePath(path), limit: limits.maxArchiveSize)
+      bytes = try fileSystem.readFile(path, limit: limits.maxArchiveSize)
     } catch let error as FileSystemError {
       if error.errno.rawValue == fileTooBigErrno {
         throw .archiveTooLarge(limit: limits.maxArchiveSize)
@@ -107,7 +107,7 @@ public enum ArchiveReader {
   /// - Returns: the checked archive.
   /// - Throws: `ArchiveError.missingManifest`, or any error of `read(path:fileSystem:limits:)`.
   public static func verify(
-    path: String, fileSystem: FileSystem, limits: ArchiveLimits = .standard
+    path: AbsolutePath, fileSystem: FileSystem, limits: ArchiveLimits = .standard
   ) throws(ArchiveError) -> ReadArchive {
     let archive = try read(path: path, fileSystem: fileSystem, limits: limits)
     guard archive.manifest != nil else { throw .missingManifest }

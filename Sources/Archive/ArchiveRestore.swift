@@ -90,7 +90,7 @@ public enum ArchiveRestore {
     archive: ReadArchive, destination: String, fileSystem: FileSystem,
     isDocument: (String) -> Bool = ArchiveRestore.isDocumentPath, limits: ArchiveLimits = .standard
   ) throws(ArchiveError) -> RestorePlan {
-    let exists = try destinationExists(destination, fileSystem: fileSystem)
+    let exists = try destinationExists(AbsolutePath(destination), fileSystem: fileSystem)
     var items: [RestorePlan.Item] = []
     for entry in archive.entries {
       let kind = kind(of: entry.path, in: archive, isDocument: isDocument)
@@ -150,14 +150,14 @@ public enum ArchiveRestore {
             let outcome = try withoutActuallyEscaping(random) { random in
               try coordinated(target) {
                 try Replace.replace(
-                  target, with: entry.bytes, basis: .absent, merger: merger,
+                  location, with: entry.bytes, basis: .absent, merger: merger,
                   fileSystem: fileSystem, permissions: mode.isEmpty ? 0o644 : mode, random: random)
               }
             }
             report.replaces[entry.path] = outcome.summary
           } else {
             try AtomicFile.write(
-              entry.bytes, to: target, fileSystem: fileSystem,
+              entry.bytes, to: location, fileSystem: fileSystem,
               permissions: mode.isEmpty ? 0o644 : mode, random: random)
           }
           report.written.append(entry.path)
@@ -178,7 +178,7 @@ public enum ArchiveRestore {
             let outcome = try withoutActuallyEscaping(random) { random in
               try coordinated(target) {
                 try Replace.replace(
-                  target, with: merged, basis: ReplaceBasis(info: info, bytes: existing),
+                  location, with: merged, basis: ReplaceBasis(info: info, bytes: existing),
                   merger: merger, fileSystem: fileSystem, random: random)
               }
             }
@@ -210,16 +210,16 @@ public enum ArchiveRestore {
   }
 
   /// Whether the destination exists as a directory (links followed: the root may be one).
-  public static func destinationExists(_ destination: String, fileSystem: FileSystem)
+  public static func destinationExists(_ destination: AbsolutePath, fileSystem: FileSystem)
     throws(ArchiveError)
     -> Bool
   {
     do {
-      guard let info = try fileSystem.infoFollowingLinks(AbsolutePath(destination)) else {
+      guard let info = try fileSystem.infoFollowingLinks(destination) else {
         return false
       }
       guard info.kind == .directory else {
-        throw ArchiveError.destinationConflict(path: destination, reason: "not a directory")
+        throw ArchiveError.destinationConflict(path: destination.string, reason: "not a directory")
       }
       return true
     } catch let error as ArchiveError {

@@ -316,7 +316,7 @@ public enum BackupCatalog {
     if !dryRun {
       do {
         lock = try FileLock.acquire(
-          file: AbsolutePath(directory).appending(lockFileName).string, timeout: wait,
+          file: AbsolutePath(directory).appending(lockFileName), timeout: wait,
           fileSystem: fileSystem,
           sleep: sleep)
       } catch {

@@ -79,7 +79,7 @@ public enum BackupLineage {
     let folder = AbsolutePath(directory)
     try fileSystem.makeDirectories(folder, permissions: 0o700)
     let lock = try FileLock.acquire(
-      file: folder.appending(BackupCatalog.lockFileName).string, timeout: wait,
+      file: folder.appending(BackupCatalog.lockFileName), timeout: wait,
       fileSystem: fileSystem, sleep: sleep)
     defer { lock.release() }
     let path = folder.appending(fileName)
@@ -94,7 +94,7 @@ public enum BackupLineage {
       ("destinationReal", .string(AbsolutePath(destination).resolvingLinks(fileSystem).string)),
     ])
     bytes += Array((JSONWriter.string(line) + "\n").utf8)
-    try AtomicFile.write(bytes, to: path.string, fileSystem: fileSystem, permissions: 0o600)
+    try AtomicFile.write(bytes, to: path, fileSystem: fileSystem, permissions: 0o600)
   }
 
   /// The links recorded in `directory`'s lineage file; none when it is absent or unreadable,

@@ -8,10 +8,10 @@ public struct ExportFile: Sendable, Equatable {
   /// The path relative to the data folder's root, `/`-separated (`records/2026/09.automerge`).
   public var relativePath: String
   /// The file's absolute path (for a placeholder: the placeholder's; it is not read).
-  public var absolutePath: String
+  public var absolutePath: AbsolutePath
   public var kind: ArchiveManifest.Kind
 
-  public init(relativePath: String, absolutePath: String, kind: ArchiveManifest.Kind) {
+  public init(relativePath: String, absolutePath: AbsolutePath, kind: ArchiveManifest.Kind) {
     self.relativePath = relativePath
     self.absolutePath = absolutePath
     self.kind = kind
@@ -309,12 +309,12 @@ public enum Exporter {
           listed.append(ArchiveManifest.File(path: file.relativePath, kind: .placeholder))
           continue
         }
-        let source = AbsolutePath(file.absolutePath)
+        let source = file.absolutePath
         guard let info = try fileSystem.info(source) else {
-          throw FileSystemError("open", file.absolutePath, .noSuchFileOrDirectory)
+          throw FileSystemError("open", source, .noSuchFileOrDirectory)
         }
         guard info.kind == .regular else {
-          throw ArchiveError.sourceChanged(path: file.absolutePath)
+          throw ArchiveError.sourceChanged(path: source.string)
         }
         if info.size > Int64(options.limits.maxEntrySize) {
           throw ArchiveError.entryTooLarge(

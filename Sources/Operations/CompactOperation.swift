@@ -104,7 +104,7 @@ public enum CompactOperation {
   /// The backup's files: those of the planned documents.
   public static func backupFiles(_ plan: [CompactDocument], root: String) -> [ExportFile] {
     plan.filter { $0.outcome == .planned }.map {
-      ExportFile(relativePath: $0.logicalName, absolutePath: $0.path, kind: .document)
+      ExportFile(relativePath: $0.logicalName, absolutePath: AbsolutePath($0.path), kind: .document)
     }
   }
 

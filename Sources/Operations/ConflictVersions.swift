@@ -124,12 +124,13 @@ public enum ConflictVersions {
       guard !readable.isEmpty else { continue }
       files.append(
         ExportFile(
-          relativePath: document.logicalName, absolutePath: document.path, kind: .document))
+          relativePath: document.logicalName, absolutePath: AbsolutePath(document.path),
+          kind: .document))
       for (k, item) in readable.enumerated() {
         files.append(
           ExportFile(
             relativePath: document.logicalName + ".icloud-version-\(k + 1)",
-            absolutePath: item.version.path, kind: .document))
+            absolutePath: AbsolutePath(item.version.path), kind: .document))
       }
     }
     return files.sorted { $0.relativePath.precedesByBytes($1.relativePath) }

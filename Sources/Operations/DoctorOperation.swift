@@ -73,7 +73,9 @@ public enum DoctorOperation {
       return .unknown("\(error)")
     }
     do {
-      let lock = try WriteLocks.acquire([root], timeout: 0, fileSystem: fileSystem) { _ in }
+      let lock = try WriteLocks.acquire([AbsolutePath(root)], timeout: 0, fileSystem: fileSystem) {
+        _ in
+      }
       lock.release()
       return .free
     } catch {

@@ -37,7 +37,7 @@ public enum DocumentReplace {
   ) throws -> ReplaceOutcome {
     try CoordinatedFileSystem.run(.replacing, path, on: fileSystem) {
       try Replace.replace(
-        path, with: content, basis: basis, merger: merger, fileSystem: fileSystem,
+        AbsolutePath(path), with: content, basis: basis, merger: merger, fileSystem: fileSystem,
         permissions: permissions, random: random)
     }
   }

@@ -41,7 +41,7 @@ struct FetchRun {
         }
       }
     case .archive(let path):
-      let archive = try ArchiveReader.verify(path: path, fileSystem: fileSystem)
+      let archive = try ArchiveReader.verify(path: AbsolutePath(path), fileSystem: fileSystem)
       for item in plan.items {
         if let entry = archive.entry(item.logicalName) {
           deliver(item, entry.bytes, path + ":" + archive.topFolder + "/" + entry.path)

@@ -19,28 +19,30 @@ public enum FolderFiles {
       if document.isDownloaded {
         files.append(
           ExportFile(
-            relativePath: document.logicalName, absolutePath: document.path, kind: .document))
+            relativePath: document.logicalName, absolutePath: AbsolutePath(document.path),
+            kind: .document))
       }
       for placeholder in document.placeholders {
         if let relative = AbsolutePath(placeholder.path).logicalName(in: AbsolutePath(listing.root))
         {
           files.append(
             ExportFile(
-              relativePath: relative.string, absolutePath: placeholder.path, kind: .placeholder))
+              relativePath: relative.string, absolutePath: AbsolutePath(placeholder.path),
+              kind: .placeholder))
         }
       }
       guard includeCopies else { continue }
       for copy in document.copies {
         files.append(
           ExportFile(
-            relativePath: copy.logicalName, absolutePath: copy.path,
+            relativePath: copy.logicalName, absolutePath: AbsolutePath(copy.path),
             kind: copy.placeholder == nil ? .document : .placeholder))
       }
     }
     for other in listing.others {
       files.append(
         ExportFile(
-          relativePath: other.logicalName, absolutePath: other.path,
+          relativePath: other.logicalName, absolutePath: AbsolutePath(other.path),
           kind: other.placeholder == nil ? .other : .placeholder))
     }
     return files.sorted {

@@ -136,7 +136,8 @@ extension Migration {
 
     do {
       if let pointerFile, pointerNames(pointerFile, plan.source, fileSystem: fs) {
-        try AtomicFile.write(Array((plan.destination + "\n").utf8), to: pointerFile, fileSystem: fs)
+        try AtomicFile.write(
+          Array((plan.destination + "\n").utf8), to: AbsolutePath(pointerFile), fileSystem: fs)
         report.pointerUpdated = pointerFile
       }
       if !keepSource {
@@ -273,7 +274,8 @@ extension Migration {
     let directory = file.logicalName.split(separator: "/").dropLast().joined(separator: "/")
     try makeDirectories(directory, root: destination, fileSystem: fs)
     let mode = try fs.info(AbsolutePath(file.sourcePath))?.permissions ?? 0o644
-    try AtomicFile.write(bytes, to: file.destinationPath, fileSystem: fs, permissions: mode)
+    try AtomicFile.write(
+      bytes, to: AbsolutePath(file.destinationPath), fileSystem: fs, permissions: mode)
     return true
   }
 

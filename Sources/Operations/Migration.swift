@@ -63,7 +63,8 @@ public enum Migration {
     sleep: @escaping (Double) -> Void
   ) throws -> WriteLocks {
     do {
-      return try WriteLocks.acquire(roots, timeout: timeout, fileSystem: fileSystem, sleep: sleep)
+      return try WriteLocks.acquire(
+        roots.map(AbsolutePath.init), timeout: timeout, fileSystem: fileSystem, sleep: sleep)
     } catch {
       throw lockError(error, destination: destination)
     }
@@ -74,7 +75,7 @@ public enum Migration {
   /// - Throws: as `lock`; the locks already held stay held.
   public static func lockDestination(_ destination: String, in locks: WriteLocks) throws {
     do {
-      try locks.add(destination)
+      try locks.add(AbsolutePath(destination))
     } catch {
       throw lockError(error, destination: destination)
     }

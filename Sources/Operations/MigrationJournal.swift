@@ -119,8 +119,8 @@ public struct MigrationJournal: Sendable, Equatable {
   /// Writes the journal atomically into `destination`.
   public func write(fileSystem: any FileSystem) throws {
     try AtomicFile.write(
-      encoded(), to: MigrationJournal.path(destination: destination), fileSystem: fileSystem,
-      permissions: 0o600)
+      encoded(), to: AbsolutePath(destination).appending(MigrationJournal.fileName),
+      fileSystem: fileSystem, permissions: 0o600)
   }
 
   /// Removes the journal of `destination`; a missing one is fine.

@@ -132,7 +132,7 @@ public enum RepairOperation {
     for (kind, path) in archives {
       let archive: ReadArchive
       do {
-        archive = try ArchiveReader.verify(path: path, fileSystem: fileSystem)
+        archive = try ArchiveReader.verify(path: AbsolutePath(path), fileSystem: fileSystem)
       } catch {
         report.unusableArchives.append((path, error.description))
         continue
@@ -371,7 +371,7 @@ public enum RepairOperation {
   ) throws -> RepairReport {
     var report = plan
     let files = plan.repairable.map {
-      ExportFile(relativePath: $0.logicalName, absolutePath: $0.path, kind: .document)
+      ExportFile(relativePath: $0.logicalName, absolutePath: AbsolutePath($0.path), kind: .document)
     }
     guard !files.isEmpty else { return report }
     report.backupPath = try backup(files)

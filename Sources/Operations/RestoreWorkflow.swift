@@ -28,7 +28,8 @@ public enum RestoreWorkflow {
   public static func prepareDestination(_ destination: String, fileSystem: FileSystem)
     throws(ArchiveError)
   {
-    guard try !ArchiveRestore.destinationExists(destination, fileSystem: fileSystem) else { return }
+    guard try !ArchiveRestore.destinationExists(AbsolutePath(destination), fileSystem: fileSystem)
+    else { return }
     try ArchiveError.makeDirectories(destination, permissions: 0o755, fileSystem: fileSystem)
   }
 
@@ -50,7 +51,7 @@ public enum RestoreWorkflow {
   public static func plan(archive: ReadArchive, destination: String, fileSystem: FileSystem)
     throws -> RestorePlan
   {
-    if try ArchiveRestore.destinationExists(destination, fileSystem: fileSystem) {
+    if try ArchiveRestore.destinationExists(AbsolutePath(destination), fileSystem: fileSystem) {
       let listing = try FolderScan.scan(root: destination, fileSystem: fileSystem)
       let missing = placeholdersInTheWay(archive: archive, listing: listing)
       guard missing.isEmpty else { throw ArchiveError.placeholdersPresent(missing) }

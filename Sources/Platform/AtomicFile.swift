@@ -27,21 +27,20 @@ public enum AtomicFile {
   ///
   /// - Parameters:
   ///   - bytes: The new content.
-  ///   - path: The absolute path of the target; its directory must exist.
+  ///   - path: The target; its directory must exist.
   ///   - fileSystem: Where to write.
   ///   - permissions: The mode for a new file; an existing target's mode is kept.
   ///   - random: Supplies the random part of the temporary's name (six characters).
   /// - Throws: `FileSystemError`; the target is unchanged and no temporary remains.
   public static func write(
-    _ bytes: [UInt8], to path: String, fileSystem: any FileSystem,
+    _ bytes: [UInt8], to path: AbsolutePath, fileSystem: any FileSystem,
     permissions: FilePermissions = 0o644,
     random: () -> String = AtomicFile.randomSuffix
   ) throws {
-    let target = AbsolutePath(path)
-    let mode = (try fileSystem.infoFollowingLinks(target))?.permissions ?? permissions
+    let mode = (try fileSystem.infoFollowingLinks(path))?.permissions ?? permissions
     let temporary = try writeTemporary(
-      bytes, beside: target, permissions: mode, fileSystem: fileSystem, random: random)
-    try rename(temporary, over: target, fileSystem: fileSystem)
+      bytes, beside: path, permissions: mode, fileSystem: fileSystem, random: random)
+    try rename(temporary, over: path, fileSystem: fileSystem)
   }
 
   /// Renames a written temporary over `path` (removing it when that fails), then syncs the

@@ -27,13 +27,12 @@ public final class FileLock: @unchecked Sendable {
   public static let fileName = ".minuta.writelock.nosync"
 
   /// The lock file.
-  public var path: String { file.string }
-  private let file: AbsolutePath
+  public let path: AbsolutePath
   private let fileSystem: any FileSystem
   private var descriptor: FileDescriptor?
 
   private init(file: AbsolutePath, fileSystem: any FileSystem, descriptor: FileDescriptor) {
-    self.file = file
+    self.path = file
     self.fileSystem = fileSystem
     self.descriptor = descriptor
   }
@@ -48,11 +47,10 @@ public final class FileLock: @unchecked Sendable {
   /// - Returns: The held lock; call `release()` when done.
   /// - Throws: `LockError.held` when the wait ran out, `LockError.fileSystem` otherwise.
   public static func acquire(
-    root: String, timeout: Double, fileSystem: any FileSystem, sleep: (Double) -> Void
+    root: AbsolutePath, timeout: Double, fileSystem: any FileSystem, sleep: (Double) -> Void
   ) throws(LockError) -> FileLock {
     try acquire(
-      file: AbsolutePath(root).appending(fileName).string, timeout: timeout, fileSystem: fileSystem,
-      sleep: sleep)
+      file: root.appending(fileName), timeout: timeout, fileSystem: fileSystem, sleep: sleep)
   }
 
   /// Takes an exclusive `flock` on the file at `path` (created if missing), polling until
@@ -66,7 +64,8 @@ public final class FileLock: @unchecked Sendable {
   /// - Returns: The held lock; call `release()` when done.
   /// - Throws: `LockError.held` when the wait ran out, `LockError.fileSystem` otherwise.
   public static func acquire(
-    file path: String, timeout: Double, fileSystem: any FileSystem, sleep: (Double) -> Void
+    file path: AbsolutePath, timeout: Double, fileSystem: any FileSystem,
+    sleep: (Double) -> Void
   ) throws(LockError) -> FileLock {
     try acquire(
       file: path, timeout: timeout, fileSystem: fileSystem, sleep: sleep, clock: { nil },
@@ -85,7 +84,7 @@ public final class FileLock: @unchecked Sendable {
   /// - Returns: The held lock; call `release()` when done.
   /// - Throws: `LockError.held` when the wait ran out, `LockError.fileSystem` otherwise.
   public static func acquire(
-    file path: String, timeout: Double, fileSystem: any FileSystem, wait: LockWait
+    file path: AbsolutePath, timeout: Double, fileSystem: any FileSystem, wait: LockWait
   ) throws(LockError) -> FileLock {
     try acquire(
       file: path, timeout: timeout, fileSystem: fileSystem, sleep: wait.sleep,
@@ -93,17 +92,16 @@ public final class FileLock: @unchecked Sendable {
   }
 
   private static func acquire(
-    file path: String, timeout: Double, fileSystem: any FileSystem, sleep: (Double) -> Void,
+    file: AbsolutePath, timeout: Double, fileSystem: any FileSystem, sleep: (Double) -> Void,
     clock: () -> Double?, random: () -> Double
   ) throws(LockError) -> FileLock {
-    let file = AbsolutePath(path)
     let fd: FileDescriptor
     do {
       fd = try fileSystem.openForLocking(file)
     } catch let error as FileSystemError {
       throw .fileSystem(error)
     } catch {
-      throw .fileSystem(FileSystemError("open", path, .ioError))
+      throw .fileSystem(FileSystemError("open", file, .ioError))
     }
     do {
       let taken = try LockBackoff.wait(
@@ -114,7 +112,7 @@ public final class FileLock: @unchecked Sendable {
         } catch let error as FileSystemError {
           throw error
         } catch {
-          throw FileSystemError("lock", path, .ioError)
+          throw FileSystemError("lock", file, .ioError)
         }
       }
       if taken { return FileLock(file: file, fileSystem: fileSystem, descriptor: fd) }
@@ -123,7 +121,7 @@ public final class FileLock: @unchecked Sendable {
       throw .fileSystem(error)
     }
     try? fileSystem.close(fd, path: file)
-    throw .held(path: path, waited: timeout)
+    throw .held(path: file.string, waited: timeout)
   }
 
   /// Releases the lock, then closes the descriptor. Calling it twice does nothing. The unlock
@@ -132,8 +130,8 @@ public final class FileLock: @unchecked Sendable {
   public func release() {
     guard let fd = descriptor else { return }
     descriptor = nil
-    try? fileSystem.unlock(fd, path: file)
-    try? fileSystem.close(fd, path: file)
+    try? fileSystem.unlock(fd, path: path)
+    try? fileSystem.close(fd, path: path)
   }
 
   deinit { release() }

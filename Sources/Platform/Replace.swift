@@ -41,10 +41,10 @@ public enum Replace {
   /// The largest version a replace reads (a target or a displaced file), in bytes.
   public static let readLimit = 1 << 30
 
-  /// Puts `content` at `path` without losing a version that arrived since `basis` was read.
+  /// Puts `content` at `target` without losing a version that arrived since `basis` was read.
   ///
   /// - Parameters:
-  ///   - path: The target, absolute; its directory must exist.
+  ///   - target: The target; its directory must exist.
   ///   - content: The new content, computed from `basis` (it holds every change of it).
   ///   - basis: The target as it was read when `content` was computed.
   ///   - merger: How versions are merged and compared (the document layer's).
@@ -57,11 +57,10 @@ public enum Replace {
   ///   is unchanged; displaced files stay as temporaries), or `FileSystemError` (the target
   ///   is unchanged or holds a merge; no temporary of this round remains).
   public static func replace(
-    _ path: String, with content: [UInt8], basis: ReplaceBasis, merger: ReplaceMerger,
+    _ target: AbsolutePath, with content: [UInt8], basis: ReplaceBasis, merger: ReplaceMerger,
     fileSystem: any FileSystem, permissions: FilePermissions = 0o644,
     random: () -> String = AtomicFile.randomSuffix
   ) throws -> ReplaceOutcome {
-    let target = AbsolutePath(path)
     var state = Round(
       path: target, content: content, basis: basis, merger: merger, fileSystem: fileSystem)
     let present = try state.regularFileInfo()
@@ -78,7 +77,7 @@ public enum Replace {
         fileSystem: fileSystem, random: random)
       if let outcome = try state.put(temporary, backupToken: random) { return outcome }
     }
-    throw ReplaceError.keepsChanging(path: path)
+    throw ReplaceError.keepsChanging(path: target.string)
   }
 }
 
@@ -153,7 +152,7 @@ public struct ReplaceOutcome: Sendable, Equatable {
   /// How many versions arrived meanwhile and were merged in, by where they were found.
   public var arrivals: Arrivals
   /// Arrivals that could not be merged, kept beside the target under these paths.
-  public var keptAside: [String]
+  public var keptAside: [AbsolutePath]
   /// How many temporaries were put in place (1 when nothing arrived).
   public var rounds: Int
 
@@ -178,9 +177,9 @@ public struct ReplaceOutcome: Sendable, Equatable {
   public struct Summary: Sendable, Equatable {
     public var route: Route
     public var arrivals: Arrivals
-    public var keptAside: [String]
+    public var keptAside: [AbsolutePath]
 
-    public init(route: Route, arrivals: Arrivals, keptAside: [String]) {
+    public init(route: Route, arrivals: Arrivals, keptAside: [AbsolutePath]) {
       self.route = route
       self.arrivals = arrivals
       self.keptAside = keptAside
@@ -246,7 +245,7 @@ private struct Round {
   /// Displaced files (at temporary names) to remove once the target holds their changes.
   var displaced: [AbsolutePath] = []
   var arrivals = ReplaceOutcome.Arrivals()
-  var keptAside: [String] = []
+  var keptAside: [AbsolutePath] = []
   var rounds = 0
   /// Set in a sync provider's folder: the temporaries are in its replacement directory and
   /// are put in place by `replaceItem`.
@@ -391,7 +390,7 @@ private struct Round {
     }
     arrivals.displaced += 1
     guard let merged = try? merger.merge(content, bytes) else {
-      keptAside.append(try keepAside(displacedPath).string)
+      keptAside.append(try keepAside(displacedPath))
       return true
     }
     displaced.append(displacedPath)

@@ -12,7 +12,7 @@
 /// process ends (the kernel drops `flock` locks with their descriptors).
 public final class WriteLocks: @unchecked Sendable {
   /// The data folders whose locks are held, in the order they were taken.
-  public private(set) var roots: [String] = []
+  public private(set) var roots: [AbsolutePath] = []
   private var locks: [FileLock] = []
   private let timeout: Double
   private let fileSystem: any FileSystem
@@ -36,12 +36,13 @@ public final class WriteLocks: @unchecked Sendable {
   /// - Throws: `LockError.held` when a wait ran out, `LockError.fileSystem` when a lock file
   ///   cannot be opened or locked; the locks taken before are released first.
   public static func acquire(
-    _ roots: [String], timeout: Double, fileSystem: any FileSystem,
+    _ roots: [AbsolutePath], timeout: Double, fileSystem: any FileSystem,
     sleep: @escaping (Double) -> Void
   ) throws(LockError) -> WriteLocks {
     let held = WriteLocks(timeout: timeout, fileSystem: fileSystem, sleep: sleep)
-    var ordered: [String] = []
-    for root in roots.sorted(by: { $0.precedesByBytes($1) }) where ordered.last != root {
+    var ordered: [AbsolutePath] = []
+    for root in roots.sorted(by: { $0.string.precedesByBytes($1.string) })
+    where ordered.last != root {
       ordered.append(root)
     }
     for root in ordered {
@@ -59,7 +60,7 @@ public final class WriteLocks: @unchecked Sendable {
   /// folder whose lock is already held here is not locked again.
   ///
   /// - Throws: `LockError`; the locks already held stay held.
-  public func add(_ root: String) throws(LockError) {
+  public func add(_ root: AbsolutePath) throws(LockError) {
     guard !roots.contains(root) else { return }
     let lock = try FileLock.acquire(
       root: root, timeout: timeout, fileSystem: fileSystem, sleep: sleep)

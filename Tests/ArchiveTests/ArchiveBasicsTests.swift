@@ -72,10 +72,11 @@ import Testing
     defer { scratch.remove() }
     let path = scratch.path + "/doc.automerge"
     try AtomicFile.write(
-      [1, 2], to: path, fileSystem: LiveFileSystem(), random: { "aaaaaa" })
+      [1, 2], to: AbsolutePath(path), fileSystem: LiveFileSystem(), random: { "aaaaaa" })
     #expect(scratch.read("doc.automerge") == [1, 2])
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-    try AtomicFile.write([3], to: path, fileSystem: LiveFileSystem(), random: { "bbbbbb" })
+    try AtomicFile.write(
+      [3], to: AbsolutePath(path), fileSystem: LiveFileSystem(), random: { "bbbbbb" })
     #expect(scratch.read("doc.automerge") == [3])
     #expect(
       (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
@@ -88,7 +89,8 @@ import Testing
     try scratch.write(".doc.mn-000001.nosync", "someone else's")
     let suffix = SuffixCounter()
     try AtomicFile.write(
-      [9], to: scratch.path + "/doc", fileSystem: LiveFileSystem(), random: { suffix() })
+      [9], to: AbsolutePath(scratch.path).appending("doc"), fileSystem: LiveFileSystem(),
+      random: { suffix() })
     #expect(scratch.read("doc") == [9])
     #expect(scratch.read(".doc.mn-000001.nosync") == Array("someone else's".utf8))
     #expect(AtomicFile.isTemporaryName(".doc.mn-000001.nosync"))
@@ -106,7 +108,8 @@ import Testing
     let fs = FaultyFileSystem(failing: operation, onCall: 1, with: .noSpace)
     #expect(throws: FileSystemError.self) {
       try AtomicFile.write(
-        Array("new".utf8), to: scratch.path + "/doc", fileSystem: fs, random: { "cccccc" })
+        Array("new".utf8), to: AbsolutePath(scratch.path).appending("doc"), fileSystem: fs,
+        random: { "cccccc" })
     }
     #expect(scratch.read("doc") == Array("old".utf8))
     #expect(scratch.listing() == ["doc"])

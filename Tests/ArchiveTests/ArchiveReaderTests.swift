@@ -92,7 +92,7 @@ import Testing
       let output = scratch.path + "/evil." + ext
       try bsdtar(["-c", flag, "-f", output, "--format", "raw", "-C", scratch.path, "evil.tar"])
       #expect(throws: ArchiveError.parentComponent("Minuta/../../evil"), "\(ext)") {
-        try ArchiveReader.read(path: output, fileSystem: LiveFileSystem())
+        try ArchiveReader.read(path: AbsolutePath(output), fileSystem: LiveFileSystem())
       }
     }
   }
@@ -108,14 +108,14 @@ import Testing
       "--format", "zip", "-cPf", dotdot, "-C", scratch.path, "-s", ",^f$,Minuta/../../evil,", "f",
     ])
     #expect(throws: ArchiveError.parentComponent("Minuta/../../evil")) {
-      try ArchiveReader.read(path: dotdot, fileSystem: LiveFileSystem())
+      try ArchiveReader.read(path: AbsolutePath(dotdot), fileSystem: LiveFileSystem())
     }
     let symlink = scratch.path + "/link.zip"
     try bsdtar([
       "--format", "zip", "-cf", symlink, "-C", scratch.path, "-s", ",^,Minuta/,S", "f", "link",
     ])
     #expect(throws: ArchiveError.symbolicLink(path: "Minuta/link", target: "/etc/passwd")) {
-      try ArchiveReader.read(path: symlink, fileSystem: LiveFileSystem())
+      try ArchiveReader.read(path: AbsolutePath(symlink), fileSystem: LiveFileSystem())
     }
   }
 
@@ -146,7 +146,8 @@ import Testing
     try bsdtar(["-czf", output, "--format", "raw", "-C", scratch.path, "bomb.tar"])
     #expect(throws: ArchiveError.entryTooLarge(path: "zeros", limit: 1 << 20)) {
       try ArchiveReader.read(
-        path: output, fileSystem: LiveFileSystem(), limits: ArchiveLimits(maxEntrySize: 1 << 20))
+        path: AbsolutePath(output), fileSystem: LiveFileSystem(),
+        limits: ArchiveLimits(maxEntrySize: 1 << 20))
     }
   }
 
@@ -251,7 +252,9 @@ import Testing
     try scratch.write("data/blob.bin", random.bytes(40_000))
     let files =
       sample.files + [
-        ExportFile(relativePath: "blob.bin", absolutePath: sample.root + "/blob.bin", kind: .other)
+        ExportFile(
+          relativePath: "blob.bin", absolutePath: AbsolutePath(sample.root).appending("blob.bin"),
+          kind: .other)
       ]
     let output = scratch.path + "/out." + format.fileExtension
     _ = try Exporter.export(
@@ -323,10 +326,12 @@ import Testing
     defer { scratch.remove() }
     try scratch.write("plain.tar", goodTar().archive)
     #expect(throws: ArchiveError.missingManifest) {
-      try ArchiveReader.verify(path: scratch.path + "/plain.tar", fileSystem: LiveFileSystem())
+      try ArchiveReader.verify(
+        path: AbsolutePath(scratch.path).appending("plain.tar"), fileSystem: LiveFileSystem())
     }
     #expect {
-      try ArchiveReader.verify(path: scratch.path + "/absent.tar", fileSystem: LiveFileSystem())
+      try ArchiveReader.verify(
+        path: AbsolutePath(scratch.path).appending("absent.tar"), fileSystem: LiveFileSystem())
     } throws: { error in
       guard case .io(let e) = error as? ArchiveError else { return false }
       return e.errno == .noSuchFileOrDirectory

@@ -66,7 +66,8 @@ struct SampleFolder {
     for (relative, text, kind, mode) in Self.contents {
       try scratch.write(name + "/" + relative, text, mode: mode)
       files.append(
-        ExportFile(relativePath: relative, absolutePath: root + "/" + relative, kind: kind))
+        ExportFile(
+          relativePath: relative, absolutePath: AbsolutePath(root).appending(relative), kind: kind))
     }
     self.files = files
   }

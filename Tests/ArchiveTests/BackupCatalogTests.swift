@@ -314,7 +314,7 @@ import Testing
     try folder.backup(at: Self.t0)
     try folder.backup(at: Self.t0 + 60)
     let held = try FileLock.acquire(
-      file: folder.directory + "/" + BackupCatalog.lockFileName, timeout: 0,
+      file: AbsolutePath(folder.directory).appending(BackupCatalog.lockFileName), timeout: 0,
       fileSystem: folder.fs, sleep: { _ in })
     var slept = 0.0
     let error = #expect(throws: BackupCatalogError.self) {

@@ -26,7 +26,8 @@ import Testing
     #expect(result.path == directory + "/minuta-backup-20260906-154512-merge-conflicts.tar.gz")
     #expect(result.summary.verified)
     #expect(result.summary.format == .tarGz)
-    let read = try ArchiveReader.verify(path: result.path, fileSystem: LiveFileSystem())
+    let read = try ArchiveReader.verify(
+      path: AbsolutePath(result.path), fileSystem: LiveFileSystem())
     #expect(read.entries.count == SampleFolder.contents.count)
     let attributes = try FileManager.default.attributesOfItem(atPath: result.path)
     #expect((attributes[.posixPermissions] as? Int) == 0o600)
@@ -113,7 +114,8 @@ import Testing
       files: files, source: from.root + " -> " + to.root, reason: "migrate",
       directory: scratch.path + "/b", dataRoots: [from.root, to.root], version: "1", now: 0,
       fileSystem: LiveFileSystem(), inspect: nil, random: { "aaaaaa" })
-    let read = try ArchiveReader.verify(path: result.path, fileSystem: LiveFileSystem())
+    let read = try ArchiveReader.verify(
+      path: AbsolutePath(result.path), fileSystem: LiveFileSystem())
     #expect(read.entries.count == 2 * SampleFolder.contents.count)
     #expect(
       read.entry("source/tags.automerge") != nil && read.entry("destination/tags.automerge") != nil)

@@ -39,7 +39,7 @@ import Testing
     #expect(scratch.listing().filter { $0.hasSuffix(".nosync") }.isEmpty)
 
     // Own reader.
-    let read = try ArchiveReader.verify(path: output, fileSystem: LiveFileSystem())
+    let read = try ArchiveReader.verify(path: AbsolutePath(output), fileSystem: LiveFileSystem())
     #expect(read.topFolder == "Minuta")
     let expectedPaths = SampleFolder.contents.map(\.0).sorted {
       Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8))
@@ -91,7 +91,7 @@ import Testing
     for file in sample.files {
       try FileManager.default.setAttributes(
         [.modificationDate: Date(timeIntervalSince1970: 1_900_000_000)],
-        ofItemAtPath: file.absolutePath)
+        ofItemAtPath: file.absolutePath.string)
     }
     Thread.sleep(forTimeInterval: 1.1)
     let b = try export(sample, to: second, format: format, reproducible: true, now: 2_000_000_000)
@@ -183,7 +183,8 @@ import Testing
     let sample = try SampleFolder(in: scratch)
     let placeholder = ExportFile(
       relativePath: "records/2026/08.automerge",
-      absolutePath: sample.root + "/records/2026/.08.automerge.icloud", kind: .placeholder)
+      absolutePath: AbsolutePath(sample.root).appending("records/2026/.08.automerge.icloud"),
+      kind: .placeholder)
     let files = sample.files + [placeholder]
     let output = scratch.path + "/out.tar.gz"
     #expect(throws: ArchiveError.placeholdersPresent(["records/2026/08.automerge"])) {
@@ -196,7 +197,7 @@ import Testing
       sample, to: output, format: .tarGz, files: files, allowPlaceholders: true)
     #expect(summary.missing == ["records/2026/08.automerge"])
     #expect(summary.entries == SampleFolder.contents.count)
-    let read = try ArchiveReader.verify(path: output, fileSystem: LiveFileSystem())
+    let read = try ArchiveReader.verify(path: AbsolutePath(output), fileSystem: LiveFileSystem())
     #expect(read.entry("records/2026/08.automerge") == nil)
     let listed = try #require(read.manifest?.files.first { $0.path == "records/2026/08.automerge" })
     #expect(listed == ArchiveManifest.File(path: "records/2026/08.automerge", kind: .placeholder))
@@ -256,7 +257,9 @@ import Testing
     let sample = try SampleFolder(in: scratch)
     for bad in ["../x", "/abs", "a//b", "./a", "", ".mn-manifest.json", "tags.automerge"] {
       let files =
-        sample.files + [ExportFile(relativePath: bad, absolutePath: "/dev/null", kind: .other)]
+        sample.files + [
+          ExportFile(relativePath: bad, absolutePath: AbsolutePath("/dev/null"), kind: .other)
+        ]
       #expect(throws: ArchiveError.invalidExportPath(bad)) {
         try export(sample, to: scratch.path + "/out.tar", format: .tar, files: files)
       }
@@ -284,7 +287,9 @@ import Testing
     let sample = try SampleFolder(in: scratch)
     let files =
       sample.files + [
-        ExportFile(relativePath: "zzz", absolutePath: sample.root + "/zzz", kind: .other)
+        ExportFile(
+          relativePath: "zzz", absolutePath: AbsolutePath(sample.root).appending("zzz"),
+          kind: .other)
       ]
     #expect {
       try export(sample, to: scratch.path + "/out.tar.xz", format: .tarXz, files: files)
@@ -327,7 +332,7 @@ import Testing
     }
     // Closing a source file that was only read is allowed to fail.
     if operation != .close { #expect(call > 1) }
-    _ = try ArchiveReader.verify(path: output, fileSystem: LiveFileSystem())
+    _ = try ArchiveReader.verify(path: AbsolutePath(output), fileSystem: LiveFileSystem())
   }
 
   @Test func formatNamesAndExtensions() {

@@ -73,7 +73,7 @@ import Testing
     guard includingBackups else { return found }
     for name in f.backups() where name.hasSuffix(".tar.gz") && !name.hasPrefix(".") {
       let archive = try ArchiveReader.verify(
-        path: f.box.path("backups/" + name), fileSystem: LiveFileSystem())
+        path: AbsolutePath(f.box.path("backups/" + name)), fileSystem: LiveFileSystem())
       for entry in archive.entries { try add(entry.path, entry.bytes) }
     }
     return found

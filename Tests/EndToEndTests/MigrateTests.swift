@@ -193,7 +193,8 @@ struct MigrateSandbox {
   @Test func aHeldLockIs75() throws {
     let scene = try MigrateSandbox()
     let lock = try FileLock.acquire(
-      root: scene.box.path(MigrateSandbox.icloud), timeout: 0, fileSystem: LiveFileSystem(),
+      root: AbsolutePath(scene.box.path(MigrateSandbox.icloud)), timeout: 0,
+      fileSystem: LiveFileSystem(),
       sleep: { _ in })
     defer { lock.release() }
     let before = try scene.snapshot()

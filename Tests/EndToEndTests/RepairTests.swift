@@ -87,7 +87,7 @@ import Testing
     // The backup holds the damaged bytes.
     let newest = try #require(f.backups().last { $0.contains("-repair") })
     let archive = try ArchiveReader.verify(
-      path: f.box.path("backups/" + newest), fileSystem: LiveFileSystem())
+      path: AbsolutePath(f.box.path("backups/" + newest)), fileSystem: LiveFileSystem())
     #expect(archive.entry(ConflictFolder.month)?.bytes == damaged)
 
     let again = try f.mn(["repair"])
@@ -227,7 +227,7 @@ import Testing
       }
       for name in f.backups() where name.hasSuffix(".tar.gz") {
         let archive = try ArchiveReader.verify(
-          path: f.box.path("backups/" + name), fileSystem: LiveFileSystem())
+          path: AbsolutePath(f.box.path("backups/" + name)), fileSystem: LiveFileSystem())
         for entry in archive.entries {
           found["data/" + entry.path, default: []].formUnion(hashes(Data(entry.bytes)))
         }
@@ -237,7 +237,7 @@ import Testing
     func backedUp(_ f: ConflictFolder, _ rel: String, _ bytes: Data?) throws -> Bool {
       for name in f.backups() where name.hasSuffix(".tar.gz") {
         let archive = try ArchiveReader.verify(
-          path: f.box.path("backups/" + name), fileSystem: LiveFileSystem())
+          path: AbsolutePath(f.box.path("backups/" + name)), fileSystem: LiveFileSystem())
         if let bytes, archive.entry(String(rel.dropFirst(5)))?.bytes == Array(bytes) { return true }
       }
       return false

@@ -33,7 +33,7 @@ import Testing
     let names = (try? FileManager.default.contentsOfDirectory(atPath: box.path("backups"))) ?? []
     for name in names where name.hasSuffix(".tar.gz") && !name.hasPrefix(".") {
       let archive = try ArchiveReader.verify(
-        path: box.path("backups/" + name), fileSystem: LiveFileSystem())
+        path: AbsolutePath(box.path("backups/" + name)), fileSystem: LiveFileSystem())
       for entry in archive.entries where entry.path.hasSuffix(".automerge") {
         let hashes = Salvage.salvage(entry.bytes).changes.map(\.hash)
         found[entry.path, default: []].formUnion(hashes)

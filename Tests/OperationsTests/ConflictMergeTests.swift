@@ -103,7 +103,7 @@ enum ConflictFixtures {
       try plan(folder), fileSystem: LiveFileSystem(),
       backup: { files in
         backups.append(files)
-        #expect(files.allSatisfy { FileManager.default.fileExists(atPath: $0.absolutePath) })
+        #expect(files.allSatisfy { FileManager.default.fileExists(atPath: $0.absolutePath.string) })
         return "/backups/b.tar.gz"
       },
       progress: { step in

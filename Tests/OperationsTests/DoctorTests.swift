@@ -104,7 +104,7 @@ import Testing
   @Test func aHeldLockIsReportedNotAProblem() throws {
     let s = try ScratchFolder()
     try s.write("tags.automerge", try SampleDocuments.tags)
-    let lock = try FileLock.acquire(root: s.path, timeout: 0, fileSystem: fs) { _ in }
+    let lock = try FileLock.acquire(root: s.location(), timeout: 0, fileSystem: fs) { _ in }
     defer { lock.release() }
     let report = try DoctorOperation.examine(root: s.path, source: .local, fileSystem: fs)
     #expect(report.lock == .held)

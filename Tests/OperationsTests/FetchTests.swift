@@ -221,7 +221,8 @@ import Testing
       root: f.other,
       files: [
         ExportFile(
-          relativePath: "tags.automerge", absolutePath: f.other + "/tags.automerge", kind: .document
+          relativePath: "tags.automerge",
+          absolutePath: AbsolutePath(f.other).appending("tags.automerge"), kind: .document
         )
       ],
       output: .file(archive), options: ExportOptions(format: .tarGz, version: "1"), now: 0,

@@ -71,7 +71,7 @@ import Testing
   func isFree(_ root: String) -> Bool {
     guard
       let lock = try? WriteLocks.acquire(
-        [root], timeout: 0, fileSystem: LiveFileSystem(), sleep: { _ in })
+        [AbsolutePath(root)], timeout: 0, fileSystem: LiveFileSystem(), sleep: { _ in })
     else { return false }
     lock.release()
     return true
@@ -142,7 +142,7 @@ import Testing
   @Test func aHeldLockStopsItBeforeAnythingAndReleasesTheOther() throws {
     // The destination (`icloud`) sorts first: its lock is taken, then the source's is held.
     let held = try WriteLocks.acquire(
-      [scene.source], timeout: 0, fileSystem: LiveFileSystem(), sleep: { _ in })
+      [AbsolutePath(scene.source)], timeout: 0, fileSystem: LiveFileSystem(), sleep: { _ in })
     let before = files()
     #expect(throws: LockError.self) { try MigrateOperation.run(request(), context: context()) }
     #expect(recorder.events.isEmpty)

@@ -350,7 +350,9 @@ final class MigrationScene {
       sleep: { _ in })
     #expect(
       locks.map(\.path)
-        == [scene.destination, scene.source].map { $0 + "/.minuta.writelock.nosync" })
+        == [scene.destination, scene.source].map {
+          AbsolutePath($0).appending(".minuta.writelock.nosync")
+        })
     #expect(throws: LockError.self) {
       try Migration.lock(
         [scene.source], destination: scene.destination, timeout: 0, fileSystem: fs, sleep: { _ in })

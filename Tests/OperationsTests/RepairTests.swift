@@ -43,7 +43,7 @@ import Testing
     _ = try Backup.make(
       files: [
         ExportFile(
-          relativePath: Self.month, absolutePath: source.absolute(Self.month), kind: .document)
+          relativePath: Self.month, absolutePath: source.location(Self.month), kind: .document)
       ],
       source: data.path, reason: "merge-conflicts", directory: backups, dataRoots: [data.path],
       version: "test", now: 1_790_000_000, fileSystem: fs, inspect: DocumentTools.inspect)
@@ -109,10 +109,10 @@ import Testing
     _ = try Backup.make(
       files: [
         ExportFile(
-          relativePath: Self.month, absolutePath: old.absolute(Self.month), kind: .document
+          relativePath: Self.month, absolutePath: old.location(Self.month), kind: .document
         ).prefixed(by: "source"),
         ExportFile(
-          relativePath: Self.month, absolutePath: folder.other.absolute(Self.month),
+          relativePath: Self.month, absolutePath: folder.other.location(Self.month),
           kind: .document
         ).prefixed(by: "destination"),
       ],

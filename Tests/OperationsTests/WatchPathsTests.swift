@@ -72,7 +72,8 @@ import Testing
       return try Backup.make(
         files: [
           ExportFile(
-            relativePath: ".minuta-version", absolutePath: root + "/.minuta-version",
+            relativePath: ".minuta-version",
+            absolutePath: AbsolutePath(root).appending(".minuta-version"),
             kind: .other)
         ], source: root, reason: reason, directory: backups, dataRoots: [root], version: "1.0",
         now: now, fileSystem: LiveFileSystem(), inspect: nil

@@ -67,7 +67,8 @@ final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
         root: root, notifier: notifier,
         tryLock: { [unowned self] in
           guard notifier.clock >= lockHeldUntil else { return nil }
-          return try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in })
+          return try WriteLocks.acquire(
+            [AbsolutePath(root)], timeout: 0, fileSystem: fs, sleep: { _ in })
         },
         backup: BackupTarget { [unowned self] files, reason in
           backups.append(reason)

@@ -32,7 +32,7 @@ import Testing
     let target = try folder.write("doc", Array("a\n".utf8))
     let basis = try basis(target)
     let outcome = try Replace.replace(
-      target, with: Array("a\nb\n".utf8), basis: basis, merger: Self.merger,
+      AbsolutePath(target), with: Array("a\nb\n".utf8), basis: basis, merger: Self.merger,
       fileSystem: LiveFileSystem())
     #expect(outcome.route == .exchange)
     #expect(outcome.arrivals.total == 0 && outcome.rounds == 1)
@@ -44,7 +44,7 @@ import Testing
     let folder = try ScratchFolder()
     let target = folder.absolute("doc")
     let outcome = try Replace.replace(
-      target, with: Array("a\n".utf8), basis: .absent, merger: Self.merger,
+      AbsolutePath(target), with: Array("a\n".utf8), basis: .absent, merger: Self.merger,
       fileSystem: LiveFileSystem(), permissions: 0o600)
     #expect(outcome.route == .exclusive)
     #expect(try read(target) == "a\n")
@@ -65,7 +65,7 @@ import Testing
       Array((existing ? "a\nremote\n" : "remote\n").utf8)
     }
     let outcome = try Replace.replace(
-      target, with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
+      AbsolutePath(target), with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
       fileSystem: arriving.faulty)
     let applies = existing || (step != .afterExchange && step != .beforeDisplacedRemoval)
     #expect(arriving.didFire == applies)
@@ -95,7 +95,7 @@ import Testing
       Array("a\nremote\n".utf8)
     }
     let outcome = try Replace.replace(
-      target, with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
+      AbsolutePath(target), with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
       fileSystem: arriving.faulty)
     #expect(outcome.route == .compared)
     let held = Set(Self.split(Array(try read(target).utf8)))
@@ -110,9 +110,9 @@ import Testing
     let basis = try basis(target)
     let arriving = ArrivingFileSystem(step: .afterFsync, target: target) { [0x00, 0x01] }
     let outcome = try Replace.replace(
-      target, with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
+      AbsolutePath(target), with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
       fileSystem: arriving.faulty)
-    #expect(outcome.keptAside == [folder.absolute("doc 2")])
+    #expect(outcome.keptAside == [folder.location("doc 2")])
     #expect(try read(target) == "a\nmine\n")
     #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder.absolute("doc 2")))) == [0, 1])
   }
@@ -125,7 +125,7 @@ import Testing
     for (name, kind) in [("doc", FileKind.symlink), ("dir", .directory)] {
       #expect(throws: ReplaceError.notRegularFile(path: folder.absolute(name), kind: kind)) {
         _ = try Replace.replace(
-          folder.absolute(name), with: Array("mine\n".utf8), basis: .absent,
+          folder.location(name), with: Array("mine\n".utf8), basis: .absent,
           merger: Self.merger, fileSystem: LiveFileSystem())
       }
     }
@@ -153,7 +153,7 @@ import Testing
     }
     #expect(throws: ReplaceError.notRegularFile(path: target, kind: .symlink)) {
       _ = try Replace.replace(
-        target, with: Array("mine\n".utf8), basis: basis, merger: Self.merger,
+        AbsolutePath(target), with: Array("mine\n".utf8), basis: basis, merger: Self.merger,
         fileSystem: faulty)
     }
     #expect(try LiveFileSystem().info(AbsolutePath(target))?.kind == .symlink)
@@ -179,7 +179,7 @@ import Testing
     }
     #expect(throws: ReplaceError.keepsChanging(path: target)) {
       _ = try Replace.replace(
-        target, with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
+        AbsolutePath(target), with: Array("a\nmine\n".utf8), basis: basis, merger: Self.merger,
         fileSystem: faulty)
     }
     #expect(arrived.value == Replace.maxRounds)

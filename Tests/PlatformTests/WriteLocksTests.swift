@@ -13,12 +13,12 @@ import Testing
 @Suite struct WriteLocksTests {
   let fs = LiveFileSystem()
 
-  func acquire(_ roots: [String]) throws(LockError) -> WriteLocks {
+  func acquire(_ roots: [AbsolutePath]) throws(LockError) -> WriteLocks {
     try WriteLocks.acquire(roots, timeout: 0, fileSystem: fs, sleep: { _ in })
   }
 
   /// Whether the folder's lock can be taken now (released again at once).
-  func isFree(_ root: String) -> Bool {
+  func isFree(_ root: AbsolutePath) -> Bool {
     guard let lock = try? acquire([root]) else { return false }
     lock.release()
     return true
@@ -44,27 +44,27 @@ import Testing
   @Test func aReleasedLockIsFreeWhileACopyOfItsDescriptorIsOpen() throws {
     let scratch = try ScratchFolder()
     let lockFile = scratch.path + "/" + FileLock.fileName
-    let lock = try acquire([scratch.path])
+    let lock = try acquire([scratch.location()])
     let copy = try #require(descriptorCopy(of: lockFile))
     defer { close(copy) }
-    #expect(!isFree(scratch.path))
+    #expect(!isFree(scratch.location()))
     lock.release()
-    #expect(isFree(scratch.path))
+    #expect(isFree(scratch.location()))
   }
 
   @Test func aSecondLockOfAHeldFolderIsRefusedUntilItIsReleased() throws {
     let scratch = try ScratchFolder()
-    let held = try acquire([scratch.path])
-    #expect(throws: LockError.self) { try acquire([scratch.path]) }
+    let held = try acquire([scratch.location()])
+    #expect(throws: LockError.self) { try acquire([scratch.location()]) }
     do {
-      _ = try acquire([scratch.path])
+      _ = try acquire([scratch.location()])
     } catch .held(let path, _) {
       #expect(path == scratch.path + "/" + FileLock.fileName)
     } catch {
       Issue.record("unexpected error \(error)")
     }
     held.release()
-    #expect(isFree(scratch.path))
+    #expect(isFree(scratch.location()))
     held.release()  // twice does nothing
   }
 
@@ -72,10 +72,10 @@ import Testing
     let scratch = try ScratchFolder()
     try scratch.makeDirectory("b")
     try scratch.makeDirectory("a")
-    let (a, b) = (scratch.absolute("a"), scratch.absolute("b"))
+    let (a, b) = (scratch.location("a"), scratch.location("b"))
     let locks = try acquire([b, a, b])
     #expect(locks.roots == [a, b])
-    #expect(locks.map(\.path) == [a, b].map { $0 + "/" + FileLock.fileName })
+    #expect(locks.map(\.path) == [a, b].map { $0.appending(FileLock.fileName) })
     #expect(!isFree(a) && !isFree(b))
     locks.release()
     #expect(locks.roots.isEmpty)
@@ -86,7 +86,7 @@ import Testing
     let scratch = try ScratchFolder()
     try scratch.makeDirectory("a")
     try scratch.makeDirectory("b")
-    let (a, b) = (scratch.absolute("a"), scratch.absolute("b"))
+    let (a, b) = (scratch.location("a"), scratch.location("b"))
     let other = try acquire([b])
     #expect(throws: LockError.self) { try acquire([a, b]) }
     #expect(isFree(a))
@@ -96,9 +96,9 @@ import Testing
   @Test func whatWasTakenIsReleasedWhenALockFileCannotBeOpened() throws {
     let scratch = try ScratchFolder()
     try scratch.makeDirectory("a")
-    let a = scratch.absolute("a")
+    let a = scratch.location("a")
     do {
-      _ = try acquire([a, scratch.absolute("b/missing")])
+      _ = try acquire([a, scratch.location("b/missing")])
       Issue.record("a lock in a missing folder was taken")
     } catch .fileSystem(let error) {
       #expect(error.errno == .noSuchFileOrDirectory)
@@ -112,7 +112,7 @@ import Testing
     let scratch = try ScratchFolder()
     try scratch.makeDirectory("a")
     try scratch.makeDirectory("b")
-    let (a, b) = (scratch.absolute("a"), scratch.absolute("b"))
+    let (a, b) = (scratch.location("a"), scratch.location("b"))
     let locks = try acquire([a])
     let other = try acquire([b])
     #expect(throws: LockError.self) { try locks.add(b) }
@@ -130,10 +130,11 @@ import Testing
 
   @Test func aHeldLockIsWaitedForUpToTheTimeout() throws {
     let scratch = try ScratchFolder()
-    let held = try acquire([scratch.path])
+    let held = try acquire([scratch.location()])
     var slept = 0.0
     #expect(throws: LockError.self) {
-      try WriteLocks.acquire([scratch.path], timeout: 0.2, fileSystem: fs, sleep: { slept += $0 })
+      try WriteLocks.acquire(
+        [scratch.location()], timeout: 0.2, fileSystem: fs, sleep: { slept += $0 })
     }
     #expect(slept >= 0.2 && slept < 0.3)
     held.release()
@@ -142,9 +143,9 @@ import Testing
   @Test func theLocksGoWithTheValue() throws {
     let scratch = try ScratchFolder()
     do {
-      let locks = try acquire([scratch.path])
-      #expect(locks.roots == [scratch.path])
+      let locks = try acquire([scratch.location()])
+      #expect(locks.roots == [scratch.location()])
     }
-    #expect(isFree(scratch.path))
+    #expect(isFree(scratch.location()))
   }
 }

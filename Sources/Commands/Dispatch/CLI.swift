@@ -71,7 +71,7 @@ public enum CLI {
       guard let root = found.root else { throw DiscoveryText.notFound(found) }
       guard call.spec.flags.contains(.writesStore) else { return try run(call, root, env) }
       let lock = try WriteLocks.acquire(
-        [root], timeout: call[CommonOptions.wait], fileSystem: env.fileSystem,
+        [AbsolutePath(root)], timeout: call[CommonOptions.wait], fileSystem: env.fileSystem,
         sleep: env.sleep)
       defer { lock.release() }
       let left = try cleanTemporaries(root, call, env)

@@ -149,8 +149,7 @@ enum Diff {
       throw CommandError.noSuchDocument(argument)
     }
     let path = AbsolutePath(normalizing: archive, relativeTo: AbsolutePath(env.currentDirectory))
-      .string
-    guard try env.fileSystem.info(AbsolutePath(path)) != nil else {
+    guard try env.fileSystem.info(path) != nil else {
       throw CommandError.noSuchArchive(archive)
     }
     let read = try ArchiveReader.read(path: path, fileSystem: env.fileSystem)

@@ -222,7 +222,7 @@ enum Doc {
     } else {
       let path = AbsolutePath(normalizing: output, relativeTo: AbsolutePath(env.currentDirectory))
       try refuseInsideDataFolder(path, as: output, call, env)
-      try AtomicFile.write(result.bytes, to: path.string, fileSystem: env.fileSystem)
+      try AtomicFile.write(result.bytes, to: path, fileSystem: env.fileSystem)
     }
     if call.global.verbose {
       try env.stderr.write(
@@ -237,12 +237,12 @@ enum Doc {
       throw UsageError(message: "missing option '--output'", path: ["doc", "save"])
     }
     let input = try DocInput.read(call.arguments[0], call, env)
-    var path: String? = nil
+    var path: AbsolutePath? = nil
     if output != "-" {
       let resolved = AbsolutePath(
         normalizing: output, relativeTo: AbsolutePath(env.currentDirectory))
       try refuseInsideDataFolder(resolved, as: output, call, env)
-      path = resolved.string
+      path = resolved
     }
     let saved = try DocInput.decoding(input) { try DocumentEncoder.save(input.bytes) }
     if let path {

@@ -37,7 +37,7 @@ enum GenerateDocs {
     }
     for (relative, text) in files.sorted(by: { $0.key < $1.key }) {
       try AtomicFile.write(
-        Array(text.utf8), to: rootPath.appending(relative).string, fileSystem: fs)
+        Array(text.utf8), to: rootPath.appending(relative), fileSystem: fs)
     }
     if !call.global.quiet {
       try env.stderr.write("mn: wrote \(files.count) files under '\(rootPath)'\n")

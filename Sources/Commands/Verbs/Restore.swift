@@ -87,7 +87,7 @@ enum Restore {
     }
     try RestoreWorkflow.prepareDestination(destination, fileSystem: env.fileSystem)
     let lock = try WriteLocks.acquire(
-      [destination], timeout: call[CommonOptions.wait],
+      [AbsolutePath(destination)], timeout: call[CommonOptions.wait],
       fileSystem: env.fileSystem, sleep: env.sleep)
     defer { lock.release() }
     let outcome = try RestoreWorkflow.run(
@@ -127,8 +127,8 @@ enum Restore {
     if source == "-" { return try ArchiveReader.read(bytes: try env.readStandardInput()) }
     do {
       return try ArchiveReader.read(
-        path: AbsolutePath(normalizing: source, relativeTo: AbsolutePath(env.currentDirectory))
-          .string, fileSystem: env.fileSystem)
+        path: AbsolutePath(normalizing: source, relativeTo: AbsolutePath(env.currentDirectory)),
+        fileSystem: env.fileSystem)
     } catch ArchiveError.io(let error) {
       // The archive file itself cannot be read: mapped like any failed read (66 or 74).
       throw error

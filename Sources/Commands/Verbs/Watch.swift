@@ -123,7 +123,8 @@ enum Watch {
       system: env.system, root: root, notifier: notifier,
       tryLock: {
         do {
-          return try WriteLocks.acquire([root], timeout: 0, fileSystem: fs, sleep: { _ in })
+          return try WriteLocks.acquire(
+            [AbsolutePath(root)], timeout: 0, fileSystem: fs, sleep: { _ in })
         } catch LockError.held {
           return nil
         }

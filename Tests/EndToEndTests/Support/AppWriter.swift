@@ -52,7 +52,8 @@ struct AppWriter {
   /// The codec's writer: the file (and its memory) merged, one change appended, renamed over.
   func ownEdit(_ file: String, state: String, key: String, seq: Int) throws -> ChangeHash {
     let lock = try FileLock.acquire(
-      root: root, timeout: 60, fileSystem: LiveFileSystem(), sleep: { usleep(UInt32($0 * 1e6)) })
+      root: AbsolutePath(root), timeout: 60, fileSystem: LiveFileSystem(),
+      sleep: { usleep(UInt32($0 * 1e6)) })
     defer { lock.release() }
     let current = FileManager.default.contents(atPath: file).map { [UInt8]($0) } ?? []
     let memory = FileManager.default.contents(atPath: state).map { [UInt8]($0) } ?? []

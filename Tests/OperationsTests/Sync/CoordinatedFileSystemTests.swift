@@ -13,7 +13,7 @@ import Testing
     let bytes = try SimulatedFolder.device(1)
     try CoordinatedFileSystem.run(.replacing, month, on: sim.fileSystem) {
       _ = try sim.fileSystem.readFile(AbsolutePath(month), limit: 1 << 20)
-      try AtomicFile.write(bytes, to: month, fileSystem: sim.fileSystem)
+      try AtomicFile.write(bytes, to: AbsolutePath(month), fileSystem: sim.fileSystem)
     }
     let log = sim.provider.snapshot.log
     #expect(log.contains("read \(month) [in replacing \(month)]"))

@@ -61,7 +61,7 @@ import Testing
     #expect(copiesDone)
     #expect(backups.made.count == 1)
     #expect(backups.made.first?.reason == "merge-conflicts")
-    let saved = Set(backups.made.first?.files.map(\.absolutePath) ?? [])
+    let saved = Set(backups.made.first?.files.map(\.absolutePath.string) ?? [])
     #expect(saved == [month, copy, version.path])
     #expect(told == ["/backups/1-merge-conflicts"])
     #expect(report.backupPath == "/backups/1-merge-conflicts")
@@ -91,7 +91,8 @@ import Testing
       try plan(sim), keepCopies: true, backup: .make(backups.target, reason: "merge-conflicts"),
       provider: sim.provider, fileSystem: sim.fileSystem)
     #expect(backups.made.count == 1)
-    #expect(Set(backups.made.first?.files.map(\.absolutePath) ?? []) == [month, version.path])
+    #expect(
+      Set(backups.made.first?.files.map(\.absolutePath.string) ?? []) == [month, version.path])
     #expect(report.copies.backupPath == nil)
     #expect(FileManager.default.fileExists(atPath: copy))
     #expect(sim.provider.unresolved(month).count == 1)

@@ -35,7 +35,7 @@ import Testing
       fileSystem: sim.fileSystem, syncProvider: sim.provider)
     #expect(plan.blocker == nil, "\(String(describing: plan.blocker))")
     #expect(plan.hasWork(keepSource: true))
-    #expect(Migration.backupFiles(plan).contains { $0.absolutePath == version.path })
+    #expect(Migration.backupFiles(plan).contains { $0.absolutePath.string == version.path })
     let after = try Migration.mergeConflicts(
       plan, keepSource: false, backupPath: "/backups/x.tar.gz", fileSystem: sim.fileSystem,
       syncProvider: sim.provider)

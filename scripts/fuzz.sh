@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # make fuzz: libFuzzer over the Automerge decoder, seeded with the repository's fixtures.
-# FUZZ_SECONDS (default 600) bounds the run; crashers are written to Tests/Fixtures/malformed/.
+# FUZZ_SECONDS (default 600) bounds the run. A crasher is sorted by what it stopped in: one
+# that decodes and stopped in the encoder's round trip (a "doc save" fatal error) goes to
+# Fuzz/findings/ as save-crash-<sha1>.bin, replayed first by every later run; any other goes
+# to Tests/Fixtures/malformed/, whose files must all be refused by the decoder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-600}"
@@ -21,5 +24,22 @@ echo "fuzz: building the decoder with -sanitize=fuzzer,address" >&2
 swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name AutomergeCodec $modules \
   $sources Fuzz/DecodeFuzzer.swift -o "$out/decode-fuzzer"
 echo "fuzz: running for ${seconds}s" >&2
+crashes="$out/crashes"
+rm -rf "$crashes"
+mkdir -p "$crashes"
+status=0
 "$out/decode-fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
-  -artifact_prefix=Tests/Fixtures/malformed/crash- "$out/corpus"
+  -artifact_prefix="$crashes/" "$out/corpus" || status=$?
+for input in "$crashes"/*; do
+  [ -f "$input" ] || continue
+  name=$(basename "$input")
+  # Run the input alone once more: its fatal error says which stage stopped.
+  log=$("$out/decode-fuzzer" "$input" 2>&1 || true)
+  case "$log" in
+    *"Fatal error: doc save"*) dest="Fuzz/findings/save-$name.bin" ;;
+    *) dest="Tests/Fixtures/malformed/$name" ;;
+  esac
+  cp "$input" "$dest"
+  echo "fuzz: $name kept as $dest" >&2
+done
+exit "$status"

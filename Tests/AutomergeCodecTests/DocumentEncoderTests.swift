@@ -162,14 +162,7 @@ import Testing
     let finding = try Fixture.bytes("unsaveable/seq-0.automerge")
     for bytes in [finding, second(seq: 3, startOp: 3), second(seq: 2, startOp: 2)] {
       _ = try AutomergeFile.decode(bytes)
-      do {
-        _ = try DocumentEncoder.save(bytes)
-        Issue.record("saved")
-      } catch AutomergeSaveError.unplaceableOp(_, _, let why) {
-        #expect(why.hasPrefix("starts change seq"))
-      } catch {
-        Issue.record("\(error)")
-      }
+      expectRefused(bytes, because: { $0.hasPrefix("starts change seq") })
     }
   }
 
@@ -179,11 +172,23 @@ import Testing
   @Test func aChangeChunkNotInCanonicalFormIsRefused() throws {
     let bytes = try Fixture.bytes("unsaveable/empty-column.automerge")
     _ = try AutomergeFile.decode(bytes)
+    expectRefused(
+      bytes, because: { $0.hasSuffix("not in the canonical form a document rebuilds it in") })
+  }
+
+  /// Saving `bytes` is refused as an op a document cannot hold (`unplaceableOp`), for a
+  /// reason that `matches` accepts; a save, or any other error, is an issue.
+  private func expectRefused(
+    _ bytes: [UInt8], because matches: (String) -> Bool,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
     do {
       _ = try DocumentEncoder.save(bytes)
-      Issue.record("saved")
+      Issue.record("saved", sourceLocation: sourceLocation)
     } catch AutomergeSaveError.unplaceableOp(_, _, let why) {
-      #expect(why.hasSuffix("not in the canonical form a document rebuilds it in"))
+      #expect(matches(why), "refused because \(why)", sourceLocation: sourceLocation)
+    } catch {
+      Issue.record("\(error)", sourceLocation: sourceLocation)
     }
   }
 

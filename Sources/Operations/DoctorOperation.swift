@@ -35,7 +35,7 @@ public enum DoctorOperation {
     root: String, source: DiscoverySource, warnings: [String] = [], fileSystem: any FileSystem,
     syncProvider: any SyncProvider = NoSyncProvider(), bisyncDirectory: String? = nil
   ) throws(StorageError) -> DoctorReport {
-    let listing = try FolderScan.scan(root: root, fileSystem: fileSystem)
+    let listing = try FolderScan.scan(root: AbsolutePath(root), fileSystem: fileSystem)
     var report = DoctorReport(root: root, source: source)
     report.lock = lockState(root: root, fileSystem: fileSystem)
     for warning in warnings {

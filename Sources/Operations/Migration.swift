@@ -132,13 +132,14 @@ public enum Migration {
     // stub is read, stale ones too: `--fetch` reports what `mn fetch` would (`fetchPlans`).
     let sourceListing =
       sourceExists
-      ? try FolderScan.scan(root: source, fileSystem: fs, readingStaleStubs: true)
+      ? try FolderScan.scan(root: AbsolutePath(source), fileSystem: fs, readingStaleStubs: true)
       : FolderListing(root: source)
     let destinationExists =
       (try? fs.infoFollowingLinks(AbsolutePath(destination)))??.kind == .directory
     let destinationListing =
       destinationExists
-      ? try FolderScan.scan(root: destination, fileSystem: fs, readingStaleStubs: true) : nil
+      ? try FolderScan.scan(
+        root: AbsolutePath(destination), fileSystem: fs, readingStaleStubs: true) : nil
     var plan = MigrationPlan(
       source: source, destination: destination, destinationExists: destinationExists,
       documents: [], files: [], placeholders: [], unreadable: [], conflictCopies: [], warnings: [],

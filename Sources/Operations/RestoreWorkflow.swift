@@ -52,7 +52,7 @@ public enum RestoreWorkflow {
     throws -> RestorePlan
   {
     if try ArchiveRestore.destinationExists(AbsolutePath(destination), fileSystem: fileSystem) {
-      let listing = try FolderScan.scan(root: destination, fileSystem: fileSystem)
+      let listing = try FolderScan.scan(root: AbsolutePath(destination), fileSystem: fileSystem)
       let missing = placeholdersInTheWay(archive: archive, listing: listing)
       guard missing.isEmpty else { throw ArchiveError.placeholdersPresent(missing) }
     }
@@ -103,7 +103,7 @@ public enum RestoreWorkflow {
     archive: ReadArchive, destination: String, backupDirectory: String, version: String,
     now: Int64, fileSystem: FileSystem
   ) throws -> Outcome {
-    let listing = try FolderScan.scan(root: destination, fileSystem: fileSystem)
+    let listing = try FolderScan.scan(root: AbsolutePath(destination), fileSystem: fileSystem)
     let removed = TemporaryCleanup.removeStale(listing, fileSystem: fileSystem)
     let missing = placeholdersInTheWay(archive: archive, listing: listing)
     guard missing.isEmpty else { throw ArchiveError.placeholdersPresent(missing) }

@@ -236,7 +236,7 @@ public struct WatchRunner {
       let context = self.context
       let listing = try context.syncProvider.withoutMaterializing {
         try FolderScan.scan(
-          root: context.root, fileSystem: context.fileSystem,
+          root: AbsolutePath(context.root), fileSystem: context.fileSystem,
           readingStaleStubs: readingStaleStubs)
       }
       saidNotPermitted = false

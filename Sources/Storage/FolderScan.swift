@@ -38,28 +38,28 @@ public enum FolderScan {
   ///   `.cannotReadDirectory` when the root itself cannot be listed. Anything below the root
   ///   that cannot be read is a problem in the listing instead.
   public static func scan(
-    root: String, fileSystem: any FileSystem, readingStaleStubs: Bool = false
+    root: AbsolutePath, fileSystem: any FileSystem, readingStaleStubs: Bool = false
   ) throws(StorageError)
     -> FolderListing
   {
     let rootInfo: FileInfo?
     do {
-      rootInfo = try fileSystem.infoFollowingLinks(AbsolutePath(root))
+      rootInfo = try fileSystem.infoFollowingLinks(root)
     } catch let error as FileSystemError {
-      throw .cannotReadEntry(root, error.errno)
+      throw .cannotReadEntry(root.string, error.errno)
     } catch {
-      throw .cannotReadEntry(root, .ioError)
+      throw .cannotReadEntry(root.string, .ioError)
     }
-    guard let rootInfo else { throw .noSuchFolder(root) }
-    guard rootInfo.kind == .directory else { throw .notADirectory(root) }
+    guard let rootInfo else { throw .noSuchFolder(root.string) }
+    guard rootInfo.kind == .directory else { throw .notADirectory(root.string) }
     var walker = Walker(root: root, fileSystem: fileSystem, putsOffStubs: !readingStaleStubs)
     try walker.walk()
     // A dataless file anywhere in the folder makes all of it a File Provider folder (mn.md
     // §15), whatever the system says of its path.
     if let coordinated = fileSystem as? CoordinatedFileSystem,
-      coordinated.sawDataless(under: root)
+      coordinated.sawDataless(under: root.string)
     {
-      coordinated.noteProviderFolder(root)
+      coordinated.noteProviderFolder(root.string)
     }
     return walker.listing()
   }
@@ -67,9 +67,8 @@ public enum FolderScan {
 
 /// The mutable state of one scan.
 private struct Walker {
-  let root: String
-  /// The root, as the paths of what the scan finds are built on it.
-  let rootPath: AbsolutePath
+  /// The root, as given: the paths of what the scan finds are built on it.
+  let root: AbsolutePath
   let fileSystem: any FileSystem
   /// The root's components, as given and with links resolved, for telling where links go.
   let rootForms: [[Substring]]
@@ -102,13 +101,12 @@ private struct Walker {
     var isEmpty: Bool { file == nil && placeholders.isEmpty && stub == nil && copies.isEmpty }
   }
 
-  init(root: String, fileSystem: any FileSystem, putsOffStubs: Bool) {
+  init(root: AbsolutePath, fileSystem: any FileSystem, putsOffStubs: Bool) {
     self.root = root
-    self.rootPath = AbsolutePath(root)
     self.fileSystem = fileSystem
     self.putsOffStubs = putsOffStubs
-    var forms = [rootPath.components]
-    if let real = try? fileSystem.realPath(rootPath) {
+    var forms = [root.components]
+    if let real = try? fileSystem.realPath(root) {
       let realForm = real.components
       if realForm != forms[0] { forms.append(realForm) }
     }
@@ -125,7 +123,7 @@ private struct Walker {
         entries = try list(directoryPath, folder)
       } catch {
         let errno = (error as? FileSystemError)?.errno ?? .ioError
-        if directory.isRoot { throw .cannotReadDirectory(root, errno) }
+        if directory.isRoot { throw .cannotReadDirectory(root.string, errno) }
         problems.append(.cannotReadDirectory(directory.string, errno))
         continue
       }
@@ -338,7 +336,7 @@ private struct Walker {
 
   /// Where `logical` is on the machine.
   func location(_ logical: LogicalName) -> AbsolutePath {
-    rootPath.appending(logical)
+    root.appending(logical)
   }
 
   /// Sorts a regular file into a document, a copy of one, or an other file.
@@ -426,7 +424,8 @@ private struct Walker {
     let placeholders = parts.placeholders
     let copies = parts.copies
     var entry = DocumentEntry(
-      name: name, state: .local, path: name.path(root: root), size: nil, modificationSeconds: nil,
+      name: name, state: .local, path: name.path(root: root.string), size: nil,
+      modificationSeconds: nil,
       placeholders: placeholders.map(\.0), copies: copies)
     if let file = parts.file {
       entry.state =
@@ -454,7 +453,7 @@ private struct Walker {
       a.0 == b.0 ? byName(a.1, b.1) : byName(a.0, b.0)
     }
     return FolderListing(
-      root: root, documents: documents,
+      root: root.string, documents: documents,
       others: others.sorted { byKeys(($0.logicalName, $0.path), ($1.logicalName, $1.path)) },
       temporaries: temporaries.sorted { byName($0.logicalName, $1.logicalName) },
       problems: problems.sorted {

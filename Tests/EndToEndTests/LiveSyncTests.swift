@@ -123,7 +123,7 @@ import Testing
           lost.isEmpty, "\(label): \(name) lost \(lost.count) changes",
           sourceLocation: sourceLocation)
       }
-      let listing = try FolderScan.scan(root: root, fileSystem: fs)
+      let listing = try FolderScan.scan(root: AbsolutePath(root), fileSystem: fs)
       let copies = listing.documents.flatMap(\.copies).map(\.logicalName)
       #expect(copies.isEmpty, "\(label): copies left: \(copies)", sourceLocation: sourceLocation)
       #expect(

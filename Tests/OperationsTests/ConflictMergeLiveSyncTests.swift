@@ -29,7 +29,7 @@ import Testing
   }
 
   func run(_ folder: ScratchFolder, _ fs: any FileSystem) throws -> ConflictMergeReport {
-    let listing = try FolderScan.scan(root: folder.path, fileSystem: fs)
+    let listing = try FolderScan.scan(root: AbsolutePath(folder.path), fileSystem: fs)
     _ = TemporaryCleanup.removeStale(listing, fileSystem: fs)
     let plan = try ConflictMerge.plan(listing: listing, fileSystem: fs)
     return try ConflictMerge.execute(plan, fileSystem: fs, backup: { _ in nil })

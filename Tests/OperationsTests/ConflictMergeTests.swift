@@ -53,7 +53,7 @@ enum ConflictFixtures {
     -> ConflictMergePlan
   {
     try ConflictMerge.plan(
-      listing: try FolderScan.scan(root: folder.path, fileSystem: fileSystem),
+      listing: try FolderScan.scan(root: AbsolutePath(folder.path), fileSystem: fileSystem),
       fileSystem: fileSystem)
   }
 

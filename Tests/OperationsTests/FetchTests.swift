@@ -34,8 +34,10 @@ import Testing
     func plan(_ fs: FileSystem) throws -> FetchPlan {
       FetchOperation.plan(
         root: root,
-        documents: try FolderScan.scan(root: root, fileSystem: fs, readingStaleStubs: true)
-          .documents)
+        documents: try FolderScan.scan(
+          root: AbsolutePath(root), fileSystem: fs, readingStaleStubs: true
+        )
+        .documents)
     }
   }
 
@@ -99,7 +101,9 @@ import Testing
     #expect(progress == ["1/2 records/2026/09.automerge", "2/2 tags.automerge"])
     #expect(clock.sleeps == [])
     #expect(
-      try FolderScan.scan(root: f.root, fileSystem: fs).documents.allSatisfy { $0.state == .local })
+      try FolderScan.scan(root: AbsolutePath(f.root), fileSystem: fs).documents.allSatisfy {
+        $0.state == .local
+      })
   }
 
   @Test func missingFromTheSourceKeepsTheStub() throws {
@@ -128,7 +132,7 @@ import Testing
     #expect(origin == f.other + "/records/2026/09.automerge")
     #expect(!f.exists("records/2026/09.automerge"))
     #expect(f.exists("records/2026/09.automerge.nextcloud"))
-    let temporaries = try FolderScan.scan(root: f.root, fileSystem: fs).temporaries
+    let temporaries = try FolderScan.scan(root: AbsolutePath(f.root), fileSystem: fs).temporaries
     #expect(temporaries == [])
   }
 
@@ -206,7 +210,7 @@ import Testing
       try f.plan(fs), source: .directory(f.other), context: context)
     #expect(report.failed.first?.reason.isIOError == true)
     #expect(!f.exists("tags.automerge") && f.exists("tags.automerge.nextcloud"))
-    #expect(try FolderScan.scan(root: f.root, fileSystem: fs).temporaries == [])
+    #expect(try FolderScan.scan(root: AbsolutePath(f.root), fileSystem: fs).temporaries == [])
   }
 
   @Test func archiveSourceIsCheckedAgainstItsManifest() throws {
@@ -386,7 +390,7 @@ import Testing
     #expect(report.fetched.map(\.action) == [.downloaded, .downloaded, .verified])
     #expect(report.fetched[1].sizeMatches == false)
     #expect(
-      try FolderScan.scan(root: f.root, fileSystem: fs).documents.allSatisfy {
+      try FolderScan.scan(root: AbsolutePath(f.root), fileSystem: fs).documents.allSatisfy {
         $0.placeholders.isEmpty
       })
   }

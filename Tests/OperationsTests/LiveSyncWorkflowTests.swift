@@ -69,8 +69,10 @@ import Testing
     try check(step, target: folder.absolute("data/" + Self.month), expected: expected) { fs in
       let plan = FetchOperation.plan(
         root: root,
-        documents: try FolderScan.scan(root: root, fileSystem: fs, readingStaleStubs: true)
-          .documents)
+        documents: try FolderScan.scan(
+          root: AbsolutePath(root), fileSystem: fs, readingStaleStubs: true
+        )
+        .documents)
       let clock = FakeClock()
       let report = try FetchOperation.run(
         plan, source: .directory(folder.absolute("other")),

@@ -54,7 +54,7 @@ import Testing
     -> RepairReport
   {
     RepairOperation.plan(
-      listing: try FolderScan.scan(root: folder.data.path, fileSystem: fs),
+      listing: try FolderScan.scan(root: AbsolutePath(folder.data.path), fileSystem: fs),
       origins: [.directory(folder.other.path)], backupDirectory: folder.backups, fileSystem: fs)
   }
 
@@ -121,7 +121,7 @@ import Testing
       now: 1_790_000_000, fileSystem: fs, inspect: DocumentTools.inspect)
     func plan() throws -> RepairDocument {
       let report = RepairOperation.plan(
-        listing: try FolderScan.scan(root: folder.data.path, fileSystem: fs),
+        listing: try FolderScan.scan(root: AbsolutePath(folder.data.path), fileSystem: fs),
         backupDirectory: backups.path, fileSystem: fs)
       return try #require(report.documents.first)
     }
@@ -142,7 +142,7 @@ import Testing
       Self.month,
       Array(try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month)))))
     let report = RepairOperation.plan(
-      listing: try FolderScan.scan(root: stranger.path, fileSystem: fs),
+      listing: try FolderScan.scan(root: AbsolutePath(stranger.path), fileSystem: fs),
       backupDirectory: backups.path, fileSystem: fs)
     #expect(
       report.documents.first?.sources.map(\.excluded) == [
@@ -202,7 +202,7 @@ import Testing
 
   @Test func aNamedDocumentThatLoadsIsNeverRewritten() throws {
     let folder = try damagedFolder()
-    let listing = try FolderScan.scan(root: folder.data.path, fileSystem: fs)
+    let listing = try FolderScan.scan(root: AbsolutePath(folder.data.path), fileSystem: fs)
     let (selected, _) = listing.select([LogicalName.root.appending("tags.automerge")])
     let report = RepairOperation.plan(
       listing: listing, documents: selected, backupDirectory: nil, fileSystem: fs)
@@ -220,7 +220,8 @@ import Testing
     bytes[1162 + 100] ^= 4  // change chunk 2, a dependency of later changes
     try data.write(Self.month, bytes)
     let report = RepairOperation.plan(
-      listing: try FolderScan.scan(root: data.path, fileSystem: fs), backupDirectory: nil,
+      listing: try FolderScan.scan(root: AbsolutePath(data.path), fileSystem: fs),
+      backupDirectory: nil,
       fileSystem: fs)
     let document = try #require(report.documents.first)
     #expect(
@@ -241,7 +242,8 @@ import Testing
     // The copy holds `first` too: it is of this document, and the twin collides.
     try data.write(Self.copy, first.chunk + twin.chunk)
     let report = RepairOperation.plan(
-      listing: try FolderScan.scan(root: data.path, fileSystem: fs), backupDirectory: nil,
+      listing: try FolderScan.scan(root: AbsolutePath(data.path), fileSystem: fs),
+      backupDirectory: nil,
       fileSystem: fs)
     let document = try #require(report.documents.first { $0.logicalName == Self.month })
     #expect(document.refusal == .collision(actor: first.author, seq: first.seq))

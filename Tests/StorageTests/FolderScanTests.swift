@@ -32,7 +32,7 @@ import Testing
       Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8))
     }
     for fileSystem in [fs, FaultyFileSystem(failingPaths: [])] as [any FileSystem] {
-      let listing = try FolderScan.scan(root: s.path, fileSystem: fileSystem)
+      let listing = try FolderScan.scan(root: AbsolutePath(s.path), fileSystem: fileSystem)
       #expect(listing.problems == [])
       #expect(listing.documents.map(\.logicalName) == ["records/2026/09.automerge"])
       #expect(listing.documents.first?.copies.map(\.logicalName) == expected)
@@ -58,7 +58,7 @@ import Testing
     try s.write("records/2025/12.automerge.owncloud", [])
     try s.write("records/2025/12.automerge (Conflict a4ab3033)", [12])
 
-    let listing = try FolderScan.scan(root: s.path, fileSystem: fs)
+    let listing = try FolderScan.scan(root: AbsolutePath(s.path), fileSystem: fs)
     #expect(listing.problems == [])
     #expect(listing.others == [])
     let names = listing.documents.map(\.logicalName)
@@ -170,7 +170,7 @@ import Testing
     try s.write("records/2026/09 draft.automerge", Array("draft".utf8))
     try s.write("tags 2026 notes.txt", Array("abc".utf8))
     try s.write("tags.automerge.bak", Array("abcd".utf8))
-    let listing = try FolderScan.scan(root: s.path, fileSystem: fs)
+    let listing = try FolderScan.scan(root: AbsolutePath(s.path), fileSystem: fs)
     #expect(listing.problems == [])
     #expect(listing.documents.map(\.logicalName) == ["records/2026/09.automerge"])
     #expect(listing.documents[0].copies.map(\.logicalName) == ["records/2026/09 2.automerge"])
@@ -205,7 +205,7 @@ import Testing
       .init(operation: .readFile, path: s.absolute(".tags.automerge.icloud"), errno: .ioError),
     ])
     for fileSystem in [fs, failing] as [any FileSystem] {
-      let listing = try FolderScan.scan(root: s.path, fileSystem: fileSystem)
+      let listing = try FolderScan.scan(root: AbsolutePath(s.path), fileSystem: fileSystem)
       #expect(listing.problems == [])
       func entry(_ name: String) throws -> DocumentEntry {
         try #require(listing.documents.first { $0.logicalName == name })
@@ -226,7 +226,8 @@ import Testing
       let tags = try entry("tags.automerge")
       #expect(tags.state == .stalePlaceholder && tags.placeholder?.declaredSize == nil)
     }
-    let all = try FolderScan.scan(root: s.path, fileSystem: fs, readingStaleStubs: true)
+    let all = try FolderScan.scan(
+      root: AbsolutePath(s.path), fileSystem: fs, readingStaleStubs: true)
     let sep = try #require(all.documents.first { $0.logicalName == "records/2026/09.automerge" })
     #expect(sep.placeholder?.stubProblem != nil, "read, and found not to be a property list")
     #expect(
@@ -251,7 +252,7 @@ import Testing
     try s.write("records/2026/.07.automerge.mn-Ab12Cd.nosync", [1, 2])
     try s.write(".tags.automerge.mn-XyZ789.nosync", [])
 
-    let listing = try FolderScan.scan(root: s.path, fileSystem: fs)
+    let listing = try FolderScan.scan(root: AbsolutePath(s.path), fileSystem: fs)
     #expect(listing.problems == [])
     #expect(listing.documents.map(\.logicalName) == ["tags.automerge"])
     #expect(
@@ -293,7 +294,7 @@ import Testing
     try s.symlink("absolute-inside", to: s.absolute("tags.automerge"))
     try s.symlink("dangling", to: "nowhere")
 
-    let listing = try FolderScan.scan(root: s.path, fileSystem: fs)
+    let listing = try FolderScan.scan(root: AbsolutePath(s.path), fileSystem: fs)
     #expect(listing.documents.map(\.logicalName) == ["tags.automerge"])
     #expect(listing.others == [])
     #expect(
@@ -313,7 +314,7 @@ import Testing
     try s.write("data/tags.automerge")
     try s.symlink("link", to: s.absolute("data"))
     try s.symlink("data/self", to: s.absolute("link") + "/tags.automerge")
-    let listing = try FolderScan.scan(root: s.absolute("link"), fileSystem: fs)
+    let listing = try FolderScan.scan(root: AbsolutePath(s.absolute("link")), fileSystem: fs)
     #expect(listing.documents.map(\.path) == [s.absolute("link/tags.automerge")])
     #expect(
       listing.problems == [
@@ -325,7 +326,7 @@ import Testing
     let s = try ScratchFolder()
     try s.write("records/2026/09.automerge/inside.bin")
     try s.makeDirectory("tags.automerge")
-    let listing = try FolderScan.scan(root: s.path, fileSystem: fs)
+    let listing = try FolderScan.scan(root: AbsolutePath(s.path), fileSystem: fs)
     #expect(listing.documents == [])
     #expect(listing.others.map(\.logicalName) == ["records/2026/09.automerge/inside.bin"])
     #expect(
@@ -340,7 +341,7 @@ import Testing
     try s.write("records/2025/01.automerge")
     try s.write("records/2026/01.automerge")
     s.lockOut("records/2025")
-    let listing = try FolderScan.scan(root: s.path, fileSystem: fs)
+    let listing = try FolderScan.scan(root: AbsolutePath(s.path), fileSystem: fs)
     if runningAsRoot {
       // Permission bits do not bind root: the directory is read like any other.
       #expect(listing.problems == [])
@@ -365,7 +366,7 @@ import Testing
         operation: .contentsOfDirectory, path: s.absolute("records/2025"), errno: .permissionDenied),
       .init(operation: .info, path: s.absolute("records/2026/01.automerge"), errno: .ioError),
     ])
-    let listing = try FolderScan.scan(root: s.path, fileSystem: failing)
+    let listing = try FolderScan.scan(root: AbsolutePath(s.path), fileSystem: failing)
     #expect(
       listing.problems == [
         .cannotReadDirectory("records/2025", .permissionDenied),
@@ -377,7 +378,7 @@ import Testing
       .init(operation: .contentsOfDirectory, path: s.path, errno: .permissionDenied)
     ])
     #expect(throws: StorageError.cannotReadDirectory(s.path, .permissionDenied)) {
-      try FolderScan.scan(root: s.path, fileSystem: rootFails)
+      try FolderScan.scan(root: AbsolutePath(s.path), fileSystem: rootFails)
     }
   }
 
@@ -385,12 +386,12 @@ import Testing
     let s = try ScratchFolder()
     try s.write("file")
     #expect(throws: StorageError.noSuchFolder(s.absolute("missing"))) {
-      try FolderScan.scan(root: s.absolute("missing"), fileSystem: fs)
+      try FolderScan.scan(root: AbsolutePath(s.absolute("missing")), fileSystem: fs)
     }
     #expect(throws: StorageError.notADirectory(s.absolute("file"))) {
-      try FolderScan.scan(root: s.absolute("file"), fileSystem: fs)
+      try FolderScan.scan(root: AbsolutePath(s.absolute("file")), fileSystem: fs)
     }
-    let empty = try FolderScan.scan(root: s.path + "/", fileSystem: fs)
+    let empty = try FolderScan.scan(root: AbsolutePath(s.path + "/"), fileSystem: fs)
     #expect(empty.others.map(\.path) == [s.absolute("file")])
   }
 
@@ -399,7 +400,7 @@ import Testing
     #expect(mkfifo(s.absolute("pipe"), 0o600) == 0)
     let deep = (0..<(FolderScan.maxDepth + 3)).map { "d\($0)" }.joined(separator: "/")
     try s.write(deep + "/f")
-    let listing = try FolderScan.scan(root: s.path, fileSystem: fs)
+    let listing = try FolderScan.scan(root: AbsolutePath(s.path), fileSystem: fs)
     let tooDeep = (0...FolderScan.maxDepth).map { "d\($0)" }.joined(separator: "/")
     #expect(listing.problems == [.tooDeep(tooDeep), .unsupportedFileType("pipe")])
     #expect(listing.others == [])
@@ -414,7 +415,7 @@ import Testing
     try s.write("records/2026/09.automerge")
     try s.write("records/2026/09 (Zoe\u{308}'s conflicted copy 2026-09-06).automerge")
     try s.write(".Zoe\u{308}.txt.icloud", try StubBytes.stub(name: "Zo\u{EB}.txt", size: 1))
-    let listing = try FolderScan.scan(root: s.path, fileSystem: fs)
+    let listing = try FolderScan.scan(root: AbsolutePath(s.path), fileSystem: fs)
     // Both spellings are kept (Linux can hold both), sorted by bytes (NFD "e" < NFC "é"),
     // and reported since a Mac cannot hold both.
     let others = listing.others.map(\.logicalName)
@@ -441,7 +442,7 @@ import Testing
     let here = URL(fileURLWithPath: #filePath)
     let sample = here.deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("examples/sample").path
-    let listing = try FolderScan.scan(root: sample, fileSystem: fs)
+    let listing = try FolderScan.scan(root: AbsolutePath(sample), fileSystem: fs)
     #expect(listing.problems == [])
     #expect(
       listing.documents.map {
@@ -476,7 +477,7 @@ import Testing
       }
     }
     #expect(count >= 10_000)
-    let listing = try FolderScan.scan(root: s.path, fileSystem: fs)
+    let listing = try FolderScan.scan(root: AbsolutePath(s.path), fileSystem: fs)
     #expect(listing.documents.count == count / 4)
     #expect(
       listing.documents.allSatisfy {
@@ -485,7 +486,8 @@ import Testing
     #expect(listing.problems == [])
     // The stubs are stale (every file is there): left unread unless asked for.
     #expect(listing.documents.allSatisfy { $0.placeholder?.declaredSize == nil })
-    let read = try FolderScan.scan(root: s.path, fileSystem: fs, readingStaleStubs: true)
+    let read = try FolderScan.scan(
+      root: AbsolutePath(s.path), fileSystem: fs, readingStaleStubs: true)
     #expect(read.documents.allSatisfy { $0.placeholder?.declaredSize == 10 })
     #expect(read.documents.map(\.name) == listing.documents.map(\.name))
   }

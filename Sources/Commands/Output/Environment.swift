@@ -89,7 +89,8 @@ extension Environment {
   func scanFolder(_ root: String, readingStaleStubs: Bool = false) throws -> FolderListing {
     try system.syncProvider.withoutMaterializing {
       try FolderScan.scan(
-        root: root, fileSystem: system.fileSystem, readingStaleStubs: readingStaleStubs)
+        root: AbsolutePath(root), fileSystem: system.fileSystem,
+        readingStaleStubs: readingStaleStubs)
     }
   }
 }

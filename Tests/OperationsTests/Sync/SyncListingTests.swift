@@ -51,7 +51,9 @@ struct SimulatedFolder {
   }
 
   func scan() throws -> FolderListing {
-    try provider.withoutMaterializing { try FolderScan.scan(root: root, fileSystem: fileSystem) }
+    try provider.withoutMaterializing {
+      try FolderScan.scan(root: AbsolutePath(root), fileSystem: fileSystem)
+    }
   }
 
   func entry(_ listing: FolderListing, _ logical: String) throws -> DocumentEntry {

@@ -174,7 +174,8 @@ public enum ConflictMerge {
     _ entry: DocumentEntry, root: String, cache: [String: Loaded] = [:], fileSystem: any FileSystem
   ) throws -> Prepared {
     var prepared = Prepared(
-      document: ConflictMergeDocument(entry: entry, canonicalPath: entry.name.path(root: root)))
+      document: ConflictMergeDocument(
+        entry: entry, canonicalPath: entry.name.path(root: AbsolutePath(root)).string))
     var inputs: [[UInt8]] = []
     var decoded: [AutomergeFile] = []
     var canonical: AutomergeFile?
@@ -268,7 +269,7 @@ public enum ConflictMerge {
   ) throws -> ConflictMergeDocument {
     var entry = entry
     if entry.state != .copiesOnly,
-      (try? fileSystem.info(AbsolutePath(entry.name.path(root: root)))) == nil
+      (try? fileSystem.info(entry.name.path(root: AbsolutePath(root)))) == nil
     {
       // The canonical file went away since the scan: the copies make a new one.
       entry.state = .copiesOnly

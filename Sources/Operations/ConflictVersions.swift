@@ -36,7 +36,7 @@ public enum ConflictVersions {
     var versions: [String: [SyncVersion]] = [:]
     var hidden: [String] = []
     for document in documents where document.isDownloaded {
-      let path = document.name.path(root: root)
+      let path = document.name.path(root: AbsolutePath(root)).string
       guard provider.folderKind(of: path) != .plain else { continue }
       guard let found = provider.conflictVersions(of: path) else {
         hidden.append(document.logicalName)
@@ -64,7 +64,7 @@ public enum ConflictVersions {
     plan.hidden = hidden
     for document in documents {
       guard let found = versions[document.logicalName] else { continue }
-      let path = document.name.path(root: root)
+      let path = document.name.path(root: AbsolutePath(root)).string
       var entry = VersionMergeDocument(
         logicalName: document.logicalName, path: path,
         versions: found.map { VersionMergeItem(version: $0) })

@@ -45,7 +45,8 @@ public enum FetchOperation {
       if !document.placeholders.isEmpty {
         items.append(
           FetchItem(
-            logicalName: document.logicalName, path: document.name.path(root: root),
+            logicalName: document.logicalName,
+            path: document.name.path(root: AbsolutePath(root)).string,
             placeholders: document.placeholders, isCopy: false,
             fileExists: document.isDownloaded))
       }

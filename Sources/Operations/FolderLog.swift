@@ -63,7 +63,7 @@ public enum FolderLog {
       if document.state == .placeholder {
         listing.problems.append(Problem(file: document.logicalName, reason: .notDownloaded))
       } else if document.state != .copiesOnly {
-        let path = document.name.path(root: root)
+        let path = document.name.path(root: AbsolutePath(root))
         if let file = decode(path, document.logicalName, fileSystem, &listing.problems) {
           for entry in DocumentDiff.entries(of: file, where: { _ in true }) {
             held.insert(entry.change.hash)
@@ -78,7 +78,10 @@ public enum FolderLog {
           listing.problems.append(Problem(file: copy.logicalName, reason: .notDownloaded))
           continue
         }
-        guard let file = decode(copy.path, copy.logicalName, fileSystem, &listing.problems) else {
+        guard
+          let file = decode(
+            AbsolutePath(copy.path), copy.logicalName, fileSystem, &listing.problems)
+        else {
           continue
         }
         for entry in DocumentDiff.entries(of: file, where: { !held.contains($0.hash) }) {
@@ -142,10 +145,11 @@ public enum FolderLog {
   /// Reads and decodes one file (metadata kept, ops and chunks not); nil, with the
   /// problem recorded, when it cannot be read or decoded.
   private static func decode(
-    _ path: String, _ name: String, _ fileSystem: any FileSystem, _ problems: inout [Problem]
+    _ path: AbsolutePath, _ name: String, _ fileSystem: any FileSystem,
+    _ problems: inout [Problem]
   ) -> AutomergeFile? {
     do {
-      let bytes = try fileSystem.readFile(AbsolutePath(path), limit: DocumentName.maxFileSize)
+      let bytes = try fileSystem.readFile(path, limit: DocumentName.maxFileSize)
       return try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false)
     } catch let error as FileSystemError {
       let reason: Problem.Reason = error.meansNotDownloaded ? .notDownloaded : .cannotRead(error)

@@ -181,7 +181,8 @@ public enum Migration {
       plan.documents.append(
         MigrationPlan.Document(
           name: entry.name, action: action, sourcePath: entry.path,
-          destinationPath: entry.name.path(root: destination), sourceChanges: hashes.count,
+          destinationPath: entry.name.path(root: AbsolutePath(destination)).string,
+          sourceChanges: hashes.count,
           newChanges: newChanges))
     }
     for other in sourceListing.others {

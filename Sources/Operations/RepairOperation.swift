@@ -67,7 +67,8 @@ public enum RepairOperation {
     var report = RepairReport(root: listing.root, documents: [])
     var targets: [RepairDocument] = []
     for entry in documents ?? listing.documents {
-      var document = RepairDocument(entry: entry, path: entry.name.path(root: listing.root))
+      var document = RepairDocument(
+        entry: entry, path: entry.name.path(root: AbsolutePath(listing.root)).string)
       guard entry.isDownloaded else {
         if documents != nil {
           document.refusal = .notDownloaded

@@ -41,7 +41,7 @@ public enum SyncReadiness {
     _ document: DocumentEntry, root: String, provider: any SyncProvider, fileSystem: any FileSystem
   ) -> NotCurrent? {
     var paths: [String] = []
-    if document.isDownloaded { paths.append(document.name.path(root: root)) }
+    if document.isDownloaded { paths.append(document.name.path(root: AbsolutePath(root)).string) }
     for copy in document.copies where copy.placeholder == nil { paths.append(copy.path) }
     for path in paths {
       let info = try? fileSystem.info(AbsolutePath(path))
@@ -71,7 +71,7 @@ public enum SyncReadiness {
       }
       refused.append(
         ConflictMergeDocument(
-          entry: document, canonicalPath: document.name.path(root: root),
+          entry: document, canonicalPath: document.name.path(root: AbsolutePath(root)).string,
           copies: document.copies.map { ConflictMergeCopy(copy: $0) },
           refusal: .notCurrent(path: problem.path, problem.status)))
     }
@@ -89,7 +89,7 @@ public enum SyncReadiness {
     }
     var items: [FetchItem] = []
     for document in documents {
-      let path = document.name.path(root: root)
+      let path = document.name.path(root: AbsolutePath(root)).string
       if document.isDownloaded, isStale(path) {
         items.append(
           FetchItem(

@@ -277,7 +277,9 @@ public struct WatchRunner {
       listing.documents, root: context.root, provider: context.syncProvider)
     let documents = listing.documents.compactMap { document -> WatchCopy? in
       guard versions[document.logicalName] != nil else { return nil }
-      return WatchCopy(path: document.name.path(root: context.root), modified: modified(document))
+      return WatchCopy(
+        path: document.name.path(root: AbsolutePath(context.root)).string,
+        modified: modified(document))
     }
     feed(.versionsFound(documents, all: true))
     if placeholders && !ignorePlaceholdersOnce { feed(.placeholderSeen) }
@@ -296,7 +298,7 @@ public struct WatchRunner {
   /// The modification time of a document's file; now when it cannot be told.
   private func modified(_ document: DocumentEntry) -> Double {
     let info =
-      (try? context.fileSystem.info(AbsolutePath(document.name.path(root: context.root)))) ?? nil
+      (try? context.fileSystem.info(document.name.path(root: AbsolutePath(context.root)))) ?? nil
     return info.map {
       Double($0.modificationSeconds) + Double($0.modificationNanoseconds) / 1e9
     } ?? context.now()
@@ -469,9 +471,9 @@ public struct WatchRunner {
     -> WatchInput
   {
     let context = self.context
-    let root = context.root
+    let root = AbsolutePath(context.root)
     let wanted = Set(paths)
-    let documents = listing.documents.filter { wanted.contains($0.name.path(root: root)) }
+    let documents = listing.documents.filter { wanted.contains($0.name.path(root: root).string) }
     let plan = try MergeConflictsOperation.plan(
       documents, listing: listing, inputs: .versions, provider: context.syncProvider,
       fileSystem: context.fileSystem)

@@ -87,8 +87,8 @@ public struct DocumentName: Hashable, Comparable, Sendable, CustomStringConverti
   }
 
   /// The absolute path of the document in the data folder at `root`.
-  public func path(root: String) -> String {
-    AbsolutePath(root).appending(logicalName).string
+  public func path(root: AbsolutePath) -> AbsolutePath {
+    root.appending(logicalName)
   }
 
   /// The byte order of the logical names, read off the kinds: `records/…` before

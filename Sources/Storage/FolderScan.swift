@@ -424,7 +424,7 @@ private struct Walker {
     let placeholders = parts.placeholders
     let copies = parts.copies
     var entry = DocumentEntry(
-      name: name, state: .local, path: name.path(root: root.string), size: nil,
+      name: name, state: .local, path: name.path(root: root).string, size: nil,
       modificationSeconds: nil,
       placeholders: placeholders.map(\.0), copies: copies)
     if let file = parts.file {

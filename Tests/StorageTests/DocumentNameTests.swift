@@ -1,3 +1,4 @@
+import Platform
 import Testing
 
 @testable import Storage
@@ -35,8 +36,8 @@ import Testing
     #expect(sep.kind == .month(year: 2026, month: 9))
     #expect(sep.directory == "records/2026")
     #expect(sep.fileName == "09.automerge")
-    #expect(sep.path(root: "/r") == "/r/records/2026/09.automerge")
-    #expect(sep.path(root: "/") == "/records/2026/09.automerge")
+    #expect(sep.path(root: AbsolutePath("/r")) == AbsolutePath("/r/records/2026/09.automerge"))
+    #expect(sep.path(root: .root) == AbsolutePath("/records/2026/09.automerge"))
     #expect(DocumentName.month(year: 2026, month: 13) == nil)
     #expect(DocumentName.month(year: 10000, month: 1) == nil)
     #expect(DocumentName.tags.directory == "")

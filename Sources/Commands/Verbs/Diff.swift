@@ -113,7 +113,12 @@ enum Diff {
           continue
         }
         pairs.append(
-          (first, Side(name: copy.logicalName, bytes: try read(copy.path, copy.logicalName, env))))
+          (
+            first,
+            Side(
+              name: copy.logicalName,
+              bytes: try read(AbsolutePath(copy.path), copy.logicalName, env))
+          ))
       }
       let versions = ConflictVersions.list([document], root: root, provider: env.syncProvider)
       for version in versions.versions[document.logicalName] ?? [] {
@@ -156,9 +161,9 @@ enum Diff {
     guard let entry = read.entry(document.logicalName) else {
       throw CommandError.noSuchDocument("\(document.logicalName)' in '\(archive)")
     }
-    let current = document.path(root: root)
+    let current = document.path(root: AbsolutePath(root))
     let bytes =
-      try env.fileSystem.info(AbsolutePath(current)) == nil
+      try env.fileSystem.info(current) == nil
       ? [] : try self.read(current, document.logicalName, env)
     return (
       Side(name: document.logicalName, bytes: bytes),
@@ -170,12 +175,12 @@ enum Diff {
     -> [UInt8]
   {
     if document.state == .copiesOnly { return [] }
-    return try read(document.name.path(root: root), document.logicalName, env)
+    return try read(document.name.path(root: AbsolutePath(root)), document.logicalName, env)
   }
 
-  static func read(_ path: String, _ name: String, _ env: Environment) throws -> [UInt8] {
+  static func read(_ path: AbsolutePath, _ name: String, _ env: Environment) throws -> [UInt8] {
     do {
-      return try env.fileSystem.readFile(AbsolutePath(path), limit: DocumentName.maxFileSize)
+      return try env.fileSystem.readFile(path, limit: DocumentName.maxFileSize)
     } catch let error as FileSystemError where error.errno == .noSuchFileOrDirectory {
       throw CommandError.noSuchFile(name)
     }

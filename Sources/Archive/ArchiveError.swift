@@ -136,14 +136,14 @@ extension ArchiveError {
   /// Creates the missing directories of `path` (`FileSystem.makeDirectories`); a failure is
   /// `.cannotCreateOutput(path:)`.
   public static func makeDirectories(
-    _ path: String, permissions: FilePermissions, fileSystem: any FileSystem
+    _ path: AbsolutePath, permissions: FilePermissions, fileSystem: any FileSystem
   ) throws(ArchiveError) {
     do {
-      try fileSystem.makeDirectories(AbsolutePath(path), permissions: permissions)
+      try fileSystem.makeDirectories(path, permissions: permissions)
     } catch let error as FileSystemError {
-      throw .cannotCreateOutput(path: path, error)
+      throw .cannotCreateOutput(path: path.string, error)
     } catch {
-      throw .writeFailed(path: path, detail: "\(error)")
+      throw .writeFailed(path: path.string, detail: "\(error)")
     }
   }
 }

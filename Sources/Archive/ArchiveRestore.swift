@@ -25,8 +25,8 @@ public struct RestorePlan: Sendable, Equatable {
     public var action: RestoreAction
   }
 
-  /// The destination folder, absolute.
-  public var destination: String
+  /// The destination folder.
+  public var destination: AbsolutePath
   /// Whether the destination exists (it is created otherwise).
   public var destinationExists: Bool
   /// One item per archive entry, sorted by path.
@@ -87,10 +87,10 @@ public enum ArchiveRestore {
   /// - Returns: one item per entry.
   /// - Throws: `ArchiveError.destinationConflict` when something is in the way, `.io`.
   public static func plan(
-    archive: ReadArchive, destination: String, fileSystem: FileSystem,
+    archive: ReadArchive, destination: AbsolutePath, fileSystem: FileSystem,
     isDocument: (String) -> Bool = ArchiveRestore.isDocumentPath, limits: ArchiveLimits = .standard
   ) throws(ArchiveError) -> RestorePlan {
-    let exists = try destinationExists(AbsolutePath(destination), fileSystem: fileSystem)
+    let exists = try destinationExists(destination, fileSystem: fileSystem)
     var items: [RestorePlan.Item] = []
     for entry in archive.entries {
       let kind = kind(of: entry.path, in: archive, isDocument: isDocument)
@@ -121,10 +121,12 @@ public enum ArchiveRestore {
   /// - Throws: `ArchiveError.destinationConflict`, `.mergeFailed`, `.cannotCreateOutput`,
   ///   `.io`. Entries before the failing one stay restored (each was written atomically).
   public static func execute(
-    archive: ReadArchive, destination: String, fileSystem: FileSystem, merger: ReplaceMerger,
-    isDocument: (String) -> Bool = ArchiveRestore.isDocumentPath, limits: ArchiveLimits = .standard,
-    random: () -> String = AtomicFile.randomSuffix,
-    coordinated: (String, () throws -> ReplaceOutcome) throws -> ReplaceOutcome = { try $1() }
+    archive: ReadArchive, destination: AbsolutePath, fileSystem: FileSystem,
+    merger: ReplaceMerger, isDocument: (String) -> Bool = ArchiveRestore.isDocumentPath,
+    limits: ArchiveLimits = .standard, random: () -> String = AtomicFile.randomSuffix,
+    coordinated: (AbsolutePath, () throws -> ReplaceOutcome) throws -> ReplaceOutcome = {
+      try $1()
+    }
   ) throws(ArchiveError) -> RestoreReport {
     // Refuse before writing anything when something is in the way.
     _ = try plan(
@@ -137,18 +139,18 @@ public enum ArchiveRestore {
       let action = try decide(
         entry, kind: kind, destination: destination, exists: true, fileSystem: fileSystem,
         limits: limits)
-      let location = AbsolutePath(destination).appending(entry.path)
+      let location = destination.appending(entry.path)
       let target = location.string
       do {
         switch action {
         case .write:
           try ArchiveError.makeDirectories(
-            location.parent.string, permissions: 0o755, fileSystem: fileSystem)
+            location.parent, permissions: 0o755, fileSystem: fileSystem)
           let mode = entry.permissions.intersection(.accessBits)
           if kind == .document {
             // Absent when decided: a version that a sync client brings meanwhile is merged.
             let outcome = try withoutActuallyEscaping(random) { random in
-              try coordinated(target) {
+              try coordinated(location) {
                 try Replace.replace(
                   location, with: entry.bytes, basis: .absent, merger: merger,
                   fileSystem: fileSystem, permissions: mode.isEmpty ? 0o644 : mode, random: random)
@@ -176,7 +178,7 @@ public enum ArchiveRestore {
             report.unchanged.append(entry.path)
           } else {
             let outcome = try withoutActuallyEscaping(random) { random in
-              try coordinated(target) {
+              try coordinated(location) {
                 try Replace.replace(
                   location, with: merged, basis: ReplaceBasis(info: info, bytes: existing),
                   merger: merger, fileSystem: fileSystem, random: random)
@@ -234,14 +236,14 @@ public enum ArchiveRestore {
   /// One entry's action: every directory on the way must be a real directory (no link) or
   /// absent, and the target absent or a regular file.
   static func decide(
-    _ entry: ArchiveEntry, kind: ArchiveManifest.Kind, destination: String, exists: Bool,
+    _ entry: ArchiveEntry, kind: ArchiveManifest.Kind, destination: AbsolutePath, exists: Bool,
     fileSystem: FileSystem, limits: ArchiveLimits
   ) throws(ArchiveError) -> RestoreAction {
     let components = entry.path.split(separator: "/").map(String.init)
     if let name = components.last, name.hasSuffix(".nosync") { return .skip }
     guard exists else { return .write }
     do {
-      var current = AbsolutePath(destination)
+      var current = destination
       for component in components.dropLast() {
         current = current.appending(component)
         guard let info = try fileSystem.info(current) else { return .write }
@@ -251,7 +253,7 @@ public enum ArchiveRestore {
             reason: info.kind == .symlink ? "a symbolic link" : "not a directory")
         }
       }
-      let target = AbsolutePath(destination).appending(entry.path)
+      let target = destination.appending(entry.path)
       guard let info = try fileSystem.info(target) else { return .write }
       guard info.kind == .regular else {
         throw ArchiveError.destinationConflict(

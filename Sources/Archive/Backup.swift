@@ -10,7 +10,7 @@ public enum Backup {
   /// A finished backup.
   public struct Result: Sendable, Equatable {
     /// The backup archive's absolute path.
-    public var path: String
+    public var path: AbsolutePath
     public var summary: ExportSummary
   }
 
@@ -37,7 +37,8 @@ public enum Backup {
   /// - Throws: `ArchiveError.backupInsideDataFolder`, `.cannotCreateOutput` when the
   ///   directory cannot be created, or any error of `Exporter.export`.
   public static func make(
-    files: [ExportFile], source: String, reason: String, directory: String, dataRoots: [String],
+    files: [ExportFile], source: String, reason: String, directory: AbsolutePath,
+    dataRoots: [AbsolutePath],
     version: String, now: Int64, fileSystem: FileSystem, inspect: DocumentInspector?,
     random: () -> String = AtomicFile.randomSuffix
   ) throws(ArchiveError) -> Result {
@@ -68,17 +69,17 @@ public enum Backup {
   }
 
   /// The first free `stem.tar.gz`, `stem-2.tar.gz`, ... in `directory`.
-  static func uniquePath(directory: String, stem: String, fileSystem: FileSystem)
+  static func uniquePath(directory: AbsolutePath, stem: String, fileSystem: FileSystem)
     throws(ArchiveError)
-    -> String
+    -> AbsolutePath
   {
     var attempt = 1
     while true {
       let name = attempt == 1 ? "\(stem).tar.gz" : "\(stem)-\(attempt).tar.gz"
-      let candidate = AbsolutePath(directory).appending(name)
+      let candidate = directory.appending(name)
       let path = candidate.string
       do {
-        if try fileSystem.info(candidate) == nil { return path }
+        if try fileSystem.info(candidate) == nil { return candidate }
       } catch let error as FileSystemError {
         throw .cannotCreateOutput(path: path, error)
       } catch {
@@ -94,18 +95,15 @@ public enum Backup {
   /// Refuses a backup directory equal to or inside any of `roots`, comparing both the
   /// paths as given and with links resolved (for a directory not yet created: its nearest
   /// existing ancestor, resolved, plus the rest).
-  static func checkOutside(directory: String, roots: [String], fileSystem: FileSystem)
-    throws(ArchiveError)
-  {
-    let resolvedDirectory = AbsolutePath(directory).resolvingLinks(fileSystem)
+  static func checkOutside(
+    directory: AbsolutePath, roots: [AbsolutePath], fileSystem: FileSystem
+  ) throws(ArchiveError) {
+    let resolvedDirectory = directory.resolvingLinks(fileSystem)
     for root in roots {
-      let resolvedRoot = AbsolutePath(root).resolvingLinks(fileSystem)
-      for (d, r) in [
-        (AbsolutePath(directory).normalized, AbsolutePath(root).normalized),
-        (resolvedDirectory, resolvedRoot),
-      ] {
+      let resolvedRoot = root.resolvingLinks(fileSystem)
+      for (d, r) in [(directory.normalized, root.normalized), (resolvedDirectory, resolvedRoot)] {
         if d.isInside(r) {
-          throw .backupInsideDataFolder(backupDirectory: directory, root: root)
+          throw .backupInsideDataFolder(backupDirectory: directory.string, root: root.string)
         }
       }
     }

@@ -114,8 +114,8 @@ public enum BackupCatalog {
 
   /// A backup in the folder.
   public struct Entry: Sendable, Equatable {
-    /// The file's absolute path.
-    public var path: String
+    /// The file's path.
+    public var path: AbsolutePath
     /// The file name.
     public var fileName: String
     public var name: Name
@@ -137,7 +137,7 @@ public enum BackupCatalog {
   /// The backup folder's backups, oldest first.
   public struct Listing: Sendable, Equatable {
     /// The folder, as given.
-    public var directory: String
+    public var directory: AbsolutePath
     /// Whether the folder exists (no folder: no backups yet).
     public var exists: Bool
     /// mn's backups, oldest first (by time, then sequence).
@@ -158,11 +158,11 @@ public enum BackupCatalog {
   /// - Returns: what its manifest lists, or the error that shows it damaged
   ///   (`ArchiveError.missingManifest`, `.manifestMismatch`, `.corruptArchive`, `.io`, ...).
   public static func inspect(
-    path: String, fileSystem: FileSystem, limits: ArchiveLimits = .standard
+    path: AbsolutePath, fileSystem: FileSystem, limits: ArchiveLimits = .standard
   ) -> Result<Contents, ArchiveError> {
     let walk: ArchiveReader.Walk
     switch ArchiveReader.readBack(
-      path: AbsolutePath(path), fileSystem: fileSystem, limits: limits, watermark: nil)
+      path: path, fileSystem: fileSystem, limits: limits, watermark: nil)
     {
     case .success(let value): walk = value
     case .failure(let error): return .failure(error)
@@ -186,24 +186,23 @@ public enum BackupCatalog {
   /// Lists and reads back every backup in `directory`.
   ///
   /// - Parameters:
-  ///   - directory: the backup folder, absolute.
+  ///   - directory: the backup folder.
   ///   - fileSystem: where to look.
   ///   - limits: the size caps for reading each backup.
   /// - Returns: the backups, oldest first; an empty listing when the folder does not exist.
   /// - Throws: `BackupCatalogError.cannotList` when the folder cannot be read.
   public static func list(
-    directory: String, fileSystem: FileSystem, limits: ArchiveLimits = .standard
+    directory: AbsolutePath, fileSystem: FileSystem, limits: ArchiveLimits = .standard
   ) throws(BackupCatalogError) -> Listing {
-    let folder = AbsolutePath(directory)
     let names: [String]
     do {
-      guard let info = try fileSystem.infoFollowingLinks(folder) else {
+      guard let info = try fileSystem.infoFollowingLinks(directory) else {
         return Listing(directory: directory, exists: false, entries: [], foreign: [])
       }
       guard info.kind == .directory else {
         throw FileSystemError("list", directory, .notDirectory)
       }
-      names = try fileSystem.contentsOfDirectory(folder)
+      names = try fileSystem.contentsOfDirectory(directory)
     } catch let error as FileSystemError {
       throw .cannotList(error)
     } catch {
@@ -213,14 +212,13 @@ public enum BackupCatalog {
     var foreign: [String] = []
     for fileName in names.sorted(by: { $0.precedesByBytes($1) }) {
       guard let name = Name(fileName) else { continue }
-      let file = folder.appending(fileName)
-      let path = file.string
+      let file = directory.appending(fileName)
       guard let info = try? fileSystem.info(file) else { continue }
       guard info.kind == .regular else {
         foreign.append(fileName)
         continue
       }
-      let state = inspect(path: path, fileSystem: fileSystem, limits: limits)
+      let state = inspect(path: file, fileSystem: fileSystem, limits: limits)
       switch state {
       case .success(let contents) where contents.tool != "mn":
         foreign.append(fileName)
@@ -229,7 +227,7 @@ public enum BackupCatalog {
         continue  // Removed while it was being read.
       default: break
       }
-      entries.append(Entry(path: path, fileName: fileName, name: name, info: info, state: state))
+      entries.append(Entry(path: file, fileName: fileName, name: name, info: info, state: state))
     }
     entries.sort { a, b in
       a.name.time != b.name.time ? a.name.time < b.name.time : a.name.sequence < b.name.sequence
@@ -260,7 +258,7 @@ public enum BackupCatalog {
 
   /// What `prune` did.
   public struct PruneReport: Sendable, Equatable {
-    public var directory: String
+    public var directory: AbsolutePath
     public var policy: BackupRetention.Policy
     public var dryRun: Bool
     /// Every intact backup considered, newest first, with the policy's decision.
@@ -283,7 +281,7 @@ public enum BackupCatalog {
   /// time); the name is unlinked, so a link is never followed. The folder is synced after.
   ///
   /// - Parameters:
-  ///   - directory: the backup folder, absolute.
+  ///   - directory: the backup folder.
   ///   - policy: the rules' counts; an empty policy removes nothing.
   ///   - dryRun: decide, but change nothing (no lock taken, no lock file created).
   ///   - wait: how long to wait for another prune's lock, in seconds.
@@ -297,7 +295,7 @@ public enum BackupCatalog {
   /// - Throws: `BackupCatalogError.cannotList`, or `.lock` when another prune holds the lock
   ///   past `wait`.
   public static func prune(
-    directory: String, policy: BackupRetention.Policy, dryRun: Bool, wait: Double,
+    directory: AbsolutePath, policy: BackupRetention.Policy, dryRun: Bool, wait: Double,
     fileSystem: FileSystem, sleep: (Double) -> Void, offset: (Int64) -> Int64 = { _ in 0 },
     folders: ((String) -> Bool)? = nil
   ) throws(BackupCatalogError) -> PruneReport {
@@ -305,7 +303,7 @@ public enum BackupCatalog {
       directory: directory, policy: policy, dryRun: dryRun, backups: [], damaged: [])
     let exists: Bool
     do {
-      exists = try fileSystem.infoFollowingLinks(AbsolutePath(directory))?.kind == .directory
+      exists = try fileSystem.infoFollowingLinks(directory)?.kind == .directory
     } catch let error as FileSystemError {
       throw .cannotList(error)
     } catch {
@@ -316,8 +314,7 @@ public enum BackupCatalog {
     if !dryRun {
       do {
         lock = try FileLock.acquire(
-          file: AbsolutePath(directory).appending(lockFileName), timeout: wait,
-          fileSystem: fileSystem,
+          file: directory.appending(lockFileName), timeout: wait, fileSystem: fileSystem,
           sleep: sleep)
       } catch {
         throw .lock(error)
@@ -350,13 +347,13 @@ public enum BackupCatalog {
       }
       report.backups.append(pruned)
     }
-    if removedAny { try? fileSystem.syncDirectory(AbsolutePath(directory)) }
+    if removedAny { try? fileSystem.syncDirectory(directory) }
     return report
   }
 
   /// Unlinks `entry` if it is still the regular file that was read.
   static func remove(_ entry: Entry, fileSystem: FileSystem) -> PrunedBackup.Removal {
-    let file = AbsolutePath(entry.path)
+    let file = entry.path
     do {
       guard let now = try fileSystem.info(file), now.kind == .regular,
         now.device == entry.info.device, now.inode == entry.info.inode,

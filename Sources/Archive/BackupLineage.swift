@@ -23,14 +23,17 @@ public enum BackupLineage {
 
   /// One migration: the destination descends from the source.
   public struct Link: Sendable, Equatable {
-    public var source: String
+    public var source: AbsolutePath
     /// The source with its links resolved when the link was recorded.
-    public var sourceReal: String
-    public var destination: String
+    public var sourceReal: AbsolutePath
+    public var destination: AbsolutePath
     /// The destination with its links resolved when the link was recorded.
-    public var destinationReal: String
+    public var destinationReal: AbsolutePath
 
-    public init(source: String, sourceReal: String, destination: String, destinationReal: String) {
+    public init(
+      source: AbsolutePath, sourceReal: AbsolutePath, destination: AbsolutePath,
+      destinationReal: AbsolutePath
+    ) {
       self.source = source
       self.sourceReal = sourceReal
       self.destination = destination
@@ -40,32 +43,33 @@ public enum BackupLineage {
 
   /// The manifest `source` of a backup of two folders (a migration's): `SOURCE -> DESTINATION`,
   /// whose entries sit under `source/` and `destination/`.
-  public static func pairSource(_ source: String, _ destination: String) -> String {
+  public static func pairSource(_ source: AbsolutePath, _ destination: AbsolutePath) -> String {
     "\(source) -> \(destination)"
   }
 
   /// The folders a backup's manifest `source` names, with the entry prefix of each: one
   /// folder (prefix nil: its entries sit directly under the top folder), or a migration's
   /// two (`source`, `destination`). Empty when it names no absolute folder.
-  public static func folders(ofManifestSource source: String) -> [(prefix: String?, folder: String)]
-  {
+  public static func folders(ofManifestSource source: String) -> [(
+    prefix: String?, folder: AbsolutePath
+  )] {
     guard source.hasPrefix("/") else { return [] }
     for range in source.ranges(of: " -> ") where source[range.upperBound...].hasPrefix("/") {
       return [
-        ("source", String(source[..<range.lowerBound])),
-        ("destination", String(source[range.upperBound...])),
+        ("source", AbsolutePath(String(source[..<range.lowerBound]))),
+        ("destination", AbsolutePath(String(source[range.upperBound...]))),
       ]
     }
-    return [(nil, source)]
+    return [(nil, AbsolutePath(source))]
   }
 
   /// Appends a link to the lineage file in `directory` (created with mode 0o700 when missing,
   /// the file with 0o600), under the backup folder's lock.
   ///
   /// - Parameters:
-  ///   - source: the folder migrated from, absolute.
-  ///   - destination: the folder migrated to, absolute.
-  ///   - directory: the backup folder, absolute.
+  ///   - source: the folder migrated from.
+  ///   - destination: the folder migrated to.
+  ///   - directory: the backup folder.
   ///   - now: seconds since the epoch (recorded as `created`).
   ///   - fileSystem: where to read and write.
   ///   - wait: how long to wait for the backup folder's lock, in seconds.
@@ -73,10 +77,10 @@ public enum BackupLineage {
   /// - Throws: `LockError` when the lock cannot be taken; `FileSystemError` when the file
   ///   cannot be read or written (it is then unchanged).
   public static func record(
-    source: String, destination: String, directory: String, now: Int64,
+    source: AbsolutePath, destination: AbsolutePath, directory: AbsolutePath, now: Int64,
     fileSystem: any FileSystem, wait: Double, sleep: (Double) -> Void
   ) throws {
-    let folder = AbsolutePath(directory)
+    let folder = directory
     try fileSystem.makeDirectories(folder, permissions: 0o700)
     let lock = try FileLock.acquire(
       file: folder.appending(BackupCatalog.lockFileName), timeout: wait,
@@ -88,10 +92,10 @@ public enum BackupLineage {
     if let last = bytes.last, last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
     let line = JSONValue.object([
       ("tool", .string("mn")), ("created", .string(UTCDateTime(secondsSinceEpoch: now).iso8601)),
-      ("source", .string(source)),
-      ("sourceReal", .string(AbsolutePath(source).resolvingLinks(fileSystem).string)),
-      ("destination", .string(destination)),
-      ("destinationReal", .string(AbsolutePath(destination).resolvingLinks(fileSystem).string)),
+      ("source", .string(source.string)),
+      ("sourceReal", .string(source.resolvingLinks(fileSystem).string)),
+      ("destination", .string(destination.string)),
+      ("destinationReal", .string(destination.resolvingLinks(fileSystem).string)),
     ])
     bytes += Array((JSONWriter.string(line) + "\n").utf8)
     try AtomicFile.write(bytes, to: path, fileSystem: fileSystem, permissions: 0o600)
@@ -99,29 +103,32 @@ public enum BackupLineage {
 
   /// The links recorded in `directory`'s lineage file; none when it is absent or unreadable,
   /// and a line that does not parse is skipped.
-  public static func links(in directory: String, fileSystem: any FileSystem) -> [Link] {
-    let path = AbsolutePath(directory).appending(fileName)
+  public static func links(in directory: AbsolutePath, fileSystem: any FileSystem) -> [Link] {
+    let path = directory.appending(fileName)
     guard let bytes = try? fileSystem.readFile(path, limit: 64 << 20) else { return [] }
+    func absolute(_ value: JSONValue?) -> AbsolutePath? {
+      guard let text = value?.stringValue, text.hasPrefix("/") else { return nil }
+      return AbsolutePath(text)
+    }
     return bytes.split(separator: UInt8(ascii: "\n")).compactMap { line in
       guard let value = try? JSONParser.parse(Array(line), maxDepth: 4),
         value["tool"]?.stringValue == "mn",
-        let source = value["source"]?.stringValue, source.hasPrefix("/"),
-        let destination = value["destination"]?.stringValue, destination.hasPrefix("/")
+        let source = absolute(value["source"]), let destination = absolute(value["destination"])
       else { return nil }
       return Link(
-        source: source, sourceReal: value["sourceReal"]?.stringValue ?? source,
+        source: source, sourceReal: absolute(value["sourceReal"]) ?? source,
         destination: destination,
-        destinationReal: value["destinationReal"]?.stringValue ?? destination)
+        destinationReal: absolute(value["destinationReal"]) ?? destination)
     }
   }
 
   /// The real paths of `root` and of every folder it descends from through `links`
   /// (transitively: a folder migrated twice descends from both earlier ones).
-  public static func lineage(of root: String, links: [Link], fileSystem: any FileSystem)
-    -> Set<String>
+  public static func lineage(of root: AbsolutePath, links: [Link], fileSystem: any FileSystem)
+    -> Set<AbsolutePath>
   {
-    func real(_ path: String) -> String { AbsolutePath(path).resolvingLinks(fileSystem).string }
-    var members: Set<String> = [real(root)]
+    func real(_ path: AbsolutePath) -> AbsolutePath { path.resolvingLinks(fileSystem) }
+    var members: Set<AbsolutePath> = [real(root)]
     var grew = true
     while grew {
       grew = false
@@ -138,7 +145,7 @@ public enum BackupLineage {
   /// Whether a backup whose manifest `source` is `source` was taken of a folder of
   /// `lineage` (either folder of a migration's backup).
   public static func names(
-    _ lineage: Set<String>, manifestSource source: String, fileSystem: any FileSystem
+    _ lineage: Set<AbsolutePath>, manifestSource source: String, fileSystem: any FileSystem
   ) -> Bool {
     folders(ofManifestSource: source).contains {
       contains(lineage, $0.folder, fileSystem: fileSystem)
@@ -147,9 +154,9 @@ public enum BackupLineage {
 
   /// The test of `names` for the folder at `root` and what it descends from, with the
   /// lineage file of the backup folder `directory`.
-  public static func ofFolder(_ root: String, in directory: String, fileSystem: any FileSystem)
-    -> (String) -> Bool
-  {
+  public static func ofFolder(
+    _ root: AbsolutePath, in directory: AbsolutePath, fileSystem: any FileSystem
+  ) -> (String) -> Bool {
     let members = lineage(
       of: root, links: links(in: directory, fileSystem: fileSystem), fileSystem: fileSystem)
     return { source in names(members, manifestSource: source, fileSystem: fileSystem) }
@@ -157,8 +164,8 @@ public enum BackupLineage {
 
   /// Whether `folder` (a path a backup recorded) is one of `lineage`, by real path.
   public static func contains(
-    _ lineage: Set<String>, _ folder: String, fileSystem: any FileSystem
+    _ lineage: Set<AbsolutePath>, _ folder: AbsolutePath, fileSystem: any FileSystem
   ) -> Bool {
-    lineage.contains(AbsolutePath(folder).resolvingLinks(fileSystem).string)
+    lineage.contains(folder.resolvingLinks(fileSystem))
   }
 }

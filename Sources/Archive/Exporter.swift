@@ -30,7 +30,7 @@ public typealias DocumentInspector =
 /// Where an archive goes.
 public enum ExportOutput: Sendable, Equatable {
   /// A file, written to a temporary beside it and renamed into place when complete.
-  case file(String)
+  case file(AbsolutePath)
   /// An open descriptor (standard output for `-o -`), written in order; `label` names it
   /// in errors.
   case descriptor(FileDescriptor, label: String)
@@ -78,7 +78,7 @@ public struct ExportOptions: Sendable {
 /// What an export wrote.
 public struct ExportSummary: Sendable, Equatable {
   /// The archive's path; nil when it went to a descriptor.
-  public var path: String?
+  public var path: AbsolutePath?
   public var format: ArchiveFormat
   /// The number of files in the archive (the manifest not counted).
   public var entries: Int
@@ -158,8 +158,8 @@ public enum Exporter {
       }
       return summary
 
-    case .file(let path):
-      let output = AbsolutePath(path)
+    case .file(let output):
+      let path = output.string
       let fd: FileDescriptor
       let temporary: AbsolutePath
       do {
@@ -196,7 +196,7 @@ public enum Exporter {
         var summary = try write(
           root: root, files: sorted, sink: sink, label: path, options: options, now: now,
           fileSystem: fileSystem, inspect: inspect, progress: progress)
-        summary.path = path
+        summary.path = output
         do {
           try fileSystem.sync(fd, path: temporary)
           open = false

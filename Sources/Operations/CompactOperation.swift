@@ -118,10 +118,10 @@ public enum CompactOperation {
   ///   written document does not read back with every change it held.
   public static func execute(
     _ plan: [CompactDocument], fileSystem: any FileSystem,
-    backup: ([ExportFile]) throws -> String?,
+    backup: ([ExportFile]) throws -> AbsolutePath?,
     progress: (CompactDocument) -> Void = { _ in },
     random: () -> String = AtomicFile.randomSuffix
-  ) throws -> (documents: [CompactDocument], backupPath: String?) {
+  ) throws -> (documents: [CompactDocument], backupPath: AbsolutePath?) {
     var documents = plan
     let files = backupFiles(plan, root: "")
     let backupPath = files.isEmpty ? nil : try backup(files)
@@ -173,5 +173,5 @@ public enum CompactOperation {
 /// Why `mn compact` stopped.
 public enum CompactError: Error, Sendable {
   /// A compacted document read back without a change it held: restore it from the backup.
-  case verificationFailed(path: String, backup: String?)
+  case verificationFailed(path: String, backup: AbsolutePath?)
 }

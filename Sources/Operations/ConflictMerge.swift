@@ -76,7 +76,7 @@ public enum ConflictMerge {
   ///   and no copy of that document is removed); `ConflictMergeError.verificationFailed`.
   public static func execute(
     _ plan: ConflictMergePlan, keepCopies: Bool = false, fileSystem: any FileSystem,
-    backup: ([ExportFile]) throws -> String?,
+    backup: ([ExportFile]) throws -> AbsolutePath?,
     progress: (ConflictMergeProgress) -> Void = { _ in },
     isCancelled: () -> Bool = { false },
     random: () -> String = AtomicFile.randomSuffix

@@ -36,14 +36,14 @@ public struct ConflictMergeReport: Sendable {
   public var documents: [ConflictMergeDocument]
   /// The backup archive's path; nil when none was made (nothing to remove, or the caller's
   /// `backup` closure made none).
-  public var backupPath: String?
+  public var backupPath: AbsolutePath?
   /// Whether the run stopped early because the caller asked it to (SIGINT); the documents
   /// not reached are still listed, untouched (`written` and `removed` false).
   public var interrupted: Bool
 
   /// Creates a report.
   public init(
-    root: String, documents: [ConflictMergeDocument], backupPath: String? = nil,
+    root: String, documents: [ConflictMergeDocument], backupPath: AbsolutePath? = nil,
     interrupted: Bool = false
   ) {
     self.root = root
@@ -209,7 +209,7 @@ public enum ConflictCopyProblem: Error, Sendable, Equatable, CustomStringConvert
 /// the backup's path before anything is removed).
 public enum ConflictMergeProgress: Sendable {
   /// The backup archive is written and verified.
-  case backedUp(path: String)
+  case backedUp(path: AbsolutePath)
   /// Work on document `index` (0-based) of `total` begins.
   case started(index: Int, total: Int, logicalName: String)
   /// A document is done (merged, or refused).

@@ -156,7 +156,7 @@ public enum ConflictVersions {
   ///   is then resolved).
   public static func execute(
     _ plan: VersionMergePlan, provider: any SyncProvider, fileSystem: any FileSystem,
-    resolving: Bool = true, backup: ([ExportFile]) throws -> String?,
+    resolving: Bool = true, backup: ([ExportFile]) throws -> AbsolutePath?,
     checkpoint: (VersionMergeStep) throws -> Void = { _ in },
     random: () -> String = AtomicFile.randomSuffix
   ) throws -> VersionMergeReport {
@@ -328,7 +328,7 @@ public struct VersionMergeReport: Sendable {
   /// The documents whose versions the system does not show (from the plan).
   public var hidden: [String]
   /// The backup archive, when one was made.
-  public var backupPath: String?
+  public var backupPath: AbsolutePath?
 
   public init(plan: VersionMergePlan) {
     root = plan.root

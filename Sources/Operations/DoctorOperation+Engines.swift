@@ -17,7 +17,7 @@ extension DoctorOperation {
     root: String, bisyncDirectory: String?, into report: inout DoctorReport,
     fileSystem: any FileSystem
   ) {
-    guard let directory = bisyncDirectory.map(AbsolutePath.init),
+    guard let directory = bisyncDirectory.map { AbsolutePath($0) },
       let names = try? fileSystem.contentsOfDirectory(directory)
     else { return }
     let encoded = String(root.drop { $0 == "/" }).replacing("/", with: "_")

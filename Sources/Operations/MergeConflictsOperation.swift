@@ -45,7 +45,7 @@ public enum MergeConflictsOperation {
     /// The versions as planned, untouched, when the run was interrupted during the copies.
     public var versions: VersionMergeReport
     /// The run's one backup archive; nil when none was made.
-    public var backupPath: String? { copies.backupPath ?? versions.backupPath }
+    public var backupPath: AbsolutePath? { copies.backupPath ?? versions.backupPath }
   }
 
   /// The backup before the first change.
@@ -53,7 +53,7 @@ public enum MergeConflictsOperation {
     /// Make one of the files involved, named with `reason`.
     case make(BackupTarget, reason: String)
     /// One was made already and holds every file involved (`migrate`'s of both folders).
-    case made(String)
+    case made(AbsolutePath)
     /// None (`--no-backup`).
     case skip
   }
@@ -120,10 +120,10 @@ public enum MergeConflictsOperation {
     copiesMerged: (ConflictMergeReport) throws -> Void = { _ in },
     isCancelled: () -> Bool = { false }, random: () -> String = AtomicFile.randomSuffix
   ) throws -> Report {
-    var backupPath: String?
+    var backupPath: AbsolutePath?
     // The one backup: made on the first call, with the versions' bytes beside the files asked
     // for; later calls get the same path.
-    func takeBackup(_ files: [ExportFile]) throws -> String? {
+    func takeBackup(_ files: [ExportFile]) throws -> AbsolutePath? {
       if let backupPath { return backupPath }
       switch backup {
       case .skip: return nil

@@ -79,7 +79,7 @@ public enum MigrateOperation {
     /// into iCloud Drive and lists conflict versions.
     public var system: SystemContext
     /// The backup directory, asked for only when a backup is made.
-    public var backupDirectory: () throws -> String
+    public var backupDirectory: () throws -> AbsolutePath
     /// The context of `--fetch`'s fetch from `source`, with the number of files to fetch.
     public var fetchContext: (_ source: FetchSource, _ total: Int) -> FetchContext
     /// Asked once, after the plan, before anything changes: false stops with `.declined`.
@@ -88,7 +88,7 @@ public enum MigrateOperation {
     public var event: (Event) throws -> Void
 
     public init(
-      system: SystemContext, backupDirectory: @escaping () throws -> String,
+      system: SystemContext, backupDirectory: @escaping () throws -> AbsolutePath,
       fetchContext: @escaping (FetchSource, Int) -> FetchContext,
       confirm: @escaping (MigrationPlan) throws -> Bool,
       event: @escaping (Event) throws -> Void = { _ in }
@@ -120,7 +120,7 @@ public enum MigrateOperation {
     /// An unfinished migration, recorded in this journal, is resumed.
     case resuming(journal: String)
     /// The verified backup of both folders was written here.
-    case backupWritten(String)
+    case backupWritten(AbsolutePath)
     /// The documents and files are about to be migrated, this many steps.
     case executing(total: Int)
     /// This document or file is migrated now (logical name).
@@ -145,7 +145,7 @@ public enum MigrateOperation {
     case declined(MigrationPlan)
     /// Done: the plan executed, what was done, and the backup's path (nil when there was
     /// nothing to back up).
-    case migrated(MigrationPlan, MigrationReport, backup: String?)
+    case migrated(MigrationPlan, MigrationReport, backup: AbsolutePath?)
   }
 
   /// Runs a migration.
@@ -214,20 +214,20 @@ public enum MigrateOperation {
         syncProvider: context.syncProvider)
       if let blocker = plan.blocker { throw blocker }
     }
-    var backup: String?
+    var backup: AbsolutePath?
     if plan.hasWork(keepSource: request.keepSource) {
       let directory = try context.backupDirectory()
+      let (from, to) = (AbsolutePath(source), AbsolutePath(destination))
       let target = BackupTarget(
-        directory: { directory }, source: BackupLineage.pairSource(source, destination),
-        dataRoots: [source, destination], version: request.version, now: { context.nowSeconds },
-        fileSystem: fs)
+        directory: { directory }, moving: from, to: to, version: request.version,
+        now: { context.nowSeconds }, fileSystem: fs)
       let path = try target.make(Migration.backupFiles(plan), reason: "migrate")
       backup = path
       try context.event(.backupWritten(path))
       // Before anything moves: from now on the destination holds the source's documents, so
       // the source's backups are the destination's too (mn repair, mn.md §14).
       try BackupLineage.record(
-        source: source, destination: destination, directory: directory, now: context.nowSeconds,
+        source: from, destination: to, directory: directory, now: context.nowSeconds,
         fileSystem: fs, wait: request.lockTimeout, sleep: context.sleep)
     }
     if !plan.conflicts.isEmpty || !plan.versions.isEmpty {

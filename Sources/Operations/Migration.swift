@@ -64,7 +64,7 @@ public enum Migration {
   ) throws -> WriteLocks {
     do {
       return try WriteLocks.acquire(
-        roots.map(AbsolutePath.init), timeout: timeout, fileSystem: fileSystem, sleep: sleep)
+        roots.map { AbsolutePath($0) }, timeout: timeout, fileSystem: fileSystem, sleep: sleep)
     } catch {
       throw lockError(error, destination: destination)
     }
@@ -280,7 +280,7 @@ public enum Migration {
   /// - Throws: `MigrationError.stepFailed` when a merge fails (every change is still in
   ///   some file); `StorageError` when a folder cannot be scanned again.
   public static func mergeConflicts(
-    _ plan: MigrationPlan, keepSource: Bool, backupPath: String?, fileSystem: any FileSystem,
+    _ plan: MigrationPlan, keepSource: Bool, backupPath: AbsolutePath?, fileSystem: any FileSystem,
     syncProvider: any SyncProvider = NoSyncProvider()
   ) throws -> MigrationPlan {
     guard !plan.conflicts.isEmpty || !plan.versions.isEmpty else { return plan }

@@ -61,7 +61,7 @@ public enum RepairOperation {
   /// - Returns: the report of what `execute` would do.
   public static func plan(
     listing: FolderListing, documents: [DocumentEntry]? = nil, origins: [RepairOrigin] = [],
-    backupDirectory: String?, fileSystem: any FileSystem,
+    backupDirectory: AbsolutePath?, fileSystem: any FileSystem,
     progress: (Int, Int, String) -> Void = { _, _, _ in }
   ) -> RepairReport {
     var report = RepairReport(root: listing.root, documents: [])
@@ -109,33 +109,33 @@ public enum RepairOperation {
 
     // Archives are read once each, for every target at once.
     var archived = [[Input]](repeating: [], count: targets.count)
-    var archives: [(kind: RepairSource.Kind, path: String)] = []
+    var archives: [(kind: RepairSource.Kind, path: AbsolutePath)] = []
     var directories: [String] = []
     for origin in origins {
       switch origin {
-      case .archive(let path): archives.append((.from, path))
+      case .archive(let path): archives.append((.from, AbsolutePath(path)))
       case .directory(let path): directories.append(path)
       }
     }
-    var lineage: Set<String> = []
+    var lineage: Set<AbsolutePath> = []
     if let backupDirectory {
-      func real(_ path: String) -> String { AbsolutePath(path).resolvingLinks(fileSystem).string }
-      let named = Set(archives.map { real($0.path) })
+      let named = Set(archives.map { $0.path.resolvingLinks(fileSystem) })
       for name in backupArchives(in: backupDirectory, fileSystem: fileSystem) {
-        let path = AbsolutePath(backupDirectory).appending(name).string
+        let path = backupDirectory.appending(name)
         // An archive named by --from is taken as such, once.
-        if !named.contains(real(path)) { archives.append((.backup, path)) }
+        if !named.contains(path.resolvingLinks(fileSystem)) { archives.append((.backup, path)) }
       }
       lineage = BackupLineage.lineage(
-        of: listing.root, links: BackupLineage.links(in: backupDirectory, fileSystem: fileSystem),
+        of: AbsolutePath(listing.root),
+        links: BackupLineage.links(in: backupDirectory, fileSystem: fileSystem),
         fileSystem: fileSystem)
     }
     for (kind, path) in archives {
       let archive: ReadArchive
       do {
-        archive = try ArchiveReader.verify(path: AbsolutePath(path), fileSystem: fileSystem)
+        archive = try ArchiveReader.verify(path: path, fileSystem: fileSystem)
       } catch {
-        report.unusableArchives.append((path, error.description))
+        report.unusableArchives.append((path.string, error.description))
         continue
       }
       // A backup's folders by entry prefix, and whether each is of this folder's lineage.
@@ -144,7 +144,7 @@ public enum RepairOperation {
       if kind == .backup, let manifest = archive.manifest {
         for (prefix, folder) in BackupLineage.folders(ofManifestSource: manifest.source) {
           ours[prefix] = BackupLineage.contains(lineage, folder, fileSystem: fileSystem)
-          recorded[prefix] = folder
+          recorded[prefix] = folder.string
         }
       }
       for entry in archive.entries {
@@ -206,10 +206,10 @@ public enum RepairOperation {
 
   /// The `minuta-backup-*` archives of the backup folder (only what mn wrote there, mn.md
   /// §13), newest first; none when the folder is absent or unreadable.
-  static func backupArchives(in directory: String, fileSystem: any FileSystem) -> [String] {
-    guard let names = try? fileSystem.contentsOfDirectory(AbsolutePath(directory)) else {
-      return []
-    }
+  static func backupArchives(in directory: AbsolutePath, fileSystem: any FileSystem)
+    -> [String]
+  {
+    guard let names = try? fileSystem.contentsOfDirectory(directory) else { return [] }
     return names.filter { $0.hasPrefix("minuta-backup-") && $0.hasSuffix(".tar.gz") }
       .sorted { $1.precedesByBytes($0) }
   }
@@ -366,7 +366,7 @@ public enum RepairOperation {
   ///   fails (that file is unchanged); `RepairError.verificationFailed` when a written file
   ///   does not read back with every recovered change.
   public static func execute(
-    _ plan: RepairReport, fileSystem: any FileSystem, backup: ([ExportFile]) throws -> String,
+    _ plan: RepairReport, fileSystem: any FileSystem, backup: ([ExportFile]) throws -> AbsolutePath,
     progress: (Int, Int, String) -> Void = { _, _, _ in },
     random: () -> String = AtomicFile.randomSuffix
   ) throws -> RepairReport {

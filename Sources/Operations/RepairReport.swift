@@ -162,7 +162,7 @@ public struct RepairReport: Sendable {
   /// Archives that could not be used (path and why), each looked at once for all documents.
   public var unusableArchives: [(path: String, problem: String)] = []
   /// The backup written before the first write; nil when nothing was written.
-  public var backupPath: String?
+  public var backupPath: AbsolutePath?
 
   public init(root: String, documents: [RepairDocument]) {
     self.root = root

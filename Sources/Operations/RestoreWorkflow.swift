@@ -14,7 +14,7 @@ public enum RestoreWorkflow {
     /// The plan as decided under the lock, just before writing.
     public var plan: RestorePlan
     /// The path of the destination's backup, made when the plan replaces an existing file.
-    public var backupPath: String?
+    public var backupPath: AbsolutePath?
     /// What was written, merged, left alone.
     public var report: RestoreReport
     /// mn's leftover temporaries that were removed from the destination.
@@ -25,10 +25,10 @@ public enum RestoreWorkflow {
   /// its lock file can be taken.
   ///
   /// - Throws: `ArchiveError.cannotCreateOutput` or `.destinationConflict`.
-  public static func prepareDestination(_ destination: String, fileSystem: FileSystem)
+  public static func prepareDestination(_ destination: AbsolutePath, fileSystem: FileSystem)
     throws(ArchiveError)
   {
-    guard try !ArchiveRestore.destinationExists(AbsolutePath(destination), fileSystem: fileSystem)
+    guard try !ArchiveRestore.destinationExists(destination, fileSystem: fileSystem)
     else { return }
     try ArchiveError.makeDirectories(destination, permissions: 0o755, fileSystem: fileSystem)
   }
@@ -48,11 +48,11 @@ public enum RestoreWorkflow {
   /// - Throws: `StorageError` when the destination cannot be scanned;
   ///   `ArchiveError.placeholdersPresent` when a document to restore is only a placeholder
   ///   there, `.destinationConflict` when something is in the way, `.io`.
-  public static func plan(archive: ReadArchive, destination: String, fileSystem: FileSystem)
-    throws -> RestorePlan
-  {
-    if try ArchiveRestore.destinationExists(AbsolutePath(destination), fileSystem: fileSystem) {
-      let listing = try FolderScan.scan(root: AbsolutePath(destination), fileSystem: fileSystem)
+  public static func plan(
+    archive: ReadArchive, destination: AbsolutePath, fileSystem: FileSystem
+  ) throws -> RestorePlan {
+    if try ArchiveRestore.destinationExists(destination, fileSystem: fileSystem) {
+      let listing = try FolderScan.scan(root: destination, fileSystem: fileSystem)
       let missing = placeholdersInTheWay(archive: archive, listing: listing)
       guard missing.isEmpty else { throw ArchiveError.placeholdersPresent(missing) }
     }
@@ -72,7 +72,7 @@ public enum RestoreWorkflow {
       let path = plan.items[index].path
       guard let incoming = archive.entry(path)?.bytes,
         let existing = try? fileSystem.readFile(
-          AbsolutePath(plan.destination).appending(path),
+          plan.destination.appending(path),
           limit: ArchiveLimits.standard.maxEntrySize),
         let merged = try? DocumentTools.merge(existing: existing, incoming: incoming)
       else { continue }
@@ -89,7 +89,7 @@ public enum RestoreWorkflow {
   ///
   /// - Parameters:
   ///   - archive: a checked archive from `ArchiveReader`.
-  ///   - destination: the data folder, absolute.
+  ///   - destination: the data folder.
   ///   - backupDirectory: where the backup goes (outside every data folder).
   ///   - version: the tool's version, for the backup's manifest.
   ///   - now: seconds since the epoch, for the backup's name and manifest.
@@ -100,20 +100,20 @@ public enum RestoreWorkflow {
   ///   error of `BackupTarget.make` and `ArchiveRestore.execute`. Nothing is written before
   ///   the backup is complete and verified.
   public static func run(
-    archive: ReadArchive, destination: String, backupDirectory: String, version: String,
-    now: Int64, fileSystem: FileSystem
+    archive: ReadArchive, destination: AbsolutePath, backupDirectory: AbsolutePath,
+    version: String, now: Int64, fileSystem: FileSystem
   ) throws -> Outcome {
-    let listing = try FolderScan.scan(root: AbsolutePath(destination), fileSystem: fileSystem)
+    let listing = try FolderScan.scan(root: destination, fileSystem: fileSystem)
     let removed = TemporaryCleanup.removeStale(listing, fileSystem: fileSystem)
     let missing = placeholdersInTheWay(archive: archive, listing: listing)
     guard missing.isEmpty else { throw ArchiveError.placeholdersPresent(missing) }
     let plan = try refined(
       ArchiveRestore.plan(archive: archive, destination: destination, fileSystem: fileSystem),
       archive: archive, fileSystem: fileSystem)
-    var backup: String?
+    var backup: AbsolutePath?
     if !plan.items(.merge).isEmpty {
       let target = BackupTarget(
-        directory: { backupDirectory }, source: destination, version: version, now: { now },
+        directory: { backupDirectory }, folder: destination, version: version, now: { now },
         fileSystem: fileSystem)
       backup = try target.make(
         FolderFiles.exportFiles(listing, includeCopies: true), reason: "restore")
@@ -122,7 +122,7 @@ public enum RestoreWorkflow {
       archive: archive, destination: destination, fileSystem: fileSystem,
       merger: DocumentReplace.merger,
       coordinated: { path, replace in
-        try CoordinatedFileSystem.run(.replacing, path, on: fileSystem, replace)
+        try CoordinatedFileSystem.run(.replacing, path.string, on: fileSystem, replace)
       })
     return Outcome(
       plan: plan, backupPath: backup, report: report, removedTemporaries: removed)

@@ -22,7 +22,7 @@ public struct WatchContext {
   /// Fetches the placeholders of a scan, with `--fetch`'s source; nil without `--fetch`.
   public var fetch: ((FolderListing) throws -> FetchReport)?
   /// Applies the retention (`WatchRetention.apply`); returns the backups removed.
-  public var prune: (BackupKeepPolicy) throws -> [String]
+  public var prune: (BackupKeepPolicy) throws -> [AbsolutePath]
   /// Whether SIGTERM or SIGINT arrived (asked between documents, too).
   public var isTerminating: () -> Bool
   /// How many SIGHUPs arrived since it was last asked.
@@ -35,7 +35,7 @@ public struct WatchContext {
     tryLock: @escaping () throws -> WriteLocks?,
     backup: BackupTarget,
     fetch: ((FolderListing) throws -> FetchReport)?,
-    prune: @escaping (BackupKeepPolicy) throws -> [String],
+    prune: @escaping (BackupKeepPolicy) throws -> [AbsolutePath],
     isTerminating: @escaping () -> Bool, takeHangups: @escaping () -> Int,
     report: @escaping (WatchReport) -> Void
   ) {

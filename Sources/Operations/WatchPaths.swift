@@ -58,15 +58,13 @@ public enum WatchPaths {
   ///
   /// The candidates are read back newest first until one is of this folder: at start, once.
   public static func lastScheduledBackup(
-    of root: String, in directory: String, fileSystem: any FileSystem
+    of root: AbsolutePath, in directory: AbsolutePath, fileSystem: any FileSystem
   ) -> Double? {
-    guard let names = try? fileSystem.contentsOfDirectory(AbsolutePath(directory)) else {
-      return nil
-    }
+    guard let names = try? fileSystem.contentsOfDirectory(directory) else { return nil }
     let ours = BackupLineage.ofFolder(root, in: directory, fileSystem: fileSystem)
     let candidates = names.compactMap { name in scheduledBackupTime(name).map { (name, $0) } }
     for (name, time) in candidates.sorted(by: { $0.1 > $1.1 }) {
-      let path = AbsolutePath(directory).appending(name).string
+      let path = directory.appending(name)
       if case .success(let contents) = BackupCatalog.inspect(path: path, fileSystem: fileSystem),
         ours(contents.source)
       {

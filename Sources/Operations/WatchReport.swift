@@ -1,3 +1,5 @@
+import Platform
+
 /// What `mn watch` did, one value per action, for the verb to print (mn.md §12).
 public enum WatchReport {
   /// Watching started (or `--once` started its pass).
@@ -9,7 +11,7 @@ public enum WatchReport {
   /// The lock was free again after `waited` seconds.
   case lockTaken(waited: Double)
   /// A backup was written: before a merge, or on schedule.
-  case backedUp(path: String, scheduled: Bool)
+  case backedUp(path: AbsolutePath, scheduled: Bool)
   /// A document's quiet copies were merged (or refused, or some kept: the value says).
   case merged(ConflictMergeDocument)
   /// A document's conflict versions were merged and resolved (or refused, or some kept
@@ -18,7 +20,7 @@ public enum WatchReport {
   /// Placeholders were fetched.
   case fetched(FetchReport)
   /// Backups removed by the retention after a scheduled backup.
-  case pruned([String])
+  case pruned([AbsolutePath])
   /// An action failed; it is tried again later.
   case failed(action: String, error: any Error)
   /// `--once`: copies left because they changed less than `--quiet-for` ago.

@@ -39,9 +39,9 @@ public enum WatchRetention {
   /// - Returns: The backups removed.
   /// - Throws: `BackupCatalogError` (a folder that cannot be listed, a lock held).
   public static func apply(
-    _ policy: BackupKeepPolicy, root: String, directory: String, wait: Double,
+    _ policy: BackupKeepPolicy, root: AbsolutePath, directory: AbsolutePath, wait: Double,
     fileSystem: any FileSystem, sleep: (Double) -> Void, offset: (Int64) -> Int64
-  ) throws -> [String] {
+  ) throws -> [AbsolutePath] {
     let rules = BackupRetention.Policy(
       last: policy.last ?? 0, daily: policy.daily ?? 0, weekly: policy.weekly ?? 0,
       monthly: policy.monthly ?? 0)

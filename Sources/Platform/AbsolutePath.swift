@@ -151,3 +151,9 @@ extension FileSystem {
     }
   }
 }
+
+/// A literal path (`"/backups/b.tar.gz"`), as swift-system's `FilePath` takes one: kept as
+/// written, like `init(_:)`.
+extension AbsolutePath: ExpressibleByStringLiteral {
+  public init(stringLiteral value: String) { self.init(value) }
+}

@@ -258,7 +258,7 @@ import Testing
       ]
     let output = scratch.path + "/out." + format.fileExtension
     _ = try Exporter.export(
-      root: sample.root, files: files, output: .file(output),
+      root: sample.root, files: files, output: .file(AbsolutePath(output)),
       options: ExportOptions(format: format, version: "1"), now: 0, fileSystem: LiveFileSystem(),
       inspect: nil, random: { "abcdef" })
     let bytes = try #require(scratch.read("out." + format.fileExtension))
@@ -297,7 +297,7 @@ import Testing
     for format in ArchiveFormat.allCases {
       let output = scratch.path + "/f." + format.fileExtension
       _ = try Exporter.export(
-        root: sample.root, files: sample.files, output: .file(output),
+        root: sample.root, files: sample.files, output: .file(AbsolutePath(output)),
         options: ExportOptions(format: format, version: "1"), now: 0, fileSystem: LiveFileSystem(),
         inspect: nil, random: { "abcdef" })
       let bytes = try #require(scratch.read("f." + format.fileExtension))

@@ -14,13 +14,13 @@ import Testing
   struct Folder {
     let scratch: ArchiveScratch
     let sample: SampleFolder
-    let directory: String
+    let directory: AbsolutePath
     var fs: LiveFileSystem { LiveFileSystem() }
 
     init() throws {
       scratch = try ArchiveScratch()
       sample = try SampleFolder(in: scratch)
-      directory = scratch.path + "/backups"
+      directory = AbsolutePath(scratch.path + "/backups")
     }
 
     @discardableResult
@@ -28,9 +28,9 @@ import Testing
       let suffix = SuffixCounter()
       return try Backup.make(
         files: sample.files, source: sample.root, reason: reason, directory: directory,
-        dataRoots: [sample.root], version: "1.0", now: now, fileSystem: fs,
+        dataRoots: [AbsolutePath(sample.root)], version: "1.0", now: now, fileSystem: fs,
         inspect: fakeInspector, random: { suffix() }
-      ).path
+      ).path.string
     }
 
     func names() -> [String] { scratch.listing("backups") }
@@ -88,11 +88,11 @@ import Testing
     // archive whose manifest another tool wrote.
     try folder.scratch.write("backups/notes.txt", "mine")
     try FileManager.default.createSymbolicLink(
-      atPath: folder.directory + "/minuta-backup-20270101-000000-migrate.tar.gz",
-      withDestinationPath: folder.directory
+      atPath: folder.directory.string + "/minuta-backup-20270101-000000-migrate.tar.gz",
+      withDestinationPath: folder.directory.string
         + "/minuta-backup-20260906-154512-merge-conflicts.tar.gz")
     try FileManager.default.createDirectory(
-      atPath: folder.directory + "/minuta-backup-20270102-000000-migrate.tar.gz",
+      atPath: folder.directory.string + "/minuta-backup-20270102-000000-migrate.tar.gz",
       withIntermediateDirectories: false)
     var tar = TarBuilder()
     tar.add("Minuta/a.txt", Array("a".utf8))
@@ -134,11 +134,12 @@ import Testing
     let scratch = try ArchiveScratch()
     defer { scratch.remove() }
     let listing = try BackupCatalog.list(
-      directory: scratch.path + "/none", fileSystem: LiveFileSystem())
+      directory: AbsolutePath(scratch.path + "/none"), fileSystem: LiveFileSystem())
     #expect(!listing.exists && listing.entries.isEmpty)
     try scratch.write("file", "x")
     #expect(throws: BackupCatalogError.self) {
-      try BackupCatalog.list(directory: scratch.path + "/file", fileSystem: LiveFileSystem())
+      try BackupCatalog.list(
+        directory: AbsolutePath(scratch.path + "/file"), fileSystem: LiveFileSystem())
     }
   }
 
@@ -189,7 +190,9 @@ import Testing
     #expect(
       BackupCatalog.inspect(path: listing.entries[4].path, fileSystem: folder.fs)
         == .failure(.missingManifest))
-    if case .success(let contents) = BackupCatalog.inspect(path: good, fileSystem: folder.fs) {
+    if case .success(let contents) = BackupCatalog.inspect(
+      path: AbsolutePath(good), fileSystem: folder.fs)
+    {
       #expect(contents.documents == 3)
     } else {
       Issue.record("the good backup did not read back")
@@ -251,9 +254,9 @@ import Testing
       return URL(
         fileURLWithPath: try Backup.make(
           files: sample.files, source: sample.root, reason: "merge-conflicts",
-          directory: folder.directory, dataRoots: [sample.root], version: "1.0", now: now,
-          fileSystem: folder.fs, inspect: fakeInspector, random: { suffix() }
-        ).path
+          directory: folder.directory, dataRoots: [AbsolutePath(sample.root)], version: "1.0",
+          now: now, fileSystem: folder.fs, inspect: fakeInspector, random: { suffix() }
+        ).path.string
       ).lastPathComponent
     }
     let day: Int64 = 86_400
@@ -279,7 +282,8 @@ import Testing
     let scratch = try ArchiveScratch()
     defer { scratch.remove() }
     let report = try BackupCatalog.prune(
-      directory: scratch.path + "/none", policy: .init(last: 1), dryRun: false, wait: 0,
+      directory: AbsolutePath(scratch.path + "/none"), policy: .init(last: 1), dryRun: false,
+      wait: 0,
       fileSystem: LiveFileSystem(), sleep: { _ in })
     #expect(report.backups.isEmpty)
     #expect(scratch.listing().isEmpty)
@@ -314,7 +318,7 @@ import Testing
     try folder.backup(at: Self.t0)
     try folder.backup(at: Self.t0 + 60)
     let held = try FileLock.acquire(
-      file: AbsolutePath(folder.directory).appending(BackupCatalog.lockFileName), timeout: 0,
+      file: folder.directory.appending(BackupCatalog.lockFileName), timeout: 0,
       fileSystem: folder.fs, sleep: { _ in })
     var slept = 0.0
     let error = #expect(throws: BackupCatalogError.self) {

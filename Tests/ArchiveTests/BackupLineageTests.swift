@@ -21,40 +21,41 @@ import Testing
   {
     let found = BackupLineage.folders(ofManifestSource: source)
     #expect(found.map(\.prefix) == prefixes)
-    #expect(found.map(\.folder) == folders)
+    #expect(found.map(\.folder.string) == folders)
   }
 
   @Test func pairSourceIsReadBack() {
-    let found = BackupLineage.folders(ofManifestSource: BackupLineage.pairSource("/o", "/n"))
-    #expect(found.map(\.folder) == ["/o", "/n"])
+    let found = BackupLineage.folders(
+      ofManifestSource: BackupLineage.pairSource(AbsolutePath("/o"), AbsolutePath("/n")))
+    #expect(found.map(\.folder.string) == ["/o", "/n"])
   }
 
   @Test func linksAreAppendedKeepingEveryOldByteAndTheLineageIsTransitive() throws {
     let scratch = try ScratchFolder()
-    let directory = scratch.absolute("backups")
+    let directory = scratch.location("backups")
     try scratch.write("backups/" + BackupLineage.fileName, Array("not json".utf8))
     try BackupLineage.record(
-      source: scratch.absolute("a"), destination: scratch.absolute("b"), directory: directory,
+      source: scratch.location("a"), destination: scratch.location("b"), directory: directory,
       now: 1_790_000_000, fileSystem: fs, wait: 0, sleep: { _ in })
     try BackupLineage.record(
-      source: scratch.absolute("b"), destination: scratch.absolute("c"), directory: directory,
+      source: scratch.location("b"), destination: scratch.location("c"), directory: directory,
       now: 1_790_000_001, fileSystem: fs, wait: 0, sleep: { _ in })
     let text = String(
       decoding: try Data(
-        contentsOf: URL(fileURLWithPath: directory + "/" + BackupLineage.fileName)),
+        contentsOf: URL(fileURLWithPath: directory.appending(BackupLineage.fileName).string)),
       as: UTF8.self)
     #expect(text.hasPrefix("not json\n{"), "the unreadable line is kept")
     #expect(text.split(separator: "\n").count == 3)
     let links = BackupLineage.links(in: directory, fileSystem: fs)
-    #expect(links.map(\.destination) == [scratch.absolute("b"), scratch.absolute("c")])
-    let lineage = BackupLineage.lineage(of: scratch.absolute("c"), links: links, fileSystem: fs)
+    #expect(links.map(\.destination) == [scratch.location("b"), scratch.location("c")])
+    let lineage = BackupLineage.lineage(of: scratch.location("c"), links: links, fileSystem: fs)
     for name in ["a", "b", "c"] {
-      #expect(BackupLineage.contains(lineage, scratch.absolute(name), fileSystem: fs), "\(name)")
+      #expect(BackupLineage.contains(lineage, scratch.location(name), fileSystem: fs), "\(name)")
     }
     // Descent has a direction, and a longer name is another folder.
-    let ofB = BackupLineage.lineage(of: scratch.absolute("b"), links: links, fileSystem: fs)
-    #expect(!BackupLineage.contains(ofB, scratch.absolute("c"), fileSystem: fs))
-    #expect(!BackupLineage.contains(lineage, scratch.absolute("a-test"), fileSystem: fs))
+    let ofB = BackupLineage.lineage(of: scratch.location("b"), links: links, fileSystem: fs)
+    #expect(!BackupLineage.contains(ofB, scratch.location("c"), fileSystem: fs))
+    #expect(!BackupLineage.contains(lineage, scratch.location("a-test"), fileSystem: fs))
   }
 
   @Test func foldersAreComparedByRealPath() throws {
@@ -62,9 +63,9 @@ import Testing
     try scratch.write("data/tags.automerge", [])
     try FileManager.default.createSymbolicLink(
       atPath: scratch.absolute("link"), withDestinationPath: scratch.absolute("data"))
-    let lineage = BackupLineage.lineage(of: scratch.absolute("link"), links: [], fileSystem: fs)
-    #expect(BackupLineage.contains(lineage, scratch.absolute("data"), fileSystem: fs))
-    #expect(BackupLineage.contains(lineage, scratch.absolute("data/"), fileSystem: fs))
-    #expect(!BackupLineage.contains(lineage, scratch.absolute("dat"), fileSystem: fs))
+    let lineage = BackupLineage.lineage(of: scratch.location("link"), links: [], fileSystem: fs)
+    #expect(BackupLineage.contains(lineage, scratch.location("data"), fileSystem: fs))
+    #expect(BackupLineage.contains(lineage, scratch.location("data/"), fileSystem: fs))
+    #expect(!BackupLineage.contains(lineage, scratch.location("dat"), fileSystem: fs))
   }
 }

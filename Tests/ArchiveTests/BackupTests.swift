@@ -12,8 +12,10 @@ import Testing
   ) throws -> Backup.Result {
     let suffix = SuffixCounter()
     return try Backup.make(
-      files: sample.files, source: sample.root, reason: reason, directory: directory,
-      dataRoots: roots ?? [sample.root], version: "1.0", now: now, fileSystem: fileSystem,
+      files: sample.files, source: sample.root, reason: reason,
+      directory: AbsolutePath(directory),
+      dataRoots: (roots ?? [sample.root]).map { AbsolutePath($0) },
+      version: "1.0", now: now, fileSystem: fileSystem,
       inspect: fakeInspector, random: { suffix() })
   }
 
@@ -23,13 +25,14 @@ import Testing
     let sample = try SampleFolder(in: scratch)
     let directory = scratch.path + "/state/minuta/backups"
     let result = try make(sample, directory: directory)
-    #expect(result.path == directory + "/minuta-backup-20260906-154512-merge-conflicts.tar.gz")
+    #expect(
+      result.path.string == directory + "/minuta-backup-20260906-154512-merge-conflicts.tar.gz")
     #expect(result.summary.verified)
     #expect(result.summary.format == .tarGz)
     let read = try ArchiveReader.verify(
-      path: AbsolutePath(result.path), fileSystem: LiveFileSystem())
+      path: result.path, fileSystem: LiveFileSystem())
     #expect(read.entries.count == SampleFolder.contents.count)
-    let attributes = try FileManager.default.attributesOfItem(atPath: result.path)
+    let attributes = try FileManager.default.attributesOfItem(atPath: result.path.string)
     #expect((attributes[.posixPermissions] as? Int) == 0o600)
     let dirAttributes = try FileManager.default.attributesOfItem(atPath: directory)
     #expect((dirAttributes[.posixPermissions] as? Int) == 0o700)
@@ -43,9 +46,9 @@ import Testing
     let first = try make(sample, directory: directory, reason: "migrate")
     let second = try make(sample, directory: directory, reason: "migrate")
     let third = try make(sample, directory: directory, reason: "migrate")
-    #expect(first.path.hasSuffix("/minuta-backup-20260906-154512-migrate.tar.gz"))
-    #expect(second.path.hasSuffix("/minuta-backup-20260906-154512-migrate-2.tar.gz"))
-    #expect(third.path.hasSuffix("/minuta-backup-20260906-154512-migrate-3.tar.gz"))
+    #expect(first.path.string.hasSuffix("/minuta-backup-20260906-154512-migrate.tar.gz"))
+    #expect(second.path.string.hasSuffix("/minuta-backup-20260906-154512-migrate-2.tar.gz"))
+    #expect(third.path.string.hasSuffix("/minuta-backup-20260906-154512-migrate-3.tar.gz"))
     #expect(scratch.listing("backups").count == 3)
   }
 
@@ -54,7 +57,8 @@ import Testing
     defer { scratch.remove() }
     let sample = try SampleFolder(in: scratch)
     let result = try make(sample, directory: scratch.path + "/b", reason: "re/store ../x")
-    #expect(result.path == scratch.path + "/b/minuta-backup-20260906-154512-re-store----x.tar.gz")
+    #expect(
+      result.path.string == scratch.path + "/b/minuta-backup-20260906-154512-re-store----x.tar.gz")
   }
 
   @Test func refusesADirectoryInsideADataFolder() throws {
@@ -112,13 +116,14 @@ import Testing
       from.files.map { $0.prefixed(by: "source") } + to.files.map { $0.prefixed(by: "destination") }
     let result = try Backup.make(
       files: files, source: from.root + " -> " + to.root, reason: "migrate",
-      directory: scratch.path + "/b", dataRoots: [from.root, to.root], version: "1", now: 0,
+      directory: AbsolutePath(scratch.path + "/b"),
+      dataRoots: [AbsolutePath(from.root), AbsolutePath(to.root)], version: "1", now: 0,
       fileSystem: LiveFileSystem(), inspect: nil, random: { "aaaaaa" })
     let read = try ArchiveReader.verify(
-      path: AbsolutePath(result.path), fileSystem: LiveFileSystem())
+      path: result.path, fileSystem: LiveFileSystem())
     #expect(read.entries.count == 2 * SampleFolder.contents.count)
     #expect(
       read.entry("source/tags.automerge") != nil && read.entry("destination/tags.automerge") != nil)
-    #expect(result.path.hasSuffix("/minuta-backup-19700101-000000-migrate.tar.gz"))
+    #expect(result.path.string.hasSuffix("/minuta-backup-19700101-000000-migrate.tar.gz"))
   }
 }

@@ -73,7 +73,7 @@ import Testing
     ])
     let destination = scratch.path + "/dest"
     let plan = try ArchiveRestore.plan(
-      archive: read, destination: destination, fileSystem: LiveFileSystem())
+      archive: read, destination: AbsolutePath(destination), fileSystem: LiveFileSystem())
     #expect(plan.destinationExists)
     let actions = Dictionary(uniqueKeysWithValues: plan.items.map { ($0.path, $0.action) })
     #expect(actions["tags.automerge"] == .merge)
@@ -88,7 +88,8 @@ import Testing
 
     let suffix = SuffixCounter()
     let report = try ArchiveRestore.execute(
-      archive: read, destination: destination, fileSystem: LiveFileSystem(), merger: lineMerger,
+      archive: read, destination: AbsolutePath(destination), fileSystem: LiveFileSystem(),
+      merger: lineMerger,
       random: { suffix() })
     #expect(report.written == ["extra/file.txt", "records/2026/10.automerge"])
     #expect(report.merged == ["tags.automerge"])
@@ -107,7 +108,8 @@ import Testing
 
     // Running it again changes nothing.
     let again = try ArchiveRestore.execute(
-      archive: read, destination: destination, fileSystem: LiveFileSystem(), merger: lineMerger,
+      archive: read, destination: AbsolutePath(destination), fileSystem: LiveFileSystem(),
+      merger: lineMerger,
       random: { suffix() })
     #expect(again.written.isEmpty && again.merged.isEmpty)
   }
@@ -119,11 +121,12 @@ import Testing
       [("tags.automerge", "t\n"), ("records/2026/01.automerge", "r\n")], manifest: false)
     let destination = scratch.path + "/new/place"
     let plan = try ArchiveRestore.plan(
-      archive: read, destination: destination, fileSystem: LiveFileSystem())
+      archive: read, destination: AbsolutePath(destination), fileSystem: LiveFileSystem())
     #expect(!plan.destinationExists)
     #expect(plan.items.allSatisfy { $0.action == .write && $0.kind == .document })
     let report = try ArchiveRestore.execute(
-      archive: read, destination: destination, fileSystem: LiveFileSystem(), merger: lineMerger,
+      archive: read, destination: AbsolutePath(destination), fileSystem: LiveFileSystem(),
+      merger: lineMerger,
       random: { "abcdef" })
     #expect(report.written.count == 2)
     #expect(scratch.read("new/place/records/2026/01.automerge") == Array("r\n".utf8))
@@ -145,7 +148,8 @@ import Testing
         path: destination + "/records", reason: "a symbolic link")
     ) {
       try ArchiveRestore.execute(
-        archive: read, destination: destination, fileSystem: LiveFileSystem(), merger: lineMerger,
+        archive: read, destination: AbsolutePath(destination), fileSystem: LiveFileSystem(),
+        merger: lineMerger,
         random: { "abcdef" })
     }
     #expect(scratch.listing("outside").isEmpty)
@@ -157,7 +161,8 @@ import Testing
     #expect(
       throws: ArchiveError.destinationConflict(path: destination + "/a.txt", reason: "a directory")
     ) {
-      try ArchiveRestore.plan(archive: read, destination: destination, fileSystem: LiveFileSystem())
+      try ArchiveRestore.plan(
+        archive: read, destination: AbsolutePath(destination), fileSystem: LiveFileSystem())
     }
   }
 
@@ -168,7 +173,8 @@ import Testing
     let read = try archive([("tags.automerge", "theirs\n")])
     #expect(throws: ArchiveError.mergeFailed(path: "tags.automerge", reason: "unparsable")) {
       try ArchiveRestore.execute(
-        archive: read, destination: scratch.path + "/dest", fileSystem: LiveFileSystem(),
+        archive: read, destination: AbsolutePath(scratch.path + "/dest"),
+        fileSystem: LiveFileSystem(),
         merger: Self.lineMerger(merge: { _, _ in throw ArchiveTestFailure.unparsable }),
         random: { "abcdef" })
     }
@@ -184,7 +190,8 @@ import Testing
       let fs = FaultyFileSystem(failing: operation, onCall: 1, with: .noSpace)
       #expect(throws: ArchiveError.self) {
         try ArchiveRestore.execute(
-          archive: read, destination: scratch.path + "/dest", fileSystem: fs, merger: lineMerger,
+          archive: read, destination: AbsolutePath(scratch.path + "/dest"), fileSystem: fs,
+          merger: lineMerger,
           random: { "abcdef" })
       }
       #expect(!scratch.listing("dest").contains { $0.hasSuffix(".nosync") }, "\(operation)")

@@ -22,9 +22,9 @@ import Testing
   @Test func anOutputBesideTheFolderWhoseNameStartsWithItsIsAllowed() throws {
     try withFolders { base in
       try ExportTarget.refuseInside(
-        root: base + "/a/b", output: base + "/a/bc/out.tar.gz", LiveFileSystem())
+        root: base + "/a/b", output: AbsolutePath(base + "/a/bc/out.tar.gz"), LiveFileSystem())
       try ExportTarget.refuseInside(
-        root: base + "/a/b", output: base + "/a/b.tar.gz", LiveFileSystem())
+        root: base + "/a/b", output: AbsolutePath(base + "/a/b.tar.gz"), LiveFileSystem())
     }
   }
 
@@ -32,7 +32,8 @@ import Testing
     try withFolders { base in
       for output in [base + "/a/b/out.tar.gz", base + "/a/bc/../b/out.tar.gz"] {
         #expect(throws: CommandError.self) {
-          try ExportTarget.refuseInside(root: base + "/a/b", output: output, LiveFileSystem())
+          try ExportTarget.refuseInside(
+            root: base + "/a/b", output: AbsolutePath(output), LiveFileSystem())
         }
       }
     }

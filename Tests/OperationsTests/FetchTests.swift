@@ -229,7 +229,8 @@ import Testing
           absolutePath: AbsolutePath(f.other).appending("tags.automerge"), kind: .document
         )
       ],
-      output: .file(archive), options: ExportOptions(format: .tarGz, version: "1"), now: 0,
+      output: .file(AbsolutePath(archive)), options: ExportOptions(format: .tarGz, version: "1"),
+      now: 0,
       fileSystem: fs, inspect: DocumentTools.inspect)
     let report = try FetchOperation.run(
       try f.plan(fs), source: .archive(archive), context: context(FakeClock()))

@@ -119,7 +119,7 @@ import Testing
     let archive = try ArchiveReader.read(bytes: tar.archive)
     try check(step, target: folder.absolute("data/" + Self.month), expected: expected) { fs in
       _ = try ArchiveRestore.execute(
-        archive: archive, destination: folder.absolute("data"), fileSystem: fs,
+        archive: archive, destination: folder.location("data"), fileSystem: fs,
         merger: DocumentReplace.merger)
     }
   }

@@ -38,7 +38,7 @@ import Testing
     let backups = backups
     return MigrateOperation.Context(
       system: SystemContext(fileSystem: fileSystem, now: { 1_788_710_400 }),
-      backupDirectory: { backups },
+      backupDirectory: { AbsolutePath(backups) },
       fetchContext: { _, _ in
         Issue.record("nothing is fetched without --fetch")
         return FetchContext(system: SystemContext(fileSystem: LiveFileSystem(), now: { 0 }))
@@ -89,8 +89,8 @@ import Testing
     #expect(report.merged == ["records/2026/09.automerge", "tags.automerge"])
     #expect(report.same == ["records/2026/07.automerge"])
     let path = try #require(backup)
-    #expect(path.hasPrefix(backups + "/"))
-    #expect(FileManager.default.fileExists(atPath: path))
+    #expect(path.string.hasPrefix(backups + "/"))
+    #expect(FileManager.default.fileExists(atPath: path.string))
     #expect(recorder.confirmations == 1)
     #expect(
       recorder.events == ["planned 4 0 ok", "backup", "executing 4"]

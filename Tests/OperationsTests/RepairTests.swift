@@ -45,7 +45,8 @@ import Testing
         ExportFile(
           relativePath: Self.month, absolutePath: source.location(Self.month), kind: .document)
       ],
-      source: data.path, reason: "merge-conflicts", directory: backups, dataRoots: [data.path],
+      source: data.path, reason: "merge-conflicts", directory: AbsolutePath(backups),
+      dataRoots: [data.location()],
       version: "test", now: 1_790_000_000, fileSystem: fs, inspect: DocumentTools.inspect)
     return (data, other, backups)
   }
@@ -55,7 +56,8 @@ import Testing
   {
     RepairOperation.plan(
       listing: try FolderScan.scan(root: AbsolutePath(folder.data.path), fileSystem: fs),
-      origins: [.directory(folder.other.path)], backupDirectory: folder.backups, fileSystem: fs)
+      origins: [.directory(folder.other.path)], backupDirectory: AbsolutePath(folder.backups),
+      fileSystem: fs)
   }
 
   @Test func theUnionOfEverySourceIsPlannedAndWrittenDependenciesFirst() throws {
@@ -116,13 +118,13 @@ import Testing
           kind: .document
         ).prefixed(by: "destination"),
       ],
-      source: BackupLineage.pairSource(old.path, folder.data.path), reason: "migrate",
-      directory: backups.path, dataRoots: [folder.data.path], version: "test",
+      source: BackupLineage.pairSource(old.location(), folder.data.location()), reason: "migrate",
+      directory: backups.location(), dataRoots: [folder.data.location()], version: "test",
       now: 1_790_000_000, fileSystem: fs, inspect: DocumentTools.inspect)
     func plan() throws -> RepairDocument {
       let report = RepairOperation.plan(
         listing: try FolderScan.scan(root: AbsolutePath(folder.data.path), fileSystem: fs),
-        backupDirectory: backups.path, fileSystem: fs)
+        backupDirectory: backups.location(), fileSystem: fs)
       return try #require(report.documents.first)
     }
     let alone = try plan()
@@ -131,7 +133,7 @@ import Testing
     #expect(
       alone.sources.map { $0.location.hasSuffix(":source/" + Self.month) } == [false, false, true])
     try BackupLineage.record(
-      source: old.path, destination: folder.data.path, directory: backups.path,
+      source: old.location(), destination: folder.data.location(), directory: backups.location(),
       now: 1_790_000_001, fileSystem: fs, wait: 0, sleep: { _ in })
     let descended = try plan()
     #expect(descended.sources.map(\.excluded) == [nil, nil, nil])
@@ -143,7 +145,7 @@ import Testing
       Array(try Data(contentsOf: URL(fileURLWithPath: folder.data.absolute(Self.month)))))
     let report = RepairOperation.plan(
       listing: try FolderScan.scan(root: AbsolutePath(stranger.path), fileSystem: fs),
-      backupDirectory: backups.path, fileSystem: fs)
+      backupDirectory: backups.location(), fileSystem: fs)
     #expect(
       report.documents.first?.sources.map(\.excluded) == [
         nil, .otherFolder(folder.data.path), .otherFolder(old.path),

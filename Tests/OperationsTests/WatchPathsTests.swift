@@ -64,7 +64,7 @@ import Testing
   /// another folder in the same backup folder, nor another reason's, nor a damaged one.
   @Test func theNewestScheduledBackupOfThisFolderIsFound() throws {
     let scratch = try ScratchFolder()
-    let backups = scratch.path + "/backups"
+    let backups = AbsolutePath(scratch.path + "/backups")
     func backup(of name: String, at now: Int64, reason: String = "watch") throws -> String {
       let root = scratch.path + "/" + name
       try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -75,9 +75,9 @@ import Testing
             relativePath: ".minuta-version",
             absolutePath: AbsolutePath(root).appending(".minuta-version"),
             kind: .other)
-        ], source: root, reason: reason, directory: backups, dataRoots: [root], version: "1.0",
-        now: now, fileSystem: LiveFileSystem(), inspect: nil
-      ).path
+        ], source: root, reason: reason, directory: backups, dataRoots: [AbsolutePath(root)],
+        version: "1.0", now: now, fileSystem: LiveFileSystem(), inspect: nil
+      ).path.string
     }
     let t0: Int64 = 1_788_709_512
     let ours = try backup(of: "data", at: t0)
@@ -86,14 +86,15 @@ import Testing
     let damaged = try backup(of: "data", at: t0 + 10_800)
     try Data("not an archive".utf8).write(to: URL(fileURLWithPath: damaged))
     let found = WatchPaths.lastScheduledBackup(
-      of: scratch.path + "/data", in: backups, fileSystem: LiveFileSystem())
+      of: AbsolutePath(scratch.path + "/data"), in: backups, fileSystem: LiveFileSystem())
     #expect(found == WatchPaths.scheduledBackupTime(URL(fileURLWithPath: ours).lastPathComponent))
     #expect(found == Double(t0))
     #expect(
       WatchPaths.lastScheduledBackup(
-        of: scratch.path + "/none", in: backups, fileSystem: LiveFileSystem()) == nil)
+        of: AbsolutePath(scratch.path + "/none"), in: backups, fileSystem: LiveFileSystem()) == nil)
     #expect(
       WatchPaths.lastScheduledBackup(
-        of: scratch.path + "/data", in: backups + "/none", fileSystem: LiveFileSystem()) == nil)
+        of: AbsolutePath(scratch.path + "/data"), in: backups.appending("none"),
+        fileSystem: LiveFileSystem()) == nil)
   }
 }

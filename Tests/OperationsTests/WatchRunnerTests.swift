@@ -72,13 +72,14 @@ final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
         },
         backup: BackupTarget { [unowned self] files, reason in
           backups.append(reason)
-          return "/backups/\(backups.count)-\(reason)"
+          return AbsolutePath("/backups/\(backups.count)-\(reason)")
         },
         fetch: nil,
         prune: { [unowned self] keep in
           prunes.append(keep)
           return try WatchRetention.apply(
-            keep, root: root, directory: "/backups", wait: 10, fileSystem: fs, sleep: { _ in },
+            keep, root: AbsolutePath(root), directory: "/backups", wait: 10, fileSystem: fs,
+            sleep: { _ in },
             offset: { _ in 0 })
         },
         isTerminating: { [unowned self] in terminating }, takeHangups: { 0 },

@@ -46,11 +46,11 @@ final class Progress {
 
 extension Environment {
   /// The backup directory of mn.md §8 (`MN_BACKUP_DIR`, else the state directory).
-  func backupDirectory() throws -> String {
+  func backupDirectory() throws -> AbsolutePath {
     guard
       let dir = WellKnownPaths.backupDirectory(
         variables: system.variables, isDarwin: Environment.isDarwin)
     else { throw CommandError.noBackupDirectory }
-    return AbsolutePath(normalizing: dir, relativeTo: AbsolutePath(currentDirectory)).string
+    return AbsolutePath(normalizing: dir, relativeTo: AbsolutePath(currentDirectory))
   }
 }

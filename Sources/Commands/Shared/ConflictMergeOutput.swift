@@ -160,7 +160,7 @@ struct ConflictMergeOutput {
     .object([
       ("dryRun", .bool(dryRun)),
       ("root", .string(report.root)),
-      ("backup", (report.backupPath ?? versions.backupPath).map(JSONValue.string) ?? .null),
+      ("backup", (report.backupPath ?? versions.backupPath).map(JSONValue.path) ?? .null),
       ("interrupted", .bool(report.interrupted)),
       ("documents", .array(report.documents.map { json($0) })),
       ("versions", json(versions, dryRun: dryRun)),

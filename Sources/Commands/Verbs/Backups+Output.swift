@@ -59,7 +59,7 @@ extension Backups {
   /// A backup as JSON: name, path, time, verb, size, and the manifest's counts or the error.
   static func json(_ entry: BackupCatalog.Entry) -> JSONValue {
     var members: [(String, JSONValue)] = [
-      ("name", .string(entry.fileName)), ("path", .string(entry.path)),
+      ("name", .string(entry.fileName)), ("path", .path(entry.path)),
       ("time", .string(UTCDateTime(secondsSinceEpoch: entry.name.time).iso8601)),
       ("verb", .string(entry.name.verb)), ("size", .int(entry.size)),
     ]
@@ -117,7 +117,7 @@ extension Backups {
       return .object(members)
     }
     return .object([
-      ("directory", .string(report.directory)), ("dryRun", .bool(report.dryRun)),
+      ("directory", .path(report.directory)), ("dryRun", .bool(report.dryRun)),
       (
         "policy",
         .object([

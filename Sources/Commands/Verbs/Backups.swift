@@ -119,7 +119,7 @@ enum Backups {
       directory: try env.backupDirectory(), fileSystem: env.fileSystem)
     if call.global.json {
       let value = JSONValue.object([
-        ("directory", .string(listing.directory)),
+        ("directory", .path(listing.directory)),
         ("backups", .array(listing.entries.map(json))),
       ])
       try env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")
@@ -133,7 +133,8 @@ enum Backups {
   }
 
   static func runVerify(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
-    var checked: [(name: String, path: String, state: Result<BackupCatalog.Contents, ArchiveError>)]
+    var checked:
+      [(name: String, path: AbsolutePath, state: Result<BackupCatalog.Contents, ArchiveError>)]
     if call.arguments.isEmpty {
       let listing = try BackupCatalog.list(
         directory: try env.backupDirectory(), fileSystem: env.fileSystem)
@@ -143,12 +144,11 @@ enum Backups {
       for argument in call.arguments {
         let archive = AbsolutePath(
           normalizing: argument, relativeTo: AbsolutePath(env.currentDirectory))
-        let path = archive.string
         guard try env.fileSystem.infoFollowingLinks(archive) != nil else {
           throw CommandError.noSuchArchive(argument)
         }
         checked.append(
-          (argument, path, BackupCatalog.inspect(path: path, fileSystem: env.fileSystem)))
+          (argument, archive, BackupCatalog.inspect(path: archive, fileSystem: env.fileSystem)))
       }
     }
     var reports: [JSONValue] = []
@@ -159,7 +159,7 @@ enum Backups {
         out += "ok       \(item.name)  (\(documents(contents.documents)))\n"
         reports.append(
           .object([
-            ("path", .string(item.path)), ("intact", .bool(true)),
+            ("path", .path(item.path)), ("intact", .bool(true)),
             ("documents", .int(Int64(contents.documents))),
             ("files", .int(Int64(contents.files))),
           ]))
@@ -167,7 +167,7 @@ enum Backups {
         try env.stderr.write("mn: error: damaged backup '\(item.path)': \(error)\n")
         reports.append(
           .object([
-            ("path", .string(item.path)), ("intact", .bool(false)),
+            ("path", .path(item.path)), ("intact", .bool(false)),
             ("error", .string(error.description)),
           ]))
       }

@@ -53,7 +53,8 @@ enum Compact {
       plan, fileSystem: env.fileSystem,
       backup: { files in
         let path = try BackupTarget(
-          directory: { try env.backupDirectory() }, source: root, version: CommandTable.version,
+          directory: { try env.backupDirectory() }, folder: AbsolutePath(root),
+          version: CommandTable.version,
           now: { env.nowSeconds }, fileSystem: env.fileSystem
         ).make(files, reason: "compact")
         if !call.global.quiet { try? env.stderr.write("mn: backup written to '\(path)'\n") }
@@ -72,7 +73,7 @@ enum Compact {
   }
 
   static func report(
-    _ documents: [CompactDocument], dryRun: Bool, backup: String?, _ call: Invocation,
+    _ documents: [CompactDocument], dryRun: Bool, backup: AbsolutePath?, _ call: Invocation,
     _ env: Environment
   ) throws {
     func state(_ d: CompactDocument) -> (String, String?) {
@@ -97,7 +98,7 @@ enum Compact {
         return .object(fields)
       }
       let value = JSONValue.object([
-        ("dryRun", .bool(dryRun)), ("backup", backup.map { .string($0) } ?? .null),
+        ("dryRun", .bool(dryRun)), ("backup", backup.map(JSONValue.path) ?? .null),
         ("documents", .array(items)),
       ])
       try env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")

@@ -118,7 +118,7 @@ enum Export {
 
   static func json(_ summary: ExportSummary) -> JSONValue {
     .object([
-      ("path", summary.path.map(JSONValue.string) ?? .null),
+      ("path", summary.path.map(JSONValue.path) ?? .null),
       ("format", .string(summary.format.rawValue)),
       ("files", .int(Int64(summary.entries))),
       ("documents", .int(Int64(summary.manifest.files.filter { $0.kind == .document }.count))),

@@ -43,9 +43,8 @@ struct ExportTarget {
       }
       return ExportTarget(
         output: .file(
-          AbsolutePath(normalizing: file, relativeTo: AbsolutePath(env.currentDirectory)).string),
-        format: format,
-        display: file)
+          AbsolutePath(normalizing: file, relativeTo: AbsolutePath(env.currentDirectory))),
+        format: format, display: file)
     case nil:
       let format = named ?? .tarGz
       let stem = "minuta-" + UTCDateTime(secondsSinceEpoch: env.nowSeconds).compact
@@ -57,17 +56,18 @@ struct ExportTarget {
         attempt += 1
       }
       return ExportTarget(
-        output: .file(AbsolutePath(env.currentDirectory).appending(name).string), format: format,
+        output: .file(AbsolutePath(env.currentDirectory).appending(name)), format: format,
         display: name)
     }
   }
 
   /// Refuses an output inside the data folder: it would be synced to every device, exported
   /// again next time, and could replace a document.
-  static func refuseInside(root: String, output: String, _ fileSystem: any FileSystem) throws {
+  static func refuseInside(root: String, output: AbsolutePath, _ fileSystem: any FileSystem)
+    throws
+  {
     let inside = DataFolder.enclosingFolder(
-      of: AbsolutePath(output), roots: [AbsolutePath(root)], lookAlikes: false,
-      fileSystem: fileSystem)
+      of: output, roots: [AbsolutePath(root)], lookAlikes: false, fileSystem: fileSystem)
     if inside != nil { throw CommandError.archiveInsideDataFolder(root: root) }
   }
 }

@@ -104,7 +104,8 @@ enum MergeConflicts {
     Signals.installInterrupt()
     let progress = Progress(env, call, label: "merging", total: plan.copies.documents.count)
     let target = BackupTarget(
-      directory: { try env.backupDirectory() }, source: root, version: CommandTable.version,
+      directory: { try env.backupDirectory() }, folder: AbsolutePath(root),
+      version: CommandTable.version,
       now: { env.nowSeconds }, fileSystem: env.fileSystem)
     let report = try MergeConflictsOperation.execute(
       plan, keepCopies: call[Options.keepCopies],

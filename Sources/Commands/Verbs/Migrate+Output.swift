@@ -1,5 +1,6 @@
 import AutomergeCodec
 import Operations
+import Platform
 
 /// How `mn migrate` shows its plan and what it did: text or `--json`.
 extension Migrate {
@@ -38,7 +39,7 @@ extension Migrate {
 
   /// What was done, on standard output (or the whole result as JSON).
   static func printSummary(
-    _ plan: MigrationPlan, _ report: MigrationReport, _ backup: String?, _ call: Invocation,
+    _ plan: MigrationPlan, _ report: MigrationReport, _ backup: AbsolutePath?, _ call: Invocation,
     _ env: Environment
   ) throws {
     if call.global.json {
@@ -82,7 +83,7 @@ extension Migrate {
 
   /// The plan (and, once executed, the result) as one JSON object.
   static func json(
-    _ plan: MigrationPlan, _ call: Invocation, _ report: MigrationReport?, _ backup: String?
+    _ plan: MigrationPlan, _ call: Invocation, _ report: MigrationReport?, _ backup: AbsolutePath?
   ) -> JSONValue {
     let strings = { (values: [String]) in JSONValue.array(values.map(JSONValue.string)) }
     var members: [(String, JSONValue)] = [
@@ -123,7 +124,7 @@ extension Migrate {
     }
     if let report {
       members += [
-        ("backup", backup.map(JSONValue.string) ?? .null),
+        ("backup", backup.map(JSONValue.path) ?? .null),
         ("moved", strings(report.moved)), ("merged", strings(report.merged)),
         ("same", strings(report.same)),
         ("copiedFiles", strings(report.copiedFiles)),

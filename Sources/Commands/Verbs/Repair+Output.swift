@@ -84,7 +84,7 @@ extension Repair {
       .object([
         ("dryRun", .bool(dryRun)),
         ("root", .string(report.root)),
-        ("backup", report.backupPath.map(JSONValue.string) ?? .null),
+        ("backup", report.backupPath.map(JSONValue.path) ?? .null),
         ("documents", .array(report.documents.map(json))),
         (
           "unusableArchives",

@@ -96,7 +96,8 @@ enum Repair {
       plan, fileSystem: fs,
       backup: { files in
         let path = try BackupTarget(
-          directory: { try env.backupDirectory() }, source: root, version: CommandTable.version,
+          directory: { try env.backupDirectory() }, folder: AbsolutePath(root),
+          version: CommandTable.version,
           now: { env.nowSeconds }, fileSystem: fs
         ).make(files, reason: "repair")
         out.note("backup written to '\(path)'")

@@ -21,7 +21,7 @@ extension Restore {
 
   static func json(_ plan: RestorePlan, _ source: String, _ backup: Bool) -> JSONValue {
     .object([
-      ("archive", .string(source)), ("destination", .string(plan.destination)),
+      ("archive", .string(source)), ("destination", .path(plan.destination)),
       ("destinationExists", .bool(plan.destinationExists)), ("backup", .bool(backup)),
       (
         "items",
@@ -40,8 +40,8 @@ extension Restore {
     let r = outcome.report
     func list(_ paths: [String]) -> JSONValue { .array(paths.map(JSONValue.string)) }
     return .object([
-      ("archive", .string(source)), ("destination", .string(outcome.plan.destination)),
-      ("backup", outcome.backupPath.map(JSONValue.string) ?? .null),
+      ("archive", .string(source)), ("destination", .path(outcome.plan.destination)),
+      ("backup", outcome.backupPath.map(JSONValue.path) ?? .null),
       ("written", list(r.written)), ("merged", list(r.merged)), ("unchanged", list(r.unchanged)),
       ("keptDifferent", list(r.keptDifferent)), ("skipped", list(r.skipped)),
     ])

@@ -87,7 +87,7 @@ enum Restore {
     }
     try RestoreWorkflow.prepareDestination(destination, fileSystem: env.fileSystem)
     let lock = try WriteLocks.acquire(
-      [AbsolutePath(destination)], timeout: call[CommonOptions.wait],
+      [destination], timeout: call[CommonOptions.wait],
       fileSystem: env.fileSystem, sleep: env.sleep)
     defer { lock.release() }
     let outcome = try RestoreWorkflow.run(
@@ -136,9 +136,9 @@ enum Restore {
   }
 
   /// `--to DIR`, else the discovered data folder, else an explicit one still to be created.
-  static func destination(_ call: Invocation, _ env: Environment) throws -> String {
+  static func destination(_ call: Invocation, _ env: Environment) throws -> AbsolutePath {
     if let to = call[Options.to] {
-      return AbsolutePath(normalizing: to, relativeTo: AbsolutePath(env.currentDirectory)).string
+      return AbsolutePath(normalizing: to, relativeTo: AbsolutePath(env.currentDirectory))
     }
     let found = env.discover(root: call.global.root)
     if !call.global.quiet {
@@ -147,6 +147,6 @@ enum Restore {
     guard let root = found.root ?? found.explicitMissing else {
       throw CommandError.noRestoreDestination
     }
-    return root
+    return AbsolutePath(root)
   }
 }

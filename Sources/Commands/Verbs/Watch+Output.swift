@@ -131,7 +131,7 @@ extension Watch {
         return [("event", .string("lock-taken")), ("waited", .double(waited))]
       case .backedUp(let path, let scheduled):
         return [
-          ("event", .string("backup")), ("path", .string(path)), ("scheduled", .bool(scheduled)),
+          ("event", .string("backup")), ("path", .path(path)), ("scheduled", .bool(scheduled)),
         ]
       case .merged(let document):
         guard case .object(let members) = merge.json(document) else { return [] }
@@ -147,7 +147,7 @@ extension Watch {
           ("missing", .array(fetched.missing.map { .string($0.logicalName) })),
         ]
       case .pruned(let removed):
-        return [("event", .string("pruned")), ("removed", .array(removed.map(JSONValue.string)))]
+        return [("event", .string("pruned")), ("removed", .array(removed.map(JSONValue.path)))]
       case .failed(let action, let error):
         return [
           ("event", .string("failed")), ("action", .string(action)),

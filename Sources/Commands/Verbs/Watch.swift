@@ -119,24 +119,25 @@ enum Watch {
     let wake = Signals.installWatch()
     let notifier = try ChangeNotifiers.live(fileSystem: fs, wakeDescriptor: wake)
     let backupDirectory = try? env.backupDirectory()
+    let folder = AbsolutePath(root)
     let context = WatchContext(
       system: env.system, root: root, notifier: notifier,
       tryLock: {
         do {
           return try WriteLocks.acquire(
-            [AbsolutePath(root)], timeout: 0, fileSystem: fs, sleep: { _ in })
+            [folder], timeout: 0, fileSystem: fs, sleep: { _ in })
         } catch LockError.held {
           return nil
         }
       },
       backup: BackupTarget(
-        directory: { try env.backupDirectory() }, source: root, version: CommandTable.version,
+        directory: { try env.backupDirectory() }, folder: folder, version: CommandTable.version,
         now: { env.nowSeconds }, fileSystem: fs),
       fetch: fetch,
       prune: { keep in
         // The single call site of the backup retention (see WatchRetention).
         try WatchRetention.apply(
-          keep, root: root, directory: try env.backupDirectory(),
+          keep, root: folder, directory: try env.backupDirectory(),
           wait: CommonOptions.wait.defaultValue, fileSystem: fs, sleep: env.sleep,
           offset: env.utcOffset)
       },
@@ -146,7 +147,7 @@ enum Watch {
     var runner = WatchRunner(
       policy: policy, once: call[Options.once],
       lastBackup: backupDirectory.flatMap {
-        WatchPaths.lastScheduledBackup(of: root, in: $0, fileSystem: fs)
+        WatchPaths.lastScheduledBackup(of: folder, in: $0, fileSystem: fs)
       },
       context: context)
     try runner.run()

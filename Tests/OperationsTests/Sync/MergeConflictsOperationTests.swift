@@ -3,6 +3,7 @@ import Testing
 
 @testable import Archive
 @testable import Operations
+@testable import Platform
 @testable import Storage
 @testable import TestSupport
 
@@ -34,7 +35,7 @@ import Testing
     var target: BackupTarget {
       BackupTarget { [unowned self] files, reason in
         made.append((files, reason))
-        return "/backups/\(made.count)-\(reason)"
+        return AbsolutePath("/backups/\(made.count)-\(reason)")
       }
     }
   }
@@ -52,7 +53,7 @@ import Testing
       plan, backup: .make(backups.target, reason: "merge-conflicts"), provider: sim.provider,
       fileSystem: sim.fileSystem,
       progress: { step in
-        if case .backedUp(let path) = step { told.append(path) }
+        if case .backedUp(let path) = step { told.append(path.string) }
       },
       copiesMerged: { copies in
         copiesDone = true

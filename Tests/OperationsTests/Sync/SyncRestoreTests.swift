@@ -18,7 +18,8 @@ import Testing
     let archive = try ArchiveReader.read(bytes: tar.archive)
     try sim.folder.makeDirectory("backups")
     let outcome = try RestoreWorkflow.run(
-      archive: archive, destination: sim.root, backupDirectory: sim.folder.absolute("backups"),
+      archive: archive, destination: AbsolutePath(sim.root),
+      backupDirectory: sim.folder.location("backups"),
       version: "test", now: 1_790_000_000, fileSystem: sim.fileSystem)
     #expect(outcome.report.merged == [SimulatedFolder.month])
     let log = sim.provider.snapshot.log

@@ -43,7 +43,7 @@ import Testing
           if failBackup { throw BackupFailed() }
           backups.append(files)
           logAtBackup = sim.provider.snapshot.log
-          return "/backups/\(backups.count)-\(reason)"
+          return AbsolutePath("/backups/\(backups.count)-\(reason)")
         },
         fetch: nil, prune: { _ in [] },
         isTerminating: { [unowned self] in terminating }, takeHangups: { 0 },

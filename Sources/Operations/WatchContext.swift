@@ -13,7 +13,7 @@ public struct WatchContext {
   /// versions (mn.md §15) and through which the disk coordinates.
   public var system: SystemContext
   /// The data folder.
-  public var root: String
+  public var root: AbsolutePath
   public var notifier: any ChangeNotifier
   /// Tries the write lock once: the held lock, or nil when another writer holds it.
   public var tryLock: () throws -> WriteLocks?
@@ -31,7 +31,7 @@ public struct WatchContext {
   public var report: (WatchReport) -> Void
 
   public init(
-    system: SystemContext, root: String, notifier: any ChangeNotifier,
+    system: SystemContext, root: AbsolutePath, notifier: any ChangeNotifier,
     tryLock: @escaping () throws -> WriteLocks?,
     backup: BackupTarget,
     fetch: ((FolderListing) throws -> FetchReport)?,

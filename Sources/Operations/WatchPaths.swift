@@ -21,8 +21,8 @@ public enum WatchPaths {
   ///
   /// A document rewritten by the app (under the lock, or not) is `.document`: only names that
   /// the conflict-copy table matches, in a folder that holds their document, are copies.
-  public static func kind(of path: String, root: String) -> WatchPathKind {
-    guard let relative = AbsolutePath(path).logicalName(in: AbsolutePath(root)), !relative.isRoot
+  public static func kind(of path: AbsolutePath, root: AbsolutePath) -> WatchPathKind {
+    guard let relative = path.logicalName(in: root), !relative.isRoot
     else { return .other }
     let name = relative.lastComponent
     let folder = DocumentFolder(logicalPath: (relative.parent ?? .root).string)

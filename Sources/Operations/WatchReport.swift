@@ -3,11 +3,11 @@ import Platform
 /// What `mn watch` did, one value per action, for the verb to print (mn.md §12).
 public enum WatchReport {
   /// Watching started (or `--once` started its pass).
-  case watching(root: String, once: Bool)
+  case watching(root: AbsolutePath, once: Bool)
   /// A full scan on request (SIGHUP) or after lost events.
   case rescanning(reason: WatchRescanReason)
   /// The app (or another `mn`) holds the write lock; waiting for it.
-  case waitingForLock(path: String)
+  case waitingForLock(path: AbsolutePath)
   /// The lock was free again after `waited` seconds.
   case lockTaken(waited: Double)
   /// A backup was written: before a merge, or on schedule.
@@ -26,9 +26,9 @@ public enum WatchReport {
   /// `--once`: copies left because they changed less than `--quiet-for` ago.
   case notQuietYet([String])
   /// The folder went away; waiting for it.
-  case folderGone(root: String)
+  case folderGone(root: AbsolutePath)
   /// The folder is back.
-  case folderBack(root: String)
+  case folderBack(root: AbsolutePath)
   /// The system refused to watch `count` directories of the folder (Linux: the inotify
   /// watch limit, `setting`); they are rescanned every `every` seconds. Reported once.
   case notWatched(count: Int, setting: String, every: Double)

@@ -135,13 +135,15 @@ public struct WatchRunner {
       switch event {
       case .changed(let path):
         switch WatchPaths.kind(of: path, root: context.root) {
-        case .copy: feed(.copyChanged(path))
+        case .copy: feed(.copyChanged(path.string))
         case .placeholder: feed(.placeholderSeen)
         case .document: documentChanged(path)
         case .other: break
         }
       case .removed(let path):
-        if WatchPaths.kind(of: path, root: context.root) == .copy { feed(.copyRemoved(path)) }
+        if WatchPaths.kind(of: path, root: context.root) == .copy {
+          feed(.copyRemoved(path.string))
+        }
       case .directoryAdded, .directoryChanged:
         rescan = true
       case .overflow:
@@ -220,7 +222,7 @@ public struct WatchRunner {
   /// looking at (`EPERM`) is there (its scan says what to grant), never gone.
   private func folderExists() -> Bool {
     do {
-      return try context.fileSystem.infoFollowingLinks(AbsolutePath(context.root))?.kind
+      return try context.fileSystem.infoFollowingLinks(context.root)?.kind
         == .directory
     } catch let error as FileSystemError where error.errno == .notPermitted {
       return true
@@ -236,13 +238,13 @@ public struct WatchRunner {
       let context = self.context
       let listing = try context.syncProvider.withoutMaterializing {
         try FolderScan.scan(
-          root: AbsolutePath(context.root), fileSystem: context.fileSystem,
+          root: context.root, fileSystem: context.fileSystem,
           readingStaleStubs: readingStaleStubs)
       }
       saidNotPermitted = false
       return listing
     } catch {
-      if let denied = StorageError.privacyDenial(error, root: context.root) {
+      if let denied = StorageError.privacyDenial(error, root: context.root.string) {
         // macOS's privacy controls (mn.md §15): a permission to grant, not a folder gone.
         if !saidNotPermitted {
           saidNotPermitted = true
@@ -274,11 +276,11 @@ public struct WatchRunner {
     }
     feed(.scanned(copies))
     let (versions, _) = ConflictVersions.list(
-      listing.documents, root: context.root, provider: context.syncProvider)
+      listing.documents, root: context.root.string, provider: context.syncProvider)
     let documents = listing.documents.compactMap { document -> WatchCopy? in
       guard versions[document.logicalName] != nil else { return nil }
       return WatchCopy(
-        path: document.name.path(root: AbsolutePath(context.root)).string,
+        path: document.name.path(root: context.root).string,
         modified: modified(document))
     }
     feed(.versionsFound(documents, all: true))
@@ -288,17 +290,17 @@ public struct WatchRunner {
 
   /// A document's file changed: in a synced folder, iCloud may have kept a conflict version
   /// of it, so the provider is asked (one call; nothing is read).
-  private mutating func documentChanged(_ path: String) {
-    guard context.syncProvider.folderKind(of: path) != .plain,
-      let versions = context.syncProvider.conflictVersions(of: path), !versions.isEmpty
+  private mutating func documentChanged(_ path: AbsolutePath) {
+    guard context.syncProvider.folderKind(of: path.string) != .plain,
+      let versions = context.syncProvider.conflictVersions(of: path.string), !versions.isEmpty
     else { return }
-    feed(.versionsFound([WatchCopy(path: path, modified: context.now())], all: false))
+    feed(.versionsFound([WatchCopy(path: path.string, modified: context.now())], all: false))
   }
 
   /// The modification time of a document's file; now when it cannot be told.
   private func modified(_ document: DocumentEntry) -> Double {
     let info =
-      (try? context.fileSystem.info(document.name.path(root: AbsolutePath(context.root)))) ?? nil
+      (try? context.fileSystem.info(document.name.path(root: context.root))) ?? nil
     return info.map {
       Double($0.modificationSeconds) + Double($0.modificationNanoseconds) / 1e9
     } ?? context.now()
@@ -317,7 +319,7 @@ public struct WatchRunner {
       }
       if waitingSince == nil {
         context.report(
-          .waitingForLock(path: DataFolder.lockPath(root: AbsolutePath(context.root)).string))
+          .waitingForLock(path: DataFolder.lockPath(root: context.root)))
         waitingSince = context.now()
       }
       take(try context.notifier.wait(timeout: Self.lockRetryInterval))
@@ -471,7 +473,7 @@ public struct WatchRunner {
     -> WatchInput
   {
     let context = self.context
-    let root = AbsolutePath(context.root)
+    let root = context.root
     let wanted = Set(paths)
     let documents = listing.documents.filter { wanted.contains($0.name.path(root: root).string) }
     let plan = try MergeConflictsOperation.plan(

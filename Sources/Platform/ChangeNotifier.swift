@@ -1,13 +1,13 @@
 /// What a change notifier saw (mn.md §12). Paths are absolute, as the notifier was given them.
 public enum ChangeEvent: Sendable, Equatable {
   /// A file was created, written, renamed into place, or had its attributes changed.
-  case changed(String)
+  case changed(AbsolutePath)
   /// A file was removed or renamed away.
-  case removed(String)
+  case removed(AbsolutePath)
   /// A directory appeared below the root; it is watched already (and so is everything in it).
-  case directoryAdded(String)
+  case directoryAdded(AbsolutePath)
   /// Something changed in a directory and the notifier cannot say what: look at it again.
-  case directoryChanged(String)
+  case directoryChanged(AbsolutePath)
   /// Events were lost (the kernel's queue overflowed): everything must be looked at again.
   case overflow
   /// The watched root was removed, renamed away or unmounted.
@@ -49,16 +49,16 @@ public protocol ChangeNotifier: AnyObject {
   /// - Throws: `ChangeNotifierError` when the root cannot be watched for another reason.
   ///   A subdirectory that cannot be watched for another reason (it vanished, it cannot be
   ///   read) is skipped.
-  func watchTree(root: String) throws(ChangeNotifierError)
+  func watchTree(root: AbsolutePath) throws(ChangeNotifierError)
 
   /// The directories that the system refused to watch for want of resources (watched as
   /// they appear, or by `watchTree`), sorted: the caller covers them by periodic rescans
   /// (mn.md §12, "never silently blind"). Empty when every directory is watched.
-  var unwatched: [String] { get }
+  var unwatched: [AbsolutePath] { get }
 
   /// Drops every watch, then watches the nearest existing ancestor of `root`, so that
   /// `wait` returns `.ancestorChanged` when something there changes (the root may be back).
-  func watchForAppearance(of root: String) throws(ChangeNotifierError)
+  func watchForAppearance(of root: AbsolutePath) throws(ChangeNotifierError)
 
   /// Waits until there are events, the wake descriptor is readable, or `timeout` seconds
   /// have passed (nil: no limit). Returns the events, in order; empty after a timeout.
@@ -67,7 +67,7 @@ public protocol ChangeNotifier: AnyObject {
 
 extension ChangeNotifier {
   /// A notifier that the system never refuses (or that does not say so yet) watches all.
-  public var unwatched: [String] { [] }
+  public var unwatched: [AbsolutePath] { [] }
 }
 
 /// The system settings that bound change notifications, named when a watch is refused.
@@ -107,16 +107,18 @@ public enum ChangeNotifiers {
 
   /// The directories below `root` (not the root), walked to `FolderWalk.maxDepth`, links
   /// not followed; a directory that cannot be listed is left out.
-  static func subdirectories(of root: String, fileSystem: any FileSystem) -> [String] {
-    var found: [String] = []
-    var stack: [(AbsolutePath, Int)] = [(AbsolutePath(root), 0)]
+  static func subdirectories(of root: AbsolutePath, fileSystem: any FileSystem)
+    -> [AbsolutePath]
+  {
+    var found: [AbsolutePath] = []
+    var stack: [(AbsolutePath, Int)] = [(root, 0)]
     while let (directory, depth) = stack.popLast() {
       guard depth < FolderWalk.maxDepth,
         let entries = try? fileSystem.directoryItemsWithKinds(directory)
       else { continue }
       for entry in entries where entry.kind == .directory {
         let path = directory.appending(entry.name)
-        found.append(path.string)
+        found.append(path)
         stack.append((path, depth + 1))
       }
     }
@@ -124,14 +126,16 @@ public enum ChangeNotifiers {
   }
 
   /// The nearest existing ancestor directory of `path` ("/" at worst).
-  public static func nearestAncestor(of path: String, fileSystem: any FileSystem) -> String {
-    var current = AbsolutePath(path).parent
+  public static func nearestAncestor(of path: AbsolutePath, fileSystem: any FileSystem)
+    -> AbsolutePath
+  {
+    var current = path.parent
     while current != .root && !current.string.isEmpty {
       if let info = try? fileSystem.infoFollowingLinks(current), info.kind == .directory {
-        return current.string
+        return current
       }
       current = current.parent
     }
-    return "/"
+    return .root
   }
 }

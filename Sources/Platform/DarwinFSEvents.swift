@@ -39,7 +39,7 @@
     /// What the stream's callback fills and `wait` empties.
     final class Inbox: @unchecked Sendable {
       let lock = NSLock()
-      var root = ""
+      var root = AbsolutePath.root
       /// When watching for the root's appearance: any event is `.ancestorChanged`.
       var ancestorOnly = false
       var events: [ChangeEvent] = []
@@ -85,7 +85,7 @@
           break
         }
         events += FileEvents.events(
-          path: String(cString: names[k]), flags: flags[k], root: inbox.root)
+          path: AbsolutePath(String(cString: names[k])), flags: flags[k], root: inbox.root)
       }
       inbox.take(events)
     }
@@ -108,11 +108,11 @@
       close(pipeWrite)
     }
 
-    public func watchTree(root: String) throws(ChangeNotifierError) {
+    public func watchTree(root: AbsolutePath) throws(ChangeNotifierError) {
       try start(watching: root, root: root, ancestorOnly: false)
     }
 
-    public func watchForAppearance(of root: String) throws(ChangeNotifierError) {
+    public func watchForAppearance(of root: AbsolutePath) throws(ChangeNotifierError) {
       try start(
         watching: ChangeNotifiers.nearestAncestor(of: root, fileSystem: fileSystem),
         root: root, ancestorOnly: true)
@@ -137,7 +137,7 @@
     }
 
     /// One stream on `path`, replacing the one running.
-    private func start(watching path: String, root: String, ancestorOnly: Bool)
+    private func start(watching path: AbsolutePath, root: AbsolutePath, ancestorOnly: Bool)
       throws(ChangeNotifierError)
     {
       stop()
@@ -150,7 +150,7 @@
         release: nil, copyDescription: nil)
       guard
         let created = FSEventStreamCreate(
-          nil, Self.callback, &context, [path as CFString] as CFArray,
+          nil, Self.callback, &context, [path.string as CFString] as CFArray,
           FSEventStreamEventId(kFSEventStreamEventIdSinceNow), 0.2,
           FSEventStreamCreateFlags(FileEvents.streamFlags))
       else { throw .systemCall("FSEventStreamCreate '\(path)'", .current) }

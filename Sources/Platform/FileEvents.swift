@@ -42,28 +42,29 @@ public enum FileEvents {
   ///   dataless folder).
   /// - A file removed (and not created again in the same coalesced event) is `.removed`;
   ///   any other file event is `.changed`.
-  public static func events(path: String, flags: UInt32, root: String) -> [ChangeEvent] {
+  public static func events(path event: AbsolutePath, flags: UInt32, root folder: AbsolutePath)
+    -> [ChangeEvent]
+  {
     if flags & (mustScanSubDirs | userDropped | kernelDropped) != 0 { return [.overflow] }
     // Component by component: `/a/bc` is not inside `/a/b`.
-    let (event, folder) = (AbsolutePath(path), AbsolutePath(root))
     let inside = event.isInside(folder)
     if flags & rootChanged != 0 || (flags & unmount != 0 && (inside || folder.isInside(event))) {
       return [.rootGone]
     }
     guard inside else { return [] }
-    if path == root {
+    if event == folder {
       return flags & itemRemoved != 0 || flags & itemRenamed != 0
-        ? [.rootGone] : [.directoryChanged(root)]
+        ? [.rootGone] : [.directoryChanged(folder)]
     }
-    let parent = event.parent.string
+    let parent = event.parent
     if flags & itemIsDir != 0 {
       if flags & (itemRemoved | itemRenamed) == 0 && flags & itemCreated != 0 {
-        return [.directoryAdded(path)]
+        return [.directoryAdded(event)]
       }
       return [.directoryChanged(parent)]
     }
     if flags & itemRenamed != 0 { return [.directoryChanged(parent)] }
-    if flags & itemRemoved != 0 && flags & itemCreated == 0 { return [.removed(path)] }
-    return [.changed(path)]
+    if flags & itemRemoved != 0 && flags & itemCreated == 0 { return [.removed(event)] }
+    return [.changed(event)]
   }
 }

@@ -22,20 +22,20 @@
     private let wakeDescriptor: Int32?
     private let descriptor: Int32
     /// The path of each watch descriptor, and back.
-    private var paths: [Int32: String] = [:]
-    private var watches: [String: Int32] = [:]
-    private var root: String?
+    private var paths: [Int32: AbsolutePath] = [:]
+    private var watches: [AbsolutePath: Int32] = [:]
+    private var root: AbsolutePath?
     private var rootWatch: Int32?
     /// Watching an ancestor for the root to come back (`watchForAppearance`).
     private var watchingAncestor = false
     private var buffer = [UInt8](repeating: 0, count: 64 << 10)
     /// The directories refused for want of resources (`ENOSPC`, `ENOMEM`).
-    private var refused: Set<String> = []
+    private var refused: Set<AbsolutePath> = []
     /// Tests only: a watch of a path for which this returns an error fails with it, as the
     /// kernel's would (a real exhausted limit cannot be set from a test safely).
-    var refuseWatch: ((String) -> Errno?)?
+    var refuseWatch: ((AbsolutePath) -> Errno?)?
 
-    public var unwatched: [String] { refused.sorted { $0.precedesByBytes($1) } }
+    public var unwatched: [AbsolutePath] { refused.sorted { $0.string.precedesByBytes($1.string) } }
 
     private static let directoryMask = UInt32(
       IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
@@ -59,7 +59,7 @@
 
     deinit { Glibc.close(descriptor) }
 
-    public func watchTree(root: String) throws(ChangeNotifierError) {
+    public func watchTree(root: AbsolutePath) throws(ChangeNotifierError) {
       dropAll()
       watchingAncestor = false
       self.root = root
@@ -74,7 +74,7 @@
       }
     }
 
-    public func watchForAppearance(of root: String) throws(ChangeNotifierError) {
+    public func watchForAppearance(of root: AbsolutePath) throws(ChangeNotifierError) {
       dropAll()
       self.root = root
       rootWatch = nil
@@ -163,7 +163,7 @@
         return
       }
       guard let directory = paths[wd], !name.isEmpty else { return }
-      let path = AbsolutePath(directory).appending(name).string
+      let path = directory.appending(name)
       let isDirectory = mask & UInt32(IN_ISDIR) != 0
       if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
         if isDirectory {
@@ -193,13 +193,13 @@
     /// Adds a watch; a refusal for want of resources puts the path in `unwatched`. The
     /// corresponding C function is `inotify_add_watch`.
     @discardableResult
-    private func add(_ path: String, mask: UInt32) -> Result<Int32, Errno> {
+    private func add(_ path: AbsolutePath, mask: UInt32) -> Result<Int32, Errno> {
       let wd: Int32
       if let error = refuseWatch?(path) {
         wd = -1
         errno = error.rawValue
       } else {
-        wd = inotify_add_watch(descriptor, path, mask)
+        wd = inotify_add_watch(descriptor, path.string, mask)
       }
       guard wd >= 0 else {
         let error = Errno.current
@@ -215,10 +215,9 @@
 
     /// Removes the watches of a directory that was renamed away and of everything below it
     /// (a removed directory's watches go by themselves, with `IN_IGNORED`).
-    private func forget(under path: String) {
-      let gone = AbsolutePath(path)
-      refused = refused.filter { !AbsolutePath($0).isInside(gone) }
-      for (watched, wd) in watches where AbsolutePath(watched).isInside(gone) {
+    private func forget(under gone: AbsolutePath) {
+      refused = refused.filter { !$0.isInside(gone) }
+      for (watched, wd) in watches where watched.isInside(gone) {
         inotify_rm_watch(descriptor, wd)
         watches[watched] = nil
         paths[wd] = nil

@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 import Testing
 
 @testable import AutomergeCodec
@@ -120,7 +121,7 @@ import Testing
       let name = Self.copyName(
         (document as NSString).lastPathComponent, UInt64(copies), random.next())
       let path = root + "/" + (directory.isEmpty ? name : directory + "/" + name)
-      #expect(WatchPaths.kind(of: path, root: root) == .copy, "\(name)")
+      #expect(WatchPaths.kind(of: AbsolutePath(path), root: AbsolutePath(root)) == .copy, "\(name)")
       if random.next() % 4 == 0 {
         // In place, in two writes a moment apart.
         let fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0o644)

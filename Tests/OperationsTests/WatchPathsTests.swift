@@ -33,7 +33,7 @@ import Testing
     ("/d/.notes.txt.icloud", .other),
   ])
   func namesAreToldApart(_ path: String, _ kind: WatchPathKind) {
-    #expect(WatchPaths.kind(of: path, root: "/d") == kind)
+    #expect(WatchPaths.kind(of: AbsolutePath(path), root: "/d") == kind)
   }
 
   @Test func scheduledBackupTimesAreReadOffTheirNames() {

@@ -14,10 +14,10 @@ final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
   var batches: [[ChangeEvent]]
   var clock: Double = 1000
   var waits: [Double?] = []
-  var watchedTrees: [String] = []
+  var watchedTrees: [AbsolutePath] = []
   var appearanceWatches = 0
   /// The directories "the system refused to watch".
-  var unwatched: [String] = []
+  var unwatched: [AbsolutePath] = []
   /// Called when the script is used up (ends the run).
   var exhausted: () -> Void = {}
   /// Run at the wait of that index, before it returns (a file appearing unseen).
@@ -25,8 +25,10 @@ final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
 
   init(_ batches: [[ChangeEvent]]) { self.batches = batches }
 
-  func watchTree(root: String) throws(ChangeNotifierError) { watchedTrees.append(root) }
-  func watchForAppearance(of root: String) throws(ChangeNotifierError) { appearanceWatches += 1 }
+  func watchTree(root: AbsolutePath) throws(ChangeNotifierError) { watchedTrees.append(root) }
+  func watchForAppearance(of root: AbsolutePath) throws(ChangeNotifierError) {
+    appearanceWatches += 1
+  }
 
   func wait(timeout: Double?) throws(ChangeNotifierError) -> [ChangeEvent] {
     waits.append(timeout)
@@ -64,7 +66,7 @@ final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
       let root = folder.path
       let context = WatchContext(
         system: SystemContext(fileSystem: fs, now: { [notifier] in notifier.clock }),
-        root: root, notifier: notifier,
+        root: AbsolutePath(root), notifier: notifier,
         tryLock: { [unowned self] in
           guard notifier.clock >= lockHeldUntil else { return nil }
           return try WriteLocks.acquire(
@@ -103,15 +105,15 @@ final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
   @Test func aCopyThatArrivesIsMergedAfterTheQuietPeriodWithABackupFirst() throws {
     let run = try Run([])
     try fill(run.folder)
-    let path = run.folder.absolute(Self.copy)
+    let path = run.folder.location(Self.copy)
     run.notifier.batches = [[], [.changed(path)]]
     try run.folder.write(Self.copy, try ConflictFixtures.bytes("seed-01/device-1/" + Self.month))
     try run.run(WatchPolicy(quietFor: 5))
-    #expect(run.notifier.watchedTrees == [run.folder.path])
+    #expect(run.notifier.watchedTrees == [run.folder.location()])
     #expect(run.merged.map(\.logicalName) == [Self.month])
     #expect(run.merged.first?.copies.first?.removed == true)
     #expect(run.backups == [WatchPaths.mergeBackupReason])
-    #expect(!FileManager.default.fileExists(atPath: path))
+    #expect(!FileManager.default.fileExists(atPath: path.string))
     // The first scan found it already (its modification time is now, on the real clock: far
     // from the simulated one, so it is due at once); the event then changed nothing.
     let held = try SampleDocuments.hashes(
@@ -125,12 +127,12 @@ final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
   @Test func theQuietPeriodIsWaitedOutWithoutPolling() throws {
     let run = try Run([])
     try fill(run.folder)
-    let path = run.folder.absolute(Self.copy)
+    let path = run.folder.location(Self.copy)
     try run.folder.write(Self.copy, try ConflictFixtures.bytes("seed-01/device-1/" + Self.month))
     run.notifier.batches = [[], []]
     // Modified "now" on the simulated clock: due five seconds later.
     let date = Date(timeIntervalSince1970: run.notifier.clock)
-    try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: path)
+    try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: path.string)
     try run.run(WatchPolicy(quietFor: 5))
     #expect(run.notifier.waits.first == 5, "one wait for the quiet period, not a poll")
     #expect(run.merged.count == 1)
@@ -155,7 +157,7 @@ final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
   @Test func theDocumentRewrittenByTheAppIsNeverACopy() throws {
     let run = try Run([])
     try fill(run.folder)
-    let path = run.folder.absolute(Self.month)
+    let path = run.folder.location(Self.month)
     run.notifier.batches = [[.changed(path)], [.changed(path)], [.removed(path), .changed(path)]]
     try run.run(WatchPolicy(quietFor: 1))
     #expect(run.merged.isEmpty)
@@ -228,7 +230,7 @@ final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
     }
     try run.run(WatchPolicy(quietFor: 1))
     #expect(run.notifier.appearanceWatches == 1)
-    #expect(run.notifier.watchedTrees == [root])
+    #expect(run.notifier.watchedTrees == [AbsolutePath(root)])
     let kinds = run.reports.compactMap { r -> String? in
       switch r {
       case .folderGone: return "gone"
@@ -246,7 +248,7 @@ final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
   @Test func aCopyInAnUnwatchedDirectoryIsMergedByPeriodicRescans() throws {
     let run = try Run([])
     try fill(run.folder)
-    run.notifier.unwatched = [run.folder.absolute("records/2026")]
+    run.notifier.unwatched = [run.folder.location("records/2026")]
     run.notifier.batches = Array(repeating: [], count: 6)
     let copy = try ConflictFixtures.bytes("seed-01/device-1/" + Self.month)
     run.notifier.atWait[0] = { [unowned run] in

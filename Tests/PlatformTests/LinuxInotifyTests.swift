@@ -23,16 +23,16 @@
       let folder = try ScratchFolder()
       try folder.write("records/2026/09.automerge")
       let notifier = try LinuxInotify(fileSystem: LiveFileSystem(), wakeDescriptor: nil)
-      try notifier.watchTree(root: folder.path)
+      try notifier.watchTree(root: folder.location())
       #expect(try notifier.wait(timeout: 0.05) == [])
       try folder.write("records/2026/.tmp-copy")
       try FileManager.default.moveItem(
         atPath: folder.absolute("records/2026/.tmp-copy"),
         toPath: folder.absolute("records/2026/09 2.automerge"))
-      let copy = folder.absolute("records/2026/09 2.automerge")
+      let copy = folder.location("records/2026/09 2.automerge")
       var events = try collect(notifier) { $0.contains(.changed(copy)) }
       #expect(events.contains(.changed(copy)))
-      try FileManager.default.removeItem(atPath: copy)
+      try FileManager.default.removeItem(atPath: copy.string)
       events = try collect(notifier) { $0.contains(.removed(copy)) }
       #expect(events.contains(.removed(copy)))
     }
@@ -40,14 +40,14 @@
     @Test func newDirectoriesAreWatchedAsTheyAppearNestedOrNot() throws {
       let folder = try ScratchFolder()
       let notifier = try LinuxInotify(fileSystem: LiveFileSystem(), wakeDescriptor: nil)
-      try notifier.watchTree(root: folder.path)
+      try notifier.watchTree(root: folder.location())
       try FileManager.default.createDirectory(
         atPath: folder.absolute("records/2027"), withIntermediateDirectories: true)
-      let added = try collect(notifier) { $0.contains(.directoryAdded(folder.absolute("records"))) }
-      #expect(added.contains(.directoryAdded(folder.absolute("records"))))
+      let added = try collect(notifier) { $0.contains(.directoryAdded(folder.location("records"))) }
+      #expect(added.contains(.directoryAdded(folder.location("records"))))
       // Written after the watches were added: seen in the nested directory.
       try folder.write("records/2027/03 2.automerge")
-      let copy = folder.absolute("records/2027/03 2.automerge")
+      let copy = folder.location("records/2027/03 2.automerge")
       let events = try collect(notifier) { $0.contains(.changed(copy)) }
       #expect(events.contains(.changed(copy)))
     }
@@ -57,10 +57,10 @@
       let root = parent.absolute("data")
       try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
       let notifier = try LinuxInotify(fileSystem: LiveFileSystem(), wakeDescriptor: nil)
-      try notifier.watchTree(root: root)
+      try notifier.watchTree(root: AbsolutePath(root))
       try FileManager.default.removeItem(atPath: root)
       #expect(try collect(notifier) { $0.contains(.rootGone) }.contains(.rootGone))
-      try notifier.watchForAppearance(of: root)
+      try notifier.watchForAppearance(of: AbsolutePath(root))
       try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
       #expect(try collect(notifier) { $0.contains(.ancestorChanged) }.contains(.ancestorChanged))
     }
@@ -74,7 +74,7 @@
       }
       let notifier = try LinuxInotify(fileSystem: LiveFileSystem(), wakeDescriptor: ends[0])
       let folder = try ScratchFolder()
-      try notifier.watchTree(root: folder.path)
+      try notifier.watchTree(root: folder.location())
       var byte: UInt8 = 1
       #expect(write(ends[1], &byte, 1) == 1)
       // Woken, not timed out (that would return no event): no wall-clock margin needed.
@@ -89,29 +89,29 @@
       try folder.write("records/2026/09.automerge")
       try folder.write("records/2025/09.automerge")
       let notifier = try LinuxInotify(fileSystem: LiveFileSystem(), wakeDescriptor: nil)
-      let refused = folder.absolute("records/2026")
+      let refused = folder.location("records/2026")
       notifier.refuseWatch = { $0 == refused ? .noSpace : nil }
-      try notifier.watchTree(root: folder.path)
+      try notifier.watchTree(root: folder.location())
       #expect(notifier.unwatched == [refused])
       // A directory that appears when the limit is reached is listed as well.
-      notifier.refuseWatch = { $0.hasPrefix(folder.absolute("records/2027")) ? .noSpace : nil }
+      notifier.refuseWatch = { $0.isInside(folder.location("records/2027")) ? .noSpace : nil }
       try FileManager.default.createDirectory(
         atPath: folder.absolute("records/2027"), withIntermediateDirectories: true)
-      let added = folder.absolute("records/2027")
+      let added = folder.location("records/2027")
       _ = try collect(notifier) { $0.contains(.directoryAdded(added)) }
       #expect(notifier.unwatched == [refused, added])
       // Renamed away, it is not a directory to cover any more.
-      try FileManager.default.moveItem(atPath: added, toPath: folder.absolute("elsewhere"))
+      try FileManager.default.moveItem(atPath: added.string, toPath: folder.absolute("elsewhere"))
       _ = try collect(notifier) { _ in !notifier.unwatched.contains(added) }
       #expect(notifier.unwatched == [refused])
       // The root refused: no throw, the root is unwatched.
       notifier.refuseWatch = { _ in .noSpace }
-      try notifier.watchTree(root: folder.path)
-      #expect(notifier.unwatched.first == folder.path)
+      try notifier.watchTree(root: folder.location())
+      #expect(notifier.unwatched.first == folder.location())
       #expect(notifier.unwatched.count == 5)
       // Another refusal of the root (not the limit) still throws.
-      notifier.refuseWatch = { $0 == folder.path ? .permissionDenied : nil }
-      #expect(throws: ChangeNotifierError.self) { try notifier.watchTree(root: folder.path) }
+      notifier.refuseWatch = { $0 == folder.location() ? .permissionDenied : nil }
+      #expect(throws: ChangeNotifierError.self) { try notifier.watchTree(root: folder.location()) }
     }
 
     @Test func aFullQueueIsReportedAsOverflow() throws {
@@ -120,7 +120,7 @@
         .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 16384
       let folder = try ScratchFolder()
       let notifier = try LinuxInotify(fileSystem: LiveFileSystem(), wakeDescriptor: nil)
-      try notifier.watchTree(root: folder.path)
+      try notifier.watchTree(root: folder.location())
       let fds = ["a", "b"].map { open(folder.absolute($0), O_CREAT | O_WRONLY, 0o644) }
       defer { fds.forEach { close($0) } }
       var byte: UInt8 = 0

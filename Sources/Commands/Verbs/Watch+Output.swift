@@ -121,12 +121,12 @@ extension Watch {
       switch report {
       case .watching(let root, let once):
         return [
-          ("event", .string("watching")), ("root", .string(root)), ("once", .bool(once)),
+          ("event", .string("watching")), ("root", .path(root)), ("once", .bool(once)),
         ]
       case .rescanning(let reason):
         return [("event", .string("rescanning")), ("reason", .string(reason.rawValue))]
       case .waitingForLock(let path):
-        return [("event", .string("waiting-for-lock")), ("path", .string(path))]
+        return [("event", .string("waiting-for-lock")), ("path", .path(path))]
       case .lockTaken(let waited):
         return [("event", .string("lock-taken")), ("waited", .double(waited))]
       case .backedUp(let path, let scheduled):
@@ -165,9 +165,9 @@ extension Watch {
       case .arriving(let paths):
         return [("event", .string("arriving")), ("copies", .array(paths.map(JSONValue.string)))]
       case .folderGone(let root):
-        return [("event", .string("folder-gone")), ("root", .string(root))]
+        return [("event", .string("folder-gone")), ("root", .path(root))]
       case .folderBack(let root):
-        return [("event", .string("folder-back")), ("root", .string(root))]
+        return [("event", .string("folder-back")), ("root", .path(root))]
       case .stopping: return [("event", .string("stopping"))]
       }
     }

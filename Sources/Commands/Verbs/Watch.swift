@@ -121,7 +121,7 @@ enum Watch {
     let backupDirectory = try? env.backupDirectory()
     let folder = AbsolutePath(root)
     let context = WatchContext(
-      system: env.system, root: root, notifier: notifier,
+      system: env.system, root: folder, notifier: notifier,
       tryLock: {
         do {
           return try WriteLocks.acquire(

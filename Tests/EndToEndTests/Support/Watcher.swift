@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 import Testing
 
 @testable import AutomergeCodec
@@ -151,7 +152,9 @@ enum WatchDocuments {
     guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
     var found: [String] = []
     while let rel = walker.nextObject() as? String {
-      if WatchPaths.kind(of: root + "/" + rel, root: root) == .copy { found.append(rel) }
+      if WatchPaths.kind(of: AbsolutePath(root + "/" + rel), root: AbsolutePath(root)) == .copy {
+        found.append(rel)
+      }
     }
     return found.sorted()
   }

@@ -35,7 +35,7 @@ import Testing
       let context = WatchContext(
         system: SystemContext(
           fileSystem: fs, now: { [notifier] in notifier.clock }, syncProvider: sim.provider),
-        root: root, notifier: notifier,
+        root: AbsolutePath(root), notifier: notifier,
         tryLock: {
           try WriteLocks.acquire([AbsolutePath(root)], timeout: 0, fileSystem: fs, sleep: { _ in })
         },
@@ -105,7 +105,7 @@ import Testing
   @Test func aVersionAfterADocumentsChangeIsMergedWithoutPollingOrARescan() throws {
     let sim = try SimulatedFolder()
     let month = try sim.write(SimulatedFolder.month, device: 0)
-    let run = Run(sim, [[], [.changed(month)], []])
+    let run = Run(sim, [[], [.changed(AbsolutePath(month))], []])
     // The version appears unseen (a version has no file); the document's change tells.
     run.notifier.atWait[1] = {
       _ = try? sim.provider.addVersion(of: month, bytes: try SimulatedFolder.device(1))
@@ -194,7 +194,7 @@ import Testing
     let sim = try SimulatedFolder(kind: .plain)
     let month = try sim.write(SimulatedFolder.month, device: 0)
     try sim.provider.addVersion(of: month, bytes: try SimulatedFolder.device(1))
-    let run = Run(sim, [[.changed(month)]])
+    let run = Run(sim, [[.changed(AbsolutePath(month))]])
     try run.run()
     #expect(run.versionReports.isEmpty)
     #expect(sim.provider.unresolved(month).count == 1)

@@ -242,7 +242,7 @@ public struct WatchRunner {
       saidNotPermitted = false
       return listing
     } catch {
-      if let denied = StorageError.privacyDenial(error, root: context.root) {
+      if let denied = StorageError.privacyDenial(error, root: AbsolutePath(context.root)) {
         // macOS's privacy controls (mn.md §15): a permission to grant, not a folder gone.
         if !saidNotPermitted {
           saidNotPermitted = true
@@ -289,8 +289,9 @@ public struct WatchRunner {
   /// A document's file changed: in a synced folder, iCloud may have kept a conflict version
   /// of it, so the provider is asked (one call; nothing is read).
   private mutating func documentChanged(_ path: String) {
-    guard context.syncProvider.folderKind(of: path) != .plain,
-      let versions = context.syncProvider.conflictVersions(of: path), !versions.isEmpty
+    let location = AbsolutePath(path)
+    guard context.syncProvider.folderKind(of: location) != .plain,
+      let versions = context.syncProvider.conflictVersions(of: location), !versions.isEmpty
     else { return }
     feed(.versionsFound([WatchCopy(path: path, modified: context.now())], all: false))
   }

@@ -78,8 +78,8 @@ extension Environment {
     let live: any FileSystem =
       pausePoints.map { PausingFileSystem(base: LiveFileSystem(), points: $0) } ?? LiveFileSystem()
     // Before any file is read: on Darwin no accidental download of a dataless file (mn.md §15).
-    let home = variables["HOME"].flatMap { $0.isEmpty ? nil : AbsolutePath($0) }
-    let (provider, fileSystem) = LiveSync.make(base: live, home: home, warn: LiveSystem.warn)
+    let (provider, fileSystem) = LiveSync.make(
+      base: live, home: WellKnownPaths.home(variables: variables), warn: LiveSystem.warn)
     let system = SystemContext(
       variables: variables, fileSystem: fileSystem,
       now: {

@@ -80,18 +80,18 @@ public enum WellKnownPaths {
     return home(variables: variables)?.appending(".config/minuta/storage-path.txt")
   }
 
-  /// The backup directory of mn.md §8: `$MN_BACKUP_DIR`, else the state directory.
+  /// The backup directory of mn.md §8: `$MN_BACKUP_DIR` as it is set (it may be relative:
+  /// the caller makes it absolute), else the state directory.
   public static func backupDirectory(variables: [String: String], isDarwin: Bool) -> String? {
     if let dir = nonEmpty(variables["MN_BACKUP_DIR"]) { return dir }
     if isDarwin {
-      guard let home = nonEmpty(variables["HOME"]) else { return nil }
-      return AbsolutePath(home).appending("Library/Application Support/Minuta/Backups").string
+      return home(variables: variables)?.appending("Library/Application Support/Minuta/Backups")
+        .string
     }
     if let state = nonEmpty(variables["XDG_STATE_HOME"]), state.hasPrefix("/") {
       return AbsolutePath(state).appending("minuta/backups").string
     }
-    guard let home = nonEmpty(variables["HOME"]) else { return nil }
-    return AbsolutePath(home).appending(".local/state/minuta/backups").string
+    return home(variables: variables)?.appending(".local/state/minuta/backups").string
   }
 
   static func nonEmpty(_ value: String?) -> String? {

@@ -36,7 +36,7 @@ public enum ConflictVersions {
     var versions: [String: [SyncVersion]] = [:]
     var hidden: [String] = []
     for document in documents where document.isDownloaded {
-      let path = document.name.path(root: AbsolutePath(root)).string
+      let path = document.name.path(root: AbsolutePath(root))
       guard provider.folderKind(of: path) != .plain else { continue }
       guard let found = provider.conflictVersions(of: path) else {
         hidden.append(document.logicalName)
@@ -64,12 +64,13 @@ public enum ConflictVersions {
     plan.hidden = hidden
     for document in documents {
       guard let found = versions[document.logicalName] else { continue }
-      let path = document.name.path(root: AbsolutePath(root)).string
+      let location = document.name.path(root: AbsolutePath(root))
+      let path = location.string
       var entry = VersionMergeDocument(
         logicalName: document.logicalName, path: path,
         versions: found.map { VersionMergeItem(version: $0) })
-      let info = try? fileSystem.info(AbsolutePath(path))
-      if let problem = SyncReadiness.check(path, info: info ?? nil, provider: provider) {
+      let info = try? fileSystem.info(location)
+      if let problem = SyncReadiness.check(location, info: info ?? nil, provider: provider) {
         entry.refusal = .notCurrent(path: problem.path, problem.status)
         plan.documents.append(entry)
         continue
@@ -77,7 +78,7 @@ public enum ConflictVersions {
       let canonical: AutomergeFile
       do {
         canonical = try AutomergeFile.decode(
-          try fileSystem.readFile(AbsolutePath(path), limit: DocumentName.maxFileSize))
+          try fileSystem.readFile(location, limit: DocumentName.maxFileSize))
       } catch let error as FileSystemError {
         entry.refusal =
           error.meansNotDownloaded
@@ -89,7 +90,7 @@ public enum ConflictVersions {
         plan.documents.append(entry)
         continue
       } catch {
-        entry.refusal = .canonicalCannotRead(FileSystemError("read", path, .ioError))
+        entry.refusal = .canonicalCannotRead(FileSystemError("read", location, .ioError))
         plan.documents.append(entry)
         continue
       }
@@ -130,7 +131,7 @@ public enum ConflictVersions {
         files.append(
           ExportFile(
             relativePath: document.logicalName + ".icloud-version-\(k + 1)",
-            absolutePath: AbsolutePath(item.version.path), kind: .document))
+            absolutePath: item.version.path, kind: .document))
       }
     }
     return files.sorted { $0.relativePath.precedesByBytes($1.relativePath) }
@@ -184,14 +185,15 @@ public enum ConflictVersions {
     random: () -> String
   ) throws {
     let path = document.path
-    let info = try fileSystem.info(AbsolutePath(path))
-    if let problem = SyncReadiness.check(path, info: info, provider: provider) {
+    let location = AbsolutePath(path)
+    let info = try fileSystem.info(location)
+    if let problem = SyncReadiness.check(location, info: info, provider: provider) {
       document.refusal = .notCurrent(path: problem.path, problem.status)
       return
     }
     let current: [UInt8]
     do {
-      current = try fileSystem.readFile(AbsolutePath(path), limit: DocumentName.maxFileSize)
+      current = try fileSystem.readFile(location, limit: DocumentName.maxFileSize)
     } catch let error as FileSystemError where error.meansNotDownloaded {
       // EDEADLK: dataless since the plan (mn.md §15); its versions wait for `mn fetch`.
       document.refusal = .notCurrent(path: path, .notDownloaded)
@@ -223,13 +225,13 @@ public enum ConflictVersions {
         fileSystem: fileSystem, permissions: info?.permissions ?? 0o644, random: random)
       document.written = true
     } else {
-      try makeDurable(AbsolutePath(path), fileSystem: fileSystem)
+      try makeDurable(location, fileSystem: fileSystem)
     }
     try checkpoint(.written(document.logicalName))
     let held: Set<ChangeHash>
     do {
       let back = try AutomergeFile.decode(
-        try fileSystem.readFile(AbsolutePath(path), limit: DocumentName.maxFileSize))
+        try fileSystem.readFile(location, limit: DocumentName.maxFileSize))
       held = Set(back.changes.map(\.hash))
     } catch is AutomergeDecodeError {
       throw ConflictMergeError.verificationFailed(path: path)
@@ -240,13 +242,14 @@ public enum ConflictVersions {
     try checkpoint(.verified(document.logicalName))
     guard resolving else { return }
     let decision = resolution(
-      merged: merged, unresolved: provider.conflictVersions(of: path) ?? [])
+      merged: merged, unresolved: provider.conflictVersions(of: location) ?? [])
     guard !decision.resolve.isEmpty else { return }
     do {
       // Inside a coordinated write of the document, as Apple's documentation of
       // `NSFileVersion` requires of a removal (mn.md §15).
-      try CoordinatedFileSystem.run(.replacing, path, on: fileSystem) {
-        try provider.resolve(decision.resolve, of: path, removingOthers: decision.removingOthers)
+      try CoordinatedFileSystem.run(.replacing, location, on: fileSystem) {
+        try provider.resolve(
+          decision.resolve, of: location, removingOthers: decision.removingOthers)
       }
       for k in document.versions.indices
       where decision.resolve.contains(document.versions[k].version) {

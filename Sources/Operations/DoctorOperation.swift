@@ -137,9 +137,10 @@ public enum DoctorOperation {
     _ path: String, name: String, isCopy: Bool, into report: inout DoctorReport,
     fileSystem: any FileSystem, provider: any SyncProvider = NoSyncProvider()
   ) {
-    if provider.folderKind(of: path) != .plain,
+    let location = AbsolutePath(path)
+    if provider.folderKind(of: location) != .plain,
       let problem = SyncReadiness.check(
-        path, info: (try? fileSystem.info(AbsolutePath(path))) ?? nil, provider: provider)
+        location, info: (try? fileSystem.info(location)) ?? nil, provider: provider)
     {
       let fix = "mn fetch \(ShellQuote.word(name))"
       if problem.status == .stale {
@@ -154,7 +155,7 @@ public enum DoctorOperation {
     let bytes: [UInt8]
     do {
       // Validity and orphans only: every op is still checked, none is kept.
-      bytes = try fileSystem.readFile(AbsolutePath(path), limit: maxDocumentSize)
+      bytes = try fileSystem.readFile(location, limit: maxDocumentSize)
       file = try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false)
     } catch let error as FileSystemError where error.meansNotDownloaded {
       report.add(

@@ -35,9 +35,10 @@ public enum DocumentReplace {
     _ path: String, with content: [UInt8], basis: ReplaceBasis, fileSystem: any FileSystem,
     permissions: FilePermissions = 0o644, random: () -> String = AtomicFile.randomSuffix
   ) throws -> ReplaceOutcome {
-    try CoordinatedFileSystem.run(.replacing, path, on: fileSystem) {
+    let target = AbsolutePath(path)
+    return try CoordinatedFileSystem.run(.replacing, target, on: fileSystem) {
       try Replace.replace(
-        AbsolutePath(path), with: content, basis: basis, merger: merger, fileSystem: fileSystem,
+        target, with: content, basis: basis, merger: merger, fileSystem: fileSystem,
         permissions: permissions, random: random)
     }
   }

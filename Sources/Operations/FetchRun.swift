@@ -81,7 +81,7 @@ struct FetchRun {
       if let request = context.requestDownload {
         for item in plan.items where !item.fileExists || item.isStale {
           do {
-            try request(item.path)
+            try request(AbsolutePath(item.path))
           } catch {
             report.warnings.append(
               "cannot ask the system to download '\(item.logicalName)': \(error)")
@@ -226,7 +226,7 @@ struct FetchRun {
         let stubs = item.placeholders.filter { $0.kind != .dataless }
         let gone =
           !stubs.isEmpty
-          && stubs.allSatisfy { (try? fileSystem.info(AbsolutePath($0.path))) == .some(nil) }
+          && stubs.allSatisfy { (try? fileSystem.info($0.path)) == .some(nil) }
         settle(missing: item, gone ? .vanished : .notDownloaded)
       }
     }
@@ -240,12 +240,12 @@ struct FetchRun {
 
   /// Whether an item's real file is on disk, downloaded, and valid Automerge.
   func look(at item: FetchItem) -> Look {
+    let path = AbsolutePath(item.path)
     do {
-      guard let info = try fileSystem.info(AbsolutePath(item.path)), info.kind == .regular,
-        SyncDownload.isCurrent(item.path, info: info, provider: context.syncProvider)
+      guard let info = try fileSystem.info(path), info.kind == .regular,
+        SyncDownload.isCurrent(path, info: info, provider: context.syncProvider)
       else { return .absent }
-      let bytes = try fileSystem.readFile(
-        AbsolutePath(item.path), limit: FetchOperation.maxDocumentSize)
+      let bytes = try fileSystem.readFile(path, limit: FetchOperation.maxDocumentSize)
       do {
         _ = try AutomergeFile.decode(bytes)
       } catch {
@@ -281,12 +281,12 @@ struct FetchRun {
     var kept: [String: String] = [:]
     for stub in item.placeholders where stub.kind != .dataless {
       do {
-        try fileSystem.removeFile(AbsolutePath(stub.path))
-        removed.append(stub.path)
+        try fileSystem.removeFile(stub.path)
+        removed.append(stub.path.string)
       } catch let error as FileSystemError where error.errno == .noSuchFileOrDirectory {
         // The sync client removed it already.
       } catch {
-        kept[stub.path] = "\((error as? FileSystemError)?.errno ?? .ioError)"
+        kept[stub.path.string] = "\((error as? FileSystemError)?.errno ?? .ioError)"
       }
     }
     report.fetched.append(

@@ -23,12 +23,10 @@ public enum FolderFiles {
             kind: .document))
       }
       for placeholder in document.placeholders {
-        if let relative = AbsolutePath(placeholder.path).logicalName(in: AbsolutePath(listing.root))
-        {
+        if let relative = placeholder.path.logicalName(in: AbsolutePath(listing.root)) {
           files.append(
             ExportFile(
-              relativePath: relative.string, absolutePath: AbsolutePath(placeholder.path),
-              kind: .placeholder))
+              relativePath: relative.string, absolutePath: placeholder.path, kind: .placeholder))
         }
       }
       guard includeCopies else { continue }

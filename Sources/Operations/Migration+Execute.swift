@@ -162,7 +162,7 @@ extension Migration {
   /// (`SyncProvider.moveIntoUbiquity`, mn.md §15): it is moved, not kept, nothing is at the
   /// destination, the destination is an iCloud Drive container and the source is not in one.
   public static func usesSystemMove(
-    source: String, target: String, targetExists: Bool, keepSource: Bool,
+    source: AbsolutePath, target: AbsolutePath, targetExists: Bool, keepSource: Bool,
     provider: any SyncProvider
   ) -> Bool {
     !keepSource && !targetExists && provider.folderKind(of: target) == .ubiquityContainer
@@ -178,17 +178,17 @@ extension Migration {
     let name = document.name.logicalName
     let target = document.destinationPath
     var refusal: String?
+    let (from, to) = (AbsolutePath(document.sourcePath), AbsolutePath(target))
     if usesSystemMove(
-      source: document.sourcePath, target: target,
-      targetExists: try fs.info(AbsolutePath(target)) != nil,
-      keepSource: keepSource, provider: provider)
+      source: from, target: to, targetExists: try fs.info(to) != nil, keepSource: keepSource,
+      provider: provider)
     {
       // The backup of step 3 holds the source; the destination is verified right after.
       let source = try readDocument(document.sourcePath, fileSystem: fs)
       let expected = Set(source.file.changes.map(\.hash))
       try makeDirectories(document.name.directory, root: destination, fileSystem: fs)
       do {
-        try provider.moveIntoUbiquity(document.sourcePath, to: target)
+        try provider.moveIntoUbiquity(from, to: to)
         let written = try readDocument(target, fileSystem: fs)
         guard expected.isSubset(of: written.file.changes.lazy.map(\.hash)) else {
           throw MigrationError.verificationFailed(name)
@@ -199,7 +199,7 @@ extension Migration {
         // nothing, so the source is as it was. The copy below writes the destination through
         // the coordinated replace, reads it back and verifies it, syncs it, and only then
         // removes the source.
-        guard try fs.info(AbsolutePath(target)) == nil else { throw error }
+        guard try fs.info(to) == nil else { throw error }
         refusal = "\(error)"
       }
     }
@@ -243,9 +243,8 @@ extension Migration {
         throw MigrationError.verificationFailed(name)
       }
       if keepSource { return (action, replaced, way) }
-      guard try fs.readFile(AbsolutePath(document.sourcePath), limit: readLimit) == source.bytes
-      else { continue }
-      try fs.removeFile(AbsolutePath(document.sourcePath))
+      guard try fs.readFile(from, limit: readLimit) == source.bytes else { continue }
+      try fs.removeFile(from)
       return (action, replaced, way)
     }
     throw MigrationError.sourceChanging(name)

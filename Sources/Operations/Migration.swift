@@ -187,7 +187,7 @@ public enum Migration {
     }
     for other in sourceListing.others {
       if let placeholder = other.placeholder {
-        plan.placeholders.append(placeholder.path)
+        plan.placeholders.append(placeholder.path.string)
         continue
       }
       let target = AbsolutePath(destination).appending(other.logicalName).string
@@ -201,7 +201,7 @@ public enum Migration {
           destinationPath: target))
     }
     for other in destinationListing?.others ?? [] {
-      if let placeholder = other.placeholder { plan.placeholders.append(placeholder.path) }
+      if let placeholder = other.placeholder { plan.placeholders.append(placeholder.path.string) }
     }
     plan.placeholders.sort { $0.precedesByBytes($1) }
     plan.conflictCopies.sort { $0.precedesByBytes($1) }
@@ -211,7 +211,7 @@ public enum Migration {
   /// Records a document's placeholder.
   static func check(_ entry: DocumentEntry, into plan: inout MigrationPlan) {
     if entry.isNotDownloaded, let placeholder = entry.placeholder {
-      plan.placeholders.append(placeholder.path)
+      plan.placeholders.append(placeholder.path.string)
     }
   }
 
@@ -248,7 +248,7 @@ public enum Migration {
         plan.conflictCopies.append(copy.copy.path)
         switch copy.problem {
         case .notDownloaded?:
-          plan.placeholders.append(copy.copy.placeholder?.path ?? copy.copy.path)
+          plan.placeholders.append(copy.copy.placeholder?.path.string ?? copy.copy.path)
         case let problem?:
           plan.unreadable.append(.init(path: copy.copy.path, reason: problem.description))
         case nil: break

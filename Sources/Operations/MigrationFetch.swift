@@ -46,7 +46,7 @@ extension Migration {
   ) -> [String] {
     var covered = Set<String>()
     for item in fetchPlans(plan, staleFrom: provider).flatMap(\.items) {
-      covered.formUnion(item.placeholders.map(\.path))
+      covered.formUnion(item.placeholders.map(\.path.string))
       if item.isStale { covered.insert(item.path) }
     }
     return plan.placeholders.filter { !covered.contains($0) }

@@ -122,7 +122,7 @@ public enum RestoreWorkflow {
       archive: archive, destination: destination, fileSystem: fileSystem,
       merger: DocumentReplace.merger,
       coordinated: { path, replace in
-        try CoordinatedFileSystem.run(.replacing, path.string, on: fileSystem, replace)
+        try CoordinatedFileSystem.run(.replacing, path, on: fileSystem, replace)
       })
     return Outcome(
       plan: plan, backupPath: backup, report: report, removedTemporaries: removed)

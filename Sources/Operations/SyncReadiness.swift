@@ -22,16 +22,16 @@ public enum SyncReadiness {
   ///
   /// - Returns: nil when it is current; what is wrong otherwise.
   public static func check(
-    _ path: String, info: FileInfo?, provider: any SyncProvider
+    _ path: AbsolutePath, info: FileInfo?, provider: any SyncProvider
   ) -> NotCurrent? {
     if let info, DatalessFiles.isDataless(info) {
-      return NotCurrent(path: path, status: .notDownloaded)
+      return NotCurrent(path: path.string, status: .notDownloaded)
     }
     guard provider.folderKind(of: path) != .plain else { return nil }
     let status = (try? provider.status(of: path)) ?? .unknown
     switch status {
     case .current, .unknown: return nil
-    case .stale, .notDownloaded: return NotCurrent(path: path, status: status)
+    case .stale, .notDownloaded: return NotCurrent(path: path.string, status: status)
     }
   }
 
@@ -40,11 +40,13 @@ public enum SyncReadiness {
   public static func firstNotCurrent(
     _ document: DocumentEntry, root: String, provider: any SyncProvider, fileSystem: any FileSystem
   ) -> NotCurrent? {
-    var paths: [String] = []
-    if document.isDownloaded { paths.append(document.name.path(root: AbsolutePath(root)).string) }
-    for copy in document.copies where copy.placeholder == nil { paths.append(copy.path) }
+    var paths: [AbsolutePath] = []
+    if document.isDownloaded { paths.append(document.name.path(root: AbsolutePath(root))) }
+    for copy in document.copies where copy.placeholder == nil {
+      paths.append(AbsolutePath(copy.path))
+    }
     for path in paths {
-      let info = try? fileSystem.info(AbsolutePath(path))
+      let info = try? fileSystem.info(path)
       if let problem = check(path, info: info ?? nil, provider: provider) { return problem }
     }
     return nil
@@ -84,19 +86,20 @@ public enum SyncReadiness {
   public static func staleItems(
     _ documents: [DocumentEntry], root: String, provider: any SyncProvider
   ) -> [FetchItem] {
-    func isStale(_ path: String) -> Bool {
+    func isStale(_ path: AbsolutePath) -> Bool {
       provider.folderKind(of: path) != .plain && (try? provider.status(of: path)) == .stale
     }
     var items: [FetchItem] = []
     for document in documents {
-      let path = document.name.path(root: AbsolutePath(root)).string
+      let path = document.name.path(root: AbsolutePath(root))
       if document.isDownloaded, isStale(path) {
         items.append(
           FetchItem(
-            logicalName: document.logicalName, path: path, placeholders: [], isCopy: false,
-            fileExists: true, isStale: true))
+            logicalName: document.logicalName, path: path.string, placeholders: [],
+            isCopy: false, fileExists: true, isStale: true))
       }
-      for copy in document.copies where copy.placeholder == nil && isStale(copy.path) {
+      for copy in document.copies where copy.placeholder == nil && isStale(AbsolutePath(copy.path))
+      {
         items.append(
           FetchItem(
             logicalName: copy.logicalName, path: copy.path, placeholders: [], isCopy: true,
@@ -114,17 +117,19 @@ public enum SyncDownload {
   /// plain folder there is nobody to ask.
   ///
   /// - Throws: `SyncProviderError` when the system refuses, or for a plain folder.
-  public static func request(_ path: String, provider: any SyncProvider) throws(SyncProviderError) {
+  public static func request(_ path: AbsolutePath, provider: any SyncProvider)
+    throws(SyncProviderError)
+  {
     switch provider.folderKind(of: path) {
     case .ubiquityContainer: try provider.startDownloading(path)
     case .fileProvider: provider.startMaterializing(path)
-    case .plain: throw .unavailable(operation: "download", path: path)
+    case .plain: throw .unavailable(operation: "download", path: path.string)
     }
   }
 
   /// Whether a file that is on disk (as `info` describes it) is downloaded and current,
   /// asking the provider afresh.
-  public static func isCurrent(_ path: String, info: FileInfo, provider: any SyncProvider)
+  public static func isCurrent(_ path: AbsolutePath, info: FileInfo, provider: any SyncProvider)
     -> Bool
   {
     SyncReadiness.check(path, info: info, provider: provider) == nil

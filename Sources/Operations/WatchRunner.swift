@@ -244,7 +244,7 @@ public struct WatchRunner {
       saidNotPermitted = false
       return listing
     } catch {
-      if let denied = StorageError.privacyDenial(error, root: context.root.string) {
+      if let denied = StorageError.privacyDenial(error, root: context.root) {
         // macOS's privacy controls (mn.md §15): a permission to grant, not a folder gone.
         if !saidNotPermitted {
           saidNotPermitted = true
@@ -291,8 +291,8 @@ public struct WatchRunner {
   /// A document's file changed: in a synced folder, iCloud may have kept a conflict version
   /// of it, so the provider is asked (one call; nothing is read).
   private mutating func documentChanged(_ path: AbsolutePath) {
-    guard context.syncProvider.folderKind(of: path.string) != .plain,
-      let versions = context.syncProvider.conflictVersions(of: path.string), !versions.isEmpty
+    guard context.syncProvider.folderKind(of: path) != .plain,
+      let versions = context.syncProvider.conflictVersions(of: path), !versions.isEmpty
     else { return }
     feed(.versionsFound([WatchCopy(path: path.string, modified: context.now())], all: false))
   }

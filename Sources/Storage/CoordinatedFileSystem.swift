@@ -45,30 +45,28 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   /// provider folder is known by what the system says of it and by any `SF_DATALESS` file,
   /// never by path alone; a folder that only a provider can make dataless is one whatever
   /// the system says of its path).
-  public func folderKind(of path: String) -> SyncFolderKind {
+  public func folderKind(of path: AbsolutePath) -> SyncFolderKind {
     let kind = provider.folderKind(of: path)
     guard kind == .plain else { return kind }
-    let location = AbsolutePath(path)
-    let known = lock.locked { datalessFolders.contains { location.isInside($0) } }
+    let known = lock.locked { datalessFolders.contains { path.isInside($0) } }
     return known ? .fileProvider : .plain
   }
 
   /// Takes `folder` (and everything below it) for a File Provider folder from now on: a
   /// dataless file was seen in it. `FolderScan` notes its root when it saw one anywhere below.
-  public func noteProviderFolder(_ folder: String) {
-    lock.locked { _ = datalessFolders.insert(AbsolutePath(folder)) }
+  public func noteProviderFolder(_ folder: AbsolutePath) {
+    lock.locked { _ = datalessFolders.insert(folder) }
   }
 
   /// Whether a dataless file was seen in `folder` or below it.
-  public func sawDataless(under folder: String) -> Bool {
-    let top = AbsolutePath(folder)
-    return lock.locked { datalessFolders.contains { $0.isInside(top) } }
+  public func sawDataless(under folder: AbsolutePath) -> Bool {
+    lock.locked { datalessFolders.contains { $0.isInside(folder) } }
   }
 
   /// Notes the folder of `path` when `info` says it is dataless; returns `info`.
   private func noting(_ info: FileInfo?, of path: AbsolutePath) -> FileInfo? {
     if let info, DatalessFiles.isDataless(info) {
-      noteProviderFolder(path.parent.string)
+      noteProviderFolder(path.parent)
     }
     return info
   }
@@ -79,9 +77,9 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   /// `coordinate(.replacing, target)`.
   ///
   /// - Throws: `SyncProviderError` when coordination fails, or what `body` throws.
-  public func coordinate<T>(_ access: CoordinatedAccess, _ path: String, _ body: () throws -> T)
-    throws -> T
-  {
+  public func coordinate<T>(
+    _ access: CoordinatedAccess, _ path: AbsolutePath, _ body: () throws -> T
+  ) throws -> T {
     guard folderKind(of: path) != .plain, lock.locked({ depth == 0 }) else {
       return try body()
     }
@@ -97,7 +95,7 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   /// `run(.replacing, target, on: fileSystem)`, from the exchange to the last look at what
   /// it displaced.
   public static func run<T>(
-    _ access: CoordinatedAccess, _ path: String, on fileSystem: any FileSystem,
+    _ access: CoordinatedAccess, _ path: AbsolutePath, on fileSystem: any FileSystem,
     _ body: () throws -> T
   ) throws -> T {
     guard let coordinated = fileSystem as? CoordinatedFileSystem else { return try body() }
@@ -107,8 +105,8 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   /// The provider's replacement directory for a target in a synced folder; nil (the swap)
   /// in a plain folder.
   public func replacementDirectory(for target: AbsolutePath) throws -> AbsolutePath? {
-    guard folderKind(of: target.string) != .plain else { return nil }
-    return AbsolutePath(try provider.replacementDirectory(appropriateFor: target.string))
+    guard folderKind(of: target) != .plain else { return nil }
+    return try provider.replacementDirectory(appropriateFor: target)
   }
 
   /// The provider's `replaceItem`, inside a coordinated write of `target` (the one the whole
@@ -116,14 +114,12 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   public func replaceItem(
     at target: AbsolutePath, withItemAt item: AbsolutePath, backupName: String
   ) throws -> AbsolutePath {
-    try coordinate(.replacing, target.string) {
+    try coordinate(.replacing, target) {
       guard try base.info(target) != nil else {
         throw FileSystemError("replace", target, .noSuchFileOrDirectory)
       }
       try refuseDataless(target, "replace")
-      return AbsolutePath(
-        try provider.replaceItem(
-          at: target.string, withItemAt: item.string, backupItemName: backupName))
+      return try provider.replaceItem(at: target, withItemAt: item, backupItemName: backupName)
     }
   }
 
@@ -131,7 +127,7 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   /// file in a synced folder: a dataless file is never displaced, renamed or removed
   /// (mn.md §6, §15).
   private func refuseDataless(_ path: AbsolutePath, _ operation: String) throws {
-    guard folderKind(of: path.string) != .plain, let info = try base.info(path),
+    guard folderKind(of: path) != .plain, let info = try base.info(path),
       DatalessFiles.isDataless(info)
     else { return }
     throw FileSystemError(operation, path, .deadlock)
@@ -165,7 +161,7 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
     try base.readFile(name, in: directory, limit: limit)
   }
   public func readFile(_ path: AbsolutePath, limit: Int) throws -> [UInt8] {
-    try coordinate(.reading, path.string) { try base.readFile(path, limit: limit) }
+    try coordinate(.reading, path) { try base.readFile(path, limit: limit) }
   }
   public func makeDirectory(_ path: AbsolutePath, permissions: FilePermissions) throws {
     try base.makeDirectory(path, permissions: permissions)
@@ -202,27 +198,27 @@ public final class CoordinatedFileSystem: ItemReplacingFileSystem, @unchecked Se
   }
   public func syncDirectory(_ path: AbsolutePath) throws { try base.syncDirectory(path) }
   public func rename(_ from: AbsolutePath, to: AbsolutePath) throws {
-    try coordinate(.replacing, to.string) {
+    try coordinate(.replacing, to) {
       try refuseDataless(from, "rename")
       try refuseDataless(to, "rename over")
       try base.rename(from, to: to)
     }
   }
   public func exchange(_ a: AbsolutePath, _ b: AbsolutePath) throws {
-    try coordinate(.replacing, b.string) {
+    try coordinate(.replacing, b) {
       try refuseDataless(a, "exchange")
       try refuseDataless(b, "exchange")
       try base.exchange(a, b)
     }
   }
   public func renameExclusive(_ from: AbsolutePath, to: AbsolutePath) throws {
-    try coordinate(.replacing, to.string) {
+    try coordinate(.replacing, to) {
       try refuseDataless(from, "rename")
       try base.renameExclusive(from, to: to)
     }
   }
   public func removeFile(_ path: AbsolutePath) throws {
-    try coordinate(.deleting, path.string) {
+    try coordinate(.deleting, path) {
       try refuseDataless(path, "remove")
       try base.removeFile(path)
     }

@@ -16,10 +16,10 @@
     ///
     /// - Parameters:
     ///   - base: The live file system (or the test-only pausing one over it).
-    ///   - home: `$HOME`, which tells the synced folders apart.
+    ///   - home: `$HOME`, which tells the synced folders apart; nil when it is not set.
     ///   - warn: Says a line on standard error.
     /// - Returns: The provider and the coordinated file system over `base`.
-    public static func make(base: any FileSystem, home: String, warn: (String) -> Void)
+    public static func make(base: any FileSystem, home: AbsolutePath?, warn: (String) -> Void)
       -> (provider: any SyncProvider, fileSystem: any FileSystem)
     {
       if let error = DarwinSyncProvider.turnOffMaterializationForProcess() {

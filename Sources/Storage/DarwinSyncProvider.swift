@@ -22,19 +22,20 @@ import Platform
   /// `SyncFolderKind.classify`; when to refuse, wait, list or resolve is for the portable
   /// callers (`SyncReadiness`, `SyncDownload`, `ConflictVersions`, `CoordinatedFileSystem`).
   public struct DarwinSyncProvider: SyncProvider {
-    /// The user's home directory, which tells the synced folders apart.
-    public let home: String
+    /// The user's home directory, which tells the synced folders apart; nil when `$HOME` is
+    /// not set.
+    public let home: AbsolutePath?
 
     /// Creates the provider for the user whose home is `home` (`$HOME`).
-    public init(home: String) { self.home = home }
+    public init(home: AbsolutePath?) { self.home = home }
 
     /// `SyncFolderKind.classify` with `realpath(3)` and
     /// `URLResourceValues.isUbiquitousItem` (on a new `URL`: a URL caches its values).
-    public func folderKind(of path: String) -> SyncFolderKind {
+    public func folderKind(of path: AbsolutePath) -> SyncFolderKind {
       SyncFolderKind.classify(
-        path, home: home, realPath: { try? LiveFileSystem().realPath(AbsolutePath($0)).string },
+        path, home: home, realPath: { try? LiveFileSystem().realPath($0) },
         isUbiquitous: { existing in
-          let values = try? URL(fileURLWithPath: existing).resourceValues(forKeys: [
+          let values = try? Self.url(existing).resourceValues(forKeys: [
             .isUbiquitousItemKey
           ])
           return values?.isUbiquitousItem == true
@@ -43,14 +44,14 @@ import Platform
 
     /// `URL.resourceValues(forKeys: [.ubiquitousItemDownloadingStatusKey])` on a new `URL`
     /// each time (a URL caches its resource values).
-    public func status(of path: String) throws(SyncProviderError) -> SyncItemStatus {
+    public func status(of path: AbsolutePath) throws(SyncProviderError) -> SyncItemStatus {
       let values: URLResourceValues
       do {
-        values = try URL(fileURLWithPath: path).resourceValues(forKeys: [
+        values = try Self.url(path).resourceValues(forKeys: [
           .ubiquitousItemDownloadingStatusKey
         ])
       } catch {
-        throw .failed(operation: "ask the status of", path: path, detail: "\(error)")
+        throw .failed(operation: "ask the status of", path: path.string, detail: "\(error)")
       }
       guard let status = values.ubiquitousItemDownloadingStatus else { return .unknown }
       if status == .current { return .current }
@@ -60,22 +61,23 @@ import Platform
     }
 
     /// `FileManager.startDownloadingUbiquitousItem(at:)`.
-    public func startDownloading(_ path: String) throws(SyncProviderError) {
+    public func startDownloading(_ path: AbsolutePath) throws(SyncProviderError) {
       do {
-        try FileManager.default.startDownloadingUbiquitousItem(at: URL(fileURLWithPath: path))
+        try FileManager.default.startDownloadingUbiquitousItem(at: Self.url(path))
       } catch {
-        throw .failed(operation: "ask the system to download", path: path, detail: "\(error)")
+        throw .failed(
+          operation: "ask the system to download", path: path.string, detail: "\(error)")
       }
     }
 
     /// `Thread.detachNewThread`, on which `setiopolicy_np` turns materialization on for that
     /// thread and the file is read (the File Provider downloads it to answer the read).
-    public func startMaterializing(_ path: String) {
+    public func startMaterializing(_ path: AbsolutePath) {
       Thread.detachNewThread {
         _ = setiopolicy_np(
           IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, IOPOL_SCOPE_THREAD,
           IOPOL_MATERIALIZE_DATALESS_FILES_ON)
-        _ = try? LiveFileSystem().readFile(AbsolutePath(path), limit: DocumentName.maxFileSize)
+        _ = try? LiveFileSystem().readFile(path, limit: DocumentName.maxFileSize)
       }
     }
 
@@ -119,11 +121,11 @@ import Platform
     /// telling presenters that the item is deleted and a new one put in its place, "not to
     /// be used when simply updating the contents"; the app would close the document. A write
     /// with no options is an edit: presenters save first and reload after.
-    public func coordinate<T>(_ access: CoordinatedAccess, _ path: String, _ body: () throws -> T)
-      throws -> T
-    {
+    public func coordinate<T>(
+      _ access: CoordinatedAccess, _ path: AbsolutePath, _ body: () throws -> T
+    ) throws -> T {
       let coordinator = NSFileCoordinator(filePresenter: nil)
-      let url = URL(fileURLWithPath: path)
+      let url = Self.url(path)
       var result: Result<T, any Error>?
       var coordinationError: NSError?
       switch access {
@@ -142,23 +144,25 @@ import Platform
       }
       if let coordinationError {
         throw SyncProviderError.failed(
-          operation: "coordinate \(access.rawValue)", path: path,
+          operation: "coordinate \(access.rawValue)", path: path.string,
           detail: "\(coordinationError)")
       }
       guard let result else {
         throw SyncProviderError.failed(
-          operation: "coordinate \(access.rawValue)", path: path, detail: "not run")
+          operation: "coordinate \(access.rawValue)", path: path.string, detail: "not run")
       }
       return try result.get()
     }
 
     /// `FileManager.setUbiquitous(true, itemAt:destinationURL:)`.
-    public func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {
+    public func moveIntoUbiquity(_ from: AbsolutePath, to: AbsolutePath)
+      throws(SyncProviderError)
+    {
       do {
         try FileManager.default.setUbiquitous(
-          true, itemAt: URL(fileURLWithPath: from), destinationURL: URL(fileURLWithPath: to))
+          true, itemAt: Self.url(from), destinationURL: Self.url(to))
       } catch {
-        throw .failed(operation: "move into iCloud", path: from, detail: "\(error)")
+        throw .failed(operation: "move into iCloud", path: from.string, detail: "\(error)")
       }
     }
 
@@ -166,16 +170,18 @@ import Platform
     /// create: true)`: a new directory on the volume of `path` and outside the synced tree
     /// (the system's temporary items), where a replace writes its temporary. A temporary
     /// there is never synced, so it needs no `.nosync` name inside the folder.
-    public func replacementDirectory(appropriateFor path: String) throws(SyncProviderError)
-      -> String
+    public func replacementDirectory(appropriateFor path: AbsolutePath) throws(SyncProviderError)
+      -> AbsolutePath
     {
       do {
-        return try FileManager.default.url(
-          for: .itemReplacementDirectory, in: .userDomainMask,
-          appropriateFor: URL(fileURLWithPath: path), create: true
-        ).path
+        return AbsolutePath(
+          try FileManager.default.url(
+            for: .itemReplacementDirectory, in: .userDomainMask, appropriateFor: Self.url(path),
+            create: true
+          ).path)
       } catch {
-        throw .failed(operation: "find a replacement directory for", path: path, detail: "\(error)")
+        throw .failed(
+          operation: "find a replacement directory for", path: path.string, detail: "\(error)")
       }
     }
 
@@ -192,19 +198,21 @@ import Platform
     /// mn read the target. The backup name is not an excluded one for the same reason. The
     /// call may answer a different URL for the item (`resultingItemURL`); mn's documents
     /// keep their name, so the backup's path is what it gives back.
-    public func replaceItem(at target: String, withItemAt item: String, backupItemName: String)
-      throws(SyncProviderError) -> String
-    {
-      let original = URL(fileURLWithPath: target)
+    public func replaceItem(
+      at target: AbsolutePath, withItemAt item: AbsolutePath, backupItemName: String
+    ) throws(SyncProviderError) -> AbsolutePath {
       do {
         _ = try FileManager.default.replaceItemAt(
-          original, withItemAt: URL(fileURLWithPath: item), backupItemName: backupItemName,
+          Self.url(target), withItemAt: Self.url(item), backupItemName: backupItemName,
           options: .withoutDeletingBackupItem)
       } catch {
-        throw .failed(operation: "replace", path: target, detail: "\(error)")
+        throw .failed(operation: "replace", path: target.string, detail: "\(error)")
       }
-      return AbsolutePath(target).parent.appending(backupItemName).string
+      return target.parent.appending(backupItemName)
     }
+
+    /// The file URL of `path`: where a path meets Foundation.
+    static func url(_ path: AbsolutePath) -> URL { URL(fileURLWithPath: path.string) }
 
     /// The file of `version`, or nil when the system no longer gives one.
     ///
@@ -218,15 +226,13 @@ import Platform
     /// `NSFileVersion.unresolvedConflictVersionsOfItem(at:)`, each with its `url`,
     /// `localizedNameOfSavingComputer` and `modificationDate`; a version without a URL is
     /// skipped (it is being resolved elsewhere, and has no bytes to merge).
-    public func conflictVersions(of path: String) -> [SyncVersion]? {
-      guard
-        let versions = NSFileVersion.unresolvedConflictVersionsOfItem(
-          at: URL(fileURLWithPath: path))
+    public func conflictVersions(of path: AbsolutePath) -> [SyncVersion]? {
+      guard let versions = NSFileVersion.unresolvedConflictVersionsOfItem(at: Self.url(path))
       else { return nil }
       return versions.compactMap { version in
         guard let url = Self.fileURL(of: version) else { return nil }
         return SyncVersion(
-          documentPath: path, path: url.path,
+          documentPath: path, path: AbsolutePath(url.path),
           device: version.localizedNameOfSavingComputer,
           modificationSeconds: version.modificationDate.map {
             Int64($0.timeIntervalSince1970.rounded(.down))
@@ -240,12 +246,12 @@ import Platform
     {
       do {
         return try coordinate(.reading, version.path) {
-          try LiveFileSystem().readFile(AbsolutePath(version.path), limit: limit)
+          try LiveFileSystem().readFile(version.path, limit: limit)
         }
       } catch let error as SyncProviderError {
         throw error
       } catch {
-        throw .failed(operation: "read version", path: version.path, detail: "\(error)")
+        throw .failed(operation: "read version", path: version.path.string, detail: "\(error)")
       }
     }
 
@@ -254,21 +260,23 @@ import Platform
     /// `NSFileVersion.removeOtherVersionsOfItem(at:)`; otherwise each of them alone is removed
     /// (`remove()`), so that iCloud stops keeping it. The caller runs this inside a
     /// coordinated write of the document (`ConflictVersions`).
-    public func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
+    public func resolve(_ versions: [SyncVersion], of path: AbsolutePath, removingOthers: Bool)
       throws(SyncProviderError)
     {
-      let url = URL(fileURLWithPath: path)
+      let url = Self.url(path)
       let wanted = Set(versions.map(\.path))
       do {
         for version in NSFileVersion.unresolvedConflictVersionsOfItem(at: url) ?? [] {
-          guard let versionURL = Self.fileURL(of: version), wanted.contains(versionURL.path)
+          guard let versionURL = Self.fileURL(of: version),
+            wanted.contains(AbsolutePath(versionURL.path))
           else { continue }
           version.isResolved = true
           if !removingOthers { try version.remove() }
         }
         if removingOthers { try NSFileVersion.removeOtherVersionsOfItem(at: url) }
       } catch {
-        throw .failed(operation: "remove the resolved versions of", path: path, detail: "\(error)")
+        throw .failed(
+          operation: "remove the resolved versions of", path: path.string, detail: "\(error)")
       }
     }
   }

@@ -13,7 +13,7 @@ public enum DiscoverySource: String, Sendable, CaseIterable {
 public struct DiscoveryCandidate: Sendable, Equatable {
   public var source: DiscoverySource
   /// The path looked at; nil when the step had nothing to look at (no variable set).
-  public var path: String?
+  public var path: AbsolutePath?
   public var exists: Bool
   /// Why the step was or was not chosen, in words.
   public var note: String
@@ -21,13 +21,13 @@ public struct DiscoveryCandidate: Sendable, Equatable {
 
 /// The outcome of discovery: the chosen root (if any), every step, and warnings.
 public struct Discovery: Sendable {
-  public var root: String?
+  public var root: AbsolutePath?
   public var source: DiscoverySource?
   public var candidates: [DiscoveryCandidate]
   /// Problems to tell the user about even when a root was found (a stale pointer).
   public var warnings: [String]
   /// Set when an explicit choice (flag or variable) names a folder that does not exist.
-  public var explicitMissing: String?
+  public var explicitMissing: AbsolutePath?
 }
 
 /// The inputs of discovery, passed in so that Storage reads no environment of its own.
@@ -36,13 +36,13 @@ public struct DiscoveryInput: Sendable {
   public var flag: String?
   /// Environment variables (`MINUTA_STORAGE`, `HOME`, `XDG_CONFIG_HOME`).
   public var variables: [String: String]
-  /// The current directory, absolute, for relative `--root` and `MINUTA_STORAGE` values.
-  public var currentDirectory: String
+  /// The current directory, for relative `--root` and `MINUTA_STORAGE` values.
+  public var currentDirectory: AbsolutePath
   /// Whether to use the macOS locations of the pointer file.
   public var isDarwin: Bool
 
   public init(
-    flag: String?, variables: [String: String], currentDirectory: String, isDarwin: Bool
+    flag: String?, variables: [String: String], currentDirectory: AbsolutePath, isDarwin: Bool
   ) {
     self.flag = flag
     self.variables = variables
@@ -54,42 +54,44 @@ public struct DiscoveryInput: Sendable {
 /// The well-known locations of mn.md §2.
 public enum WellKnownPaths {
   /// The iCloud Drive container of Minuta under `home`.
-  public static func icloud(home: String) -> String {
-    AbsolutePath(home).appending("Library/Mobile Documents/iCloud~tools~minuta~app/Documents")
-      .string
+  public static func icloud(home: AbsolutePath) -> AbsolutePath {
+    home.appending("Library/Mobile Documents/iCloud~tools~minuta~app/Documents")
   }
 
   /// The local default folder under `home`.
-  public static func local(home: String) -> String {
-    AbsolutePath(home).appending("Documents/Minuta").string
+  public static func local(home: AbsolutePath) -> AbsolutePath {
+    home.appending("Documents/Minuta")
+  }
+
+  /// `$HOME`, or nil when it is not set (or empty).
+  public static func home(variables: [String: String]) -> AbsolutePath? {
+    nonEmpty(variables["HOME"]).map { AbsolutePath($0) }
   }
 
   /// The pointer file `storage-path.txt`, or nil when neither HOME nor XDG_CONFIG_HOME is set.
-  public static func pointerFile(variables: [String: String], isDarwin: Bool) -> String? {
+  public static func pointerFile(variables: [String: String], isDarwin: Bool) -> AbsolutePath? {
     if isDarwin {
-      guard let home = nonEmpty(variables["HOME"]) else { return nil }
-      return AbsolutePath(home).appending("Library/Application Support/Minuta/storage-path.txt")
-        .string
+      return home(variables: variables)?.appending(
+        "Library/Application Support/Minuta/storage-path.txt")
     }
     if let config = nonEmpty(variables["XDG_CONFIG_HOME"]), config.hasPrefix("/") {
-      return AbsolutePath(config).appending("minuta/storage-path.txt").string
+      return AbsolutePath(config).appending("minuta/storage-path.txt")
     }
-    guard let home = nonEmpty(variables["HOME"]) else { return nil }
-    return AbsolutePath(home).appending(".config/minuta/storage-path.txt").string
+    return home(variables: variables)?.appending(".config/minuta/storage-path.txt")
   }
 
-  /// The backup directory of mn.md §8: `$MN_BACKUP_DIR`, else the state directory.
+  /// The backup directory of mn.md §8: `$MN_BACKUP_DIR` as it is set (it may be relative:
+  /// the caller makes it absolute), else the state directory.
   public static func backupDirectory(variables: [String: String], isDarwin: Bool) -> String? {
     if let dir = nonEmpty(variables["MN_BACKUP_DIR"]) { return dir }
     if isDarwin {
-      guard let home = nonEmpty(variables["HOME"]) else { return nil }
-      return AbsolutePath(home).appending("Library/Application Support/Minuta/Backups").string
+      return home(variables: variables)?.appending("Library/Application Support/Minuta/Backups")
+        .string
     }
     if let state = nonEmpty(variables["XDG_STATE_HOME"]), state.hasPrefix("/") {
       return AbsolutePath(state).appending("minuta/backups").string
     }
-    guard let home = nonEmpty(variables["HOME"]) else { return nil }
-    return AbsolutePath(home).appending(".local/state/minuta/backups").string
+    return home(variables: variables)?.appending(".local/state/minuta/backups").string
   }
 
   static func nonEmpty(_ value: String?) -> String? {
@@ -110,11 +112,13 @@ extension Discovery {
     var result = Discovery(
       root: nil, source: nil, candidates: [], warnings: [], explicitMissing: nil)
 
-    func isDirectory(_ path: String) -> Bool {
-      (try? fileSystem.infoFollowingLinks(AbsolutePath(path)))??.kind == .directory
+    func isDirectory(_ path: AbsolutePath) -> Bool {
+      (try? fileSystem.infoFollowingLinks(path))??.kind == .directory
     }
 
-    func consider(_ source: DiscoverySource, _ path: String?, explicit: Bool, unset: String) {
+    func consider(
+      _ source: DiscoverySource, _ path: AbsolutePath?, explicit: Bool, unset: String
+    ) {
       guard let path else {
         result.candidates.append(
           DiscoveryCandidate(source: source, path: nil, exists: false, note: unset))
@@ -138,21 +142,21 @@ extension Discovery {
         DiscoveryCandidate(source: source, path: path, exists: exists, note: note))
     }
 
-    let cwd = AbsolutePath(input.currentDirectory)
+    let cwd = input.currentDirectory
     consider(
-      .flag, input.flag.map { AbsolutePath(normalizing: $0, relativeTo: cwd).string },
+      .flag, input.flag.map { AbsolutePath(normalizing: $0, relativeTo: cwd) },
       explicit: true, unset: "no --root given")
     consider(
       .env,
       WellKnownPaths.nonEmpty(input.variables["MINUTA_STORAGE"]).map {
-        AbsolutePath(normalizing: $0, relativeTo: cwd).string
+        AbsolutePath(normalizing: $0, relativeTo: cwd)
       }, explicit: true, unset: "MINUTA_STORAGE is not set")
 
     // The pointer file: one absolute path, surrounding white space ignored.
     let pointerFile = WellKnownPaths.pointerFile(
       variables: input.variables, isDarwin: input.isDarwin)
     if let pointerFile,
-      let bytes = try? fileSystem.readFile(AbsolutePath(pointerFile), limit: 64 * 1024)
+      let bytes = try? fileSystem.readFile(pointerFile, limit: 64 * 1024)
     {
       let text = String(decoding: bytes, as: UTF8.self)
       let target = String(
@@ -164,7 +168,7 @@ extension Discovery {
           DiscoveryCandidate(
             source: .pointer, path: nil, exists: false, note: "pointer file \(reason)"))
       } else {
-        let normalized = AbsolutePath(target).normalized.string
+        let normalized = AbsolutePath(target).normalized
         consider(.pointer, normalized, explicit: false, unset: "")
         if !isDirectory(normalized) {
           result.warnings.append(
@@ -182,7 +186,7 @@ extension Discovery {
           note: pointerFile == nil ? "HOME is not set" : "no pointer file"))
     }
 
-    let home = WellKnownPaths.nonEmpty(input.variables["HOME"])
+    let home = WellKnownPaths.home(variables: input.variables)
     consider(.icloud, home.map(WellKnownPaths.icloud), explicit: false, unset: "HOME is not set")
     consider(.local, home.map(WellKnownPaths.local), explicit: false, unset: "HOME is not set")
     return result

@@ -172,9 +172,9 @@ public struct FolderListing: Sendable, Hashable {
       let path = logical.string
       if LogicalName(entry.logicalName)?.isInside(logical) == true { return true }
       if entry.copies.contains(where: { $0.logicalName == path }) { return true }
-      let absolute = AbsolutePath(root).appending(logical).string
+      let absolute = AbsolutePath(root).appending(logical)
       return entry.placeholders.contains { $0.path == absolute }
-        || entry.copies.contains { $0.path == absolute }
+        || entry.copies.contains { $0.path == absolute.string }
     }
     let selected = documents.filter { entry in logicalNames.contains { selects($0, entry) } }
     let unmatched = logicalNames.filter { name in !documents.contains { selects(name, $0) } }

@@ -57,9 +57,9 @@ public enum FolderScan {
     // A dataless file anywhere in the folder makes all of it a File Provider folder (mn.md
     // §15), whatever the system says of its path.
     if let coordinated = fileSystem as? CoordinatedFileSystem,
-      coordinated.sawDataless(under: root.string)
+      coordinated.sawDataless(under: root)
     {
-      coordinated.noteProviderFolder(root.string)
+      coordinated.noteProviderFolder(root)
     }
     return walker.listing()
   }
@@ -144,7 +144,7 @@ private struct Walker {
       for index in parts.indices where !parts[index].isEmpty {
         guard let document = folder.document(at: index) else { continue }
         // Sorted here, in place: sorting copies later would hold every copy twice.
-        parts[index].placeholders.sort { $0.0.path.precedesByBytes($1.0.path) }
+        parts[index].placeholders.sort { $0.0.path.string.precedesByBytes($1.0.path.string) }
         parts[index].copies.sort { $0.logicalName.precedesByBytes($1.logicalName) }
         documents.append(entry(document, parts[index]))
       }
@@ -238,7 +238,7 @@ private struct Walker {
         NameBytes.string(UnsafeBufferPointer(rebasing: $0[1..<($0.count - 7)]))
       }
       let stub = Placeholder(
-        kind: .icloud, path: directoryPath.appending(entry.name).string,
+        kind: .icloud, path: directoryPath.appending(entry.name),
         realName: realName)
       parts[index].placeholders.append((stub, entry.info))
     }
@@ -352,9 +352,9 @@ private struct Walker {
     var placeholder: Placeholder?
     if let info = entry.info, DatalessFiles.isDataless(info) {
       placeholder = Placeholder(
-        kind: .dataless, path: path(directory.appending(name)), realName: name)
+        kind: .dataless, path: location(directory.appending(name)), realName: name)
     } else if let parsed = Placeholder.parseFileName(name) {
-      let stubPath = path(directory.appending(name))
+      let stubPath = location(directory.appending(name))
       placeholder = Placeholder.read(path: stubPath, parsed: parsed) {
         if let content = entry.content { return .success(content) }
         if let error = entry.readError { return .failure(error) }
@@ -376,7 +376,7 @@ private struct Walker {
     }
     // Without a placeholder the real name is the file's own.
     let logical = directory.appending(realName)
-    let filePath = placeholder?.path ?? path(logical)
+    let filePath = placeholder?.path.string ?? path(logical)
     if folder.mayHoldCopy(named: realName), let copyName = ConflictCopy.parse(fileName: realName),
       let index = folder.documentIndex(named: copyName.canonicalName)
     {
@@ -435,7 +435,7 @@ private struct Walker {
       entry.modificationNanoseconds = file.modificationNanoseconds
     } else if let (placeholder, info) = placeholders.first {
       entry.state = .placeholder
-      entry.path = placeholder.path
+      entry.path = placeholder.path.string
       entry.size = placeholder.declaredSize
       entry.modificationSeconds = info?.modificationSeconds
       entry.modificationNanoseconds = info?.modificationNanoseconds

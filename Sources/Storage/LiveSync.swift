@@ -8,10 +8,10 @@ public enum LiveSync {
   #if !canImport(Darwin)
     /// - Parameters:
     ///   - base: The live file system (or the test-only pausing one over it).
-    ///   - home: `$HOME`, which tells the synced folders apart.
+    ///   - home: `$HOME`, which tells the synced folders apart; nil when it is not set.
     ///   - warn: Says a line on standard error.
     /// - Returns: `NoSyncProvider` and `base` itself.
-    public static func make(base: any FileSystem, home: String, warn: (String) -> Void)
+    public static func make(base: any FileSystem, home: AbsolutePath?, warn: (String) -> Void)
       -> (provider: any SyncProvider, fileSystem: any FileSystem)
     {
       (NoSyncProvider(), base)

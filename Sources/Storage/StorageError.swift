@@ -40,7 +40,7 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
   /// `error` as the system's privacy controls refusing the folder `root` (`EPERM` listing or
   /// examining it: on macOS, ~/Documents, ~/Desktop and iCloud Drive are guarded so; a plain
   /// permission is `EACCES`), or nil when it is something else.
-  public static func privacyDenial(_ error: any Error, root: String) -> StorageError? {
+  public static func privacyDenial(_ error: any Error, root: AbsolutePath) -> StorageError? {
     switch error {
     case let storage as StorageError:
       switch storage {
@@ -49,7 +49,7 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
       default: return nil
       }
     case let fileSystem as FileSystemError where fileSystem.errno == .notPermitted:
-      return .cannotReadDirectory(root, .notPermitted)
+      return .cannotReadDirectory(root.string, .notPermitted)
     default: return nil
     }
   }

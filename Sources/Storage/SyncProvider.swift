@@ -11,22 +11,22 @@ import Platform
 /// The provider is passed in (Environment, then the library targets), never found through a global.
 public protocol SyncProvider: Sendable {
   /// What kind of synced folder `path` is in (decided by `SyncFolderKind.classify`).
-  func folderKind(of path: String) -> SyncFolderKind
+  func folderKind(of path: AbsolutePath) -> SyncFolderKind
 
   /// Where the item at `path` stands. Asked afresh at every call (resource values are cached
   /// per `URL`, so the Darwin provider makes a new one each time).
   ///
   /// - Throws: `SyncProviderError` when the system cannot say.
-  func status(of path: String) throws(SyncProviderError) -> SyncItemStatus
+  func status(of path: AbsolutePath) throws(SyncProviderError) -> SyncItemStatus
 
   /// Asks the system to download the item at `path` (iCloud Drive); returns at once.
   ///
   /// - Throws: `SyncProviderError` when the system refuses.
-  func startDownloading(_ path: String) throws(SyncProviderError)
+  func startDownloading(_ path: AbsolutePath) throws(SyncProviderError)
 
   /// Reads the file at `path` on a worker thread with materialization on, so that a File
   /// Provider that is not iCloud Drive downloads it; returns at once.
-  func startMaterializing(_ path: String)
+  func startMaterializing(_ path: AbsolutePath)
 
   /// Runs `body` with the materialization of dataless files turned off on this thread
   /// (reading one then fails with `EDEADLK` instead of downloading it), then restores the
@@ -37,12 +37,13 @@ public protocol SyncProvider: Sendable {
   /// system's other writers (the File Provider, the app) wait while it runs.
   ///
   /// - Throws: `SyncProviderError` when coordination fails, or what `body` throws.
-  func coordinate<T>(_ access: CoordinatedAccess, _ path: String, _ body: () throws -> T) throws
-    -> T
+  func coordinate<T>(
+    _ access: CoordinatedAccess, _ path: AbsolutePath, _ body: () throws -> T
+  ) throws -> T
 
   /// The unresolved conflict versions of the file at `path` (`NSFileVersion`); nil when the
   /// system shows this process none at all (not even an empty list).
-  func conflictVersions(of path: String) -> [SyncVersion]?
+  func conflictVersions(of path: AbsolutePath) -> [SyncVersion]?
 
   /// The bytes of a conflict version, read inside a coordinated read; at most `limit`.
   ///
@@ -54,14 +55,15 @@ public protocol SyncProvider: Sendable {
   /// destinationURL:)`); `from` is gone afterwards.
   ///
   /// - Throws: `SyncProviderError` when the system refuses (`from` is then where it was).
-  func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError)
+  func moveIntoUbiquity(_ from: AbsolutePath, to: AbsolutePath) throws(SyncProviderError)
 
   /// A new directory outside the synced tree and on the volume of `path`, for the
   /// temporary of a replace of `path` (`FileManager.url(for: .itemReplacementDirectory, in:
   /// .userDomainMask, appropriateFor:create: true)`).
   ///
   /// - Throws: `SyncProviderError` when the system gives none.
-  func replacementDirectory(appropriateFor path: String) throws(SyncProviderError) -> String
+  func replacementDirectory(appropriateFor path: AbsolutePath) throws(SyncProviderError)
+    -> AbsolutePath
 
   /// Puts the file `item` at `target` as a new version of the same item, keeping the
   /// original beside `target` as `backupItemName`
@@ -72,15 +74,15 @@ public protocol SyncProvider: Sendable {
   ///
   /// - Returns: The backup item's path.
   /// - Throws: `SyncProviderError` when the system refuses (`target` is then as it was).
-  func replaceItem(at target: String, withItemAt item: String, backupItemName: String)
-    throws(SyncProviderError) -> String
+  func replaceItem(at target: AbsolutePath, withItemAt item: AbsolutePath, backupItemName: String)
+    throws(SyncProviderError) -> AbsolutePath
 
   /// Marks `versions` of the file at `path` resolved and removes them: when
   /// `removingOthers`, with every other version of the file
   /// (`NSFileVersion.removeOtherVersionsOfItem(at:)`), otherwise each alone.
   ///
   /// - Throws: `SyncProviderError` when the system refuses.
-  func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
+  func resolve(_ versions: [SyncVersion], of path: AbsolutePath, removingOthers: Bool)
     throws(SyncProviderError)
 }
 
@@ -98,12 +100,11 @@ public enum SyncFolderKind: String, Sendable, Equatable {
   ///
   /// - Parameters:
   ///   - path: an absolute path.
-  ///   - home: the user's home directory (`$HOME`), absolute.
+  ///   - home: the user's home directory (`$HOME`); nil when it is not set.
   /// - Returns: `.ubiquityContainer` under `~/Library/Mobile Documents/`, `.fileProvider`
   ///   under `~/Library/CloudStorage/`, `.plain` elsewhere.
-  public static func classify(_ path: String, home: String) -> SyncFolderKind {
-    guard !home.isEmpty else { return .plain }
-    let (path, library) = (AbsolutePath(path), AbsolutePath(home).appending("Library"))
+  public static func classify(_ path: AbsolutePath, home: AbsolutePath?) -> SyncFolderKind {
+    guard let library = home?.appending("Library") else { return .plain }
     // Below the folder, not the folder itself; component by component.
     func below(_ folder: String) -> Bool {
       path.logicalName(in: library.appending(folder)).map { !$0.isRoot } ?? false
@@ -121,16 +122,17 @@ public enum SyncFolderKind: String, Sendable, Equatable {
   ///
   /// - Parameters:
   ///   - path: an absolute path; it need not exist yet.
-  ///   - home: the user's home directory (`$HOME`), absolute.
+  ///   - home: the user's home directory (`$HOME`); nil when it is not set.
   ///   - realPath: `realpath(3)` of an existing path, nil when it does not resolve.
   ///   - isUbiquitous: what the system says of an existing path (`isUbiquitousItem`).
   /// - Returns: the kind by place (as given, then real), else `.ubiquityContainer` when the
   ///   system calls the folder ubiquitous, else `.plain`.
   public static func classify(
-    _ path: String, home: String, realPath: (String) -> String?, isUbiquitous: (String) -> Bool
+    _ path: AbsolutePath, home: AbsolutePath?, realPath: (AbsolutePath) -> AbsolutePath?,
+    isUbiquitous: (AbsolutePath) -> Bool
   ) -> SyncFolderKind {
     let given = classify(path, home: home)
-    if given != .plain || home.isEmpty { return given }
+    guard given == .plain, let home else { return given }
     let (real, existing) = resolved(path, realPath: realPath)
     let realHome = resolved(home, realPath: realPath).path
     for candidate in [home, realHome] {
@@ -142,32 +144,30 @@ public enum SyncFolderKind: String, Sendable, Equatable {
 
   /// `path` with its nearest existing ancestor resolved by `realPath` and the rest appended,
   /// without a leading `/System/Volumes/Data`; and that ancestor, resolved.
-  static func resolved(_ path: String, realPath: (String) -> String?) -> (
-    path: String, existing: String
+  static func resolved(_ path: AbsolutePath, realPath: (AbsolutePath) -> AbsolutePath?) -> (
+    path: AbsolutePath, existing: AbsolutePath
   ) {
     var head = path
-    var rest: [Substring] = []
+    var rest: [String] = []
     while true {
       if let real = realPath(head) {
         let existing = withoutDataVolume(real)
-        let full = AbsolutePath(existing).appending(rest.reversed().joined(separator: "/"))
-        return (full.string, existing)
+        return (existing.appending(rest.reversed().joined(separator: "/")), existing)
       }
-      guard let slash = head.lastIndex(of: "/"), head != "/" else {
+      guard head != .root, head.string.contains("/") else {
         return (withoutDataVolume(path), withoutDataVolume(path))
       }
-      rest.append(head[head.index(after: slash)...])
-      head = slash == head.startIndex ? "/" : String(head[..<slash])
+      rest.append(head.lastComponent)
+      head = head.parent
     }
   }
 
   /// macOS's data volume is firmlinked at `/`: `/System/Volumes/Data/Users/ada` is
   /// `/Users/ada`.
-  static func withoutDataVolume(_ path: String) -> String {
-    guard let rest = AbsolutePath(path).logicalName(in: AbsolutePath("/System/Volumes/Data")),
-      !rest.isRoot
+  static func withoutDataVolume(_ path: AbsolutePath) -> AbsolutePath {
+    guard let rest = path.logicalName(in: AbsolutePath("/System/Volumes/Data")), !rest.isRoot
     else { return path }
-    return AbsolutePath.root.appending(rest).string
+    return AbsolutePath.root.appending(rest)
   }
 }
 
@@ -194,10 +194,10 @@ public enum CoordinatedAccess: String, Sendable, Equatable {
 
 /// An unresolved conflict version of a file (`NSFileVersion`), as mn keeps it: a copy.
 public struct SyncVersion: Sendable, Hashable {
-  /// The absolute path of the file it is a version of.
-  public var documentPath: String
+  /// The file it is a version of.
+  public var documentPath: AbsolutePath
   /// Where its bytes are (`NSFileVersion.url`), which also tells it from the others.
-  public var path: String
+  public var path: AbsolutePath
   /// The name of the device that saved it, when the system gives it.
   public var device: String?
   /// When it was saved, seconds since the epoch, when the system gives it.
@@ -205,7 +205,8 @@ public struct SyncVersion: Sendable, Hashable {
 
   /// Creates a version value.
   public init(
-    documentPath: String, path: String, device: String? = nil, modificationSeconds: Int64? = nil
+    documentPath: AbsolutePath, path: AbsolutePath, device: String? = nil,
+    modificationSeconds: Int64? = nil
   ) {
     self.documentPath = documentPath
     self.path = path
@@ -224,7 +225,8 @@ public struct SyncVersion: Sendable, Hashable {
 
 /// A provider call that failed: which, on what, and the system's words.
 public enum SyncProviderError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// The system refused or failed `operation` on `path`.
+  /// The system refused or failed `operation` on `path` (the path's text, as messages and
+  /// JSON show it, as `FileSystemError` keeps it).
   case failed(operation: String, path: String, detail: String)
   /// The system has no provider to ask (`NoSyncProvider`).
   case unavailable(operation: String, path: String)
@@ -244,47 +246,51 @@ public enum SyncProviderError: Error, Sendable, Equatable, CustomStringConvertib
 public struct NoSyncProvider: SyncProvider {
   public init() {}
 
-  public func folderKind(of path: String) -> SyncFolderKind { .plain }
+  public func folderKind(of path: AbsolutePath) -> SyncFolderKind { .plain }
 
-  public func status(of path: String) throws(SyncProviderError) -> SyncItemStatus { .unknown }
+  public func status(of path: AbsolutePath) throws(SyncProviderError) -> SyncItemStatus { .unknown }
 
-  public func startDownloading(_ path: String) throws(SyncProviderError) {
-    throw .unavailable(operation: "download", path: path)
+  public func startDownloading(_ path: AbsolutePath) throws(SyncProviderError) {
+    throw .unavailable(operation: "download", path: path.string)
   }
 
-  public func startMaterializing(_ path: String) {}
+  public func startMaterializing(_ path: AbsolutePath) {}
 
   public func withoutMaterializing<T>(_ body: () throws -> T) rethrows -> T { try body() }
 
-  public func coordinate<T>(_ access: CoordinatedAccess, _ path: String, _ body: () throws -> T)
+  public func coordinate<T>(
+    _ access: CoordinatedAccess, _ path: AbsolutePath, _ body: () throws -> T
+  )
     throws -> T
   { try body() }
 
-  public func conflictVersions(of path: String) -> [SyncVersion]? { [] }
+  public func conflictVersions(of path: AbsolutePath) -> [SyncVersion]? { [] }
 
   public func readVersion(_ version: SyncVersion, limit: Int) throws(SyncProviderError) -> [UInt8] {
-    throw .unavailable(operation: "read version", path: version.path)
+    throw .unavailable(operation: "read version", path: version.path.string)
   }
 
-  public func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {
-    throw .unavailable(operation: "move into iCloud", path: from)
+  public func moveIntoUbiquity(_ from: AbsolutePath, to: AbsolutePath) throws(SyncProviderError) {
+    throw .unavailable(operation: "move into iCloud", path: from.string)
   }
 
-  public func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
+  public func resolve(_ versions: [SyncVersion], of path: AbsolutePath, removingOthers: Bool)
     throws(SyncProviderError)
   {
-    throw .unavailable(operation: "resolve versions of", path: path)
+    throw .unavailable(operation: "resolve versions of", path: path.string)
   }
 
-  public func replacementDirectory(appropriateFor path: String) throws(SyncProviderError)
-    -> String
+  public func replacementDirectory(appropriateFor path: AbsolutePath) throws(SyncProviderError)
+    -> AbsolutePath
   {
-    throw .unavailable(operation: "find a replacement directory for", path: path)
+    throw .unavailable(operation: "find a replacement directory for", path: path.string)
   }
 
-  public func replaceItem(at target: String, withItemAt item: String, backupItemName: String)
-    throws(SyncProviderError) -> String
+  public func replaceItem(
+    at target: AbsolutePath, withItemAt item: AbsolutePath, backupItemName: String
+  )
+    throws(SyncProviderError) -> AbsolutePath
   {
-    throw .unavailable(operation: "replace", path: target)
+    throw .unavailable(operation: "replace", path: target.string)
   }
 }

@@ -10,58 +10,62 @@ import Testing
 /// answers from tables: every path under the root is in an iCloud Drive container.
 @Suite struct SyncVerbTests {
   final class TableProvider: SyncProvider, @unchecked Sendable {
-    let root: String
-    var status: [String: SyncItemStatus] = [:]
-    var versions: [String: [SyncVersion]] = [:]
+    let root: AbsolutePath
+    var status: [AbsolutePath: SyncItemStatus] = [:]
+    var versions: [AbsolutePath: [SyncVersion]] = [:]
     /// The bytes of the versions that can be read, by their path.
-    var versionBytes: [String: [UInt8]] = [:]
+    var versionBytes: [AbsolutePath: [UInt8]] = [:]
     var listingsWithoutMaterializing = 0
 
-    init(root: String) { self.root = root }
+    init(root: String) { self.root = AbsolutePath(root) }
 
-    func folderKind(of path: String) -> SyncFolderKind {
-      path.hasPrefix(root + "/") ? .ubiquityContainer : .plain
+    func folderKind(of path: AbsolutePath) -> SyncFolderKind {
+      path.logicalName(in: root).map { !$0.isRoot } == true ? .ubiquityContainer : .plain
     }
-    func status(of path: String) throws(SyncProviderError) -> SyncItemStatus {
+    func status(of path: AbsolutePath) throws(SyncProviderError) -> SyncItemStatus {
       status[path] ?? .current
     }
-    func startDownloading(_ path: String) throws(SyncProviderError) {}
-    func startMaterializing(_ path: String) {}
+    func startDownloading(_ path: AbsolutePath) throws(SyncProviderError) {}
+    func startMaterializing(_ path: AbsolutePath) {}
     func withoutMaterializing<T>(_ body: () throws -> T) rethrows -> T {
       listingsWithoutMaterializing += 1
       return try body()
     }
-    func coordinate<T>(_ access: CoordinatedAccess, _ path: String, _ body: () throws -> T)
+    func coordinate<T>(_ access: CoordinatedAccess, _ path: AbsolutePath, _ body: () throws -> T)
       throws -> T
     { try body() }
-    func conflictVersions(of path: String) -> [SyncVersion]? { versions[path] ?? [] }
+    func conflictVersions(of path: AbsolutePath) -> [SyncVersion]? { versions[path] ?? [] }
     func readVersion(_ version: SyncVersion, limit: Int) throws(SyncProviderError) -> [UInt8] {
       guard let bytes = versionBytes[version.path] else {
-        throw .failed(operation: "read version", path: version.path, detail: "not in this test")
+        throw .failed(
+          operation: "read version", path: version.path.string, detail: "not in this test")
       }
       return bytes
     }
-    func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {}
+    func moveIntoUbiquity(_ from: AbsolutePath, to: AbsolutePath) throws(SyncProviderError) {}
     /// A directory beside the root, outside it.
-    func replacementDirectory(appropriateFor path: String) throws(SyncProviderError) -> String {
-      let directory = root + ".replacement-" + UUID().uuidString
-      try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    func replacementDirectory(appropriateFor path: AbsolutePath) throws(SyncProviderError)
+      -> AbsolutePath
+    {
+      let directory = AbsolutePath(root.string + ".replacement-" + UUID().uuidString)
+      try? FileManager.default.createDirectory(
+        atPath: directory.string, withIntermediateDirectories: true)
       return directory
     }
     /// `replaceItemAt`'s effect: the new item in place, the original as the backup item.
-    func replaceItem(at target: String, withItemAt item: String, backupItemName: String)
-      throws(SyncProviderError) -> String
-    {
-      let backup = (target as NSString).deletingLastPathComponent + "/" + backupItemName
+    func replaceItem(
+      at target: AbsolutePath, withItemAt item: AbsolutePath, backupItemName: String
+    ) throws(SyncProviderError) -> AbsolutePath {
+      let backup = target.parent.appending(backupItemName)
       do {
-        try LiveFileSystem().exchange(AbsolutePath(item), AbsolutePath(target))
-        try LiveFileSystem().rename(AbsolutePath(item), to: AbsolutePath(backup))
+        try LiveFileSystem().exchange(item, target)
+        try LiveFileSystem().rename(item, to: backup)
       } catch {
-        throw .failed(operation: "replace", path: target, detail: "\(error)")
+        throw .failed(operation: "replace", path: target.string, detail: "\(error)")
       }
       return backup
     }
-    func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
+    func resolve(_ versions: [SyncVersion], of path: AbsolutePath, removingOthers: Bool)
       throws(SyncProviderError)
     {
       self.versions[path]?.removeAll { versions.contains($0) || removingOthers }
@@ -92,10 +96,10 @@ import Testing
     let err = BufferSink()
     let env = Environment(
       system: SystemContext(
-        variables: ["HOME": provider.root], fileSystem: LiveFileSystem(), now: { 0 },
+        variables: ["HOME": provider.root.string], fileSystem: LiveFileSystem(), now: { 0 },
         syncProvider: provider),
       currentDirectory: "/", stdout: out, stderr: err)
-    let status = CLI.run(["--root", provider.root] + arguments, env)
+    let status = CLI.run(["--root", provider.root.string] + arguments, env)
     return (status, out.text, err.text)
   }
 
@@ -104,9 +108,10 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: root) }
     try FileManager.default.removeItem(atPath: root + "/records/2026/09 2.automerge")
     let provider = TableProvider(root: root)
-    provider.versions[root + "/" + Self.month] = [
+    let document = AbsolutePath(root).appending(Self.month)
+    provider.versions[document] = [
       SyncVersion(
-        documentPath: root + "/" + Self.month, path: "/.DocumentRevisions-V100/1",
+        documentPath: document, path: AbsolutePath("/.DocumentRevisions-V100/1"),
         device: "Ada's MacBook", modificationSeconds: 1_788_710_400)
     ]
     let (status, out, _) = run(["ls", "--json"], provider)
@@ -124,7 +129,7 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: root) }
     let provider = TableProvider(root: root)
     let copy = root + "/records/2026/09 2.automerge"
-    provider.status[copy] = .stale
+    provider.status[AbsolutePath(copy)] = .stale
     let before = try Data(contentsOf: URL(fileURLWithPath: root + "/" + Self.month))
     let (status, _, err) = run(["merge-conflicts", "--no-backup"], provider)
     #expect(status == 69)
@@ -132,7 +137,7 @@ import Testing
     #expect(try Data(contentsOf: URL(fileURLWithPath: root + "/" + Self.month)) == before)
     #expect(FileManager.default.fileExists(atPath: copy))
 
-    provider.status[copy] = .current
+    provider.status[AbsolutePath(copy)] = .current
     let (merged, _, _) = run(["merge-conflicts", "--no-backup"], provider)
     #expect(merged == 0)
     #expect(!FileManager.default.fileExists(atPath: copy))
@@ -143,11 +148,12 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: root) }
     try FileManager.default.removeItem(atPath: root + "/records/2026/09 2.automerge")
     let provider = TableProvider(root: root)
-    let document = root + "/" + Self.month
+    let document = AbsolutePath(root).appending(Self.month)
     let readable = SyncVersion(
-      documentPath: document, path: "/.DocumentRevisions-V100/1", device: "Ada's MacBook",
-      modificationSeconds: 1_788_710_400)
-    let unreadable = SyncVersion(documentPath: document, path: "/.DocumentRevisions-V100/2")
+      documentPath: document, path: AbsolutePath("/.DocumentRevisions-V100/1"),
+      device: "Ada's MacBook", modificationSeconds: 1_788_710_400)
+    let unreadable = SyncVersion(
+      documentPath: document, path: AbsolutePath("/.DocumentRevisions-V100/2"))
     provider.versions[document] = [readable, unreadable]
     provider.versionBytes[readable.path] = Array(
       try Data(
@@ -190,9 +196,10 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: root) }
     try FileManager.default.removeItem(atPath: root + "/records/2026/09 2.automerge")
     let provider = TableProvider(root: root)
-    let document = root + "/" + Self.month
+    let document = AbsolutePath(root).appending(Self.month)
     let readable = SyncVersion(
-      documentPath: document, path: "/.DocumentRevisions-V100/1", device: "Ada's MacBook")
+      documentPath: document, path: AbsolutePath("/.DocumentRevisions-V100/1"),
+      device: "Ada's MacBook")
     provider.versions[document] = [readable]
     provider.versionBytes[readable.path] = Array(
       try Data(

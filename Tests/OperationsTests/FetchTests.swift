@@ -67,7 +67,8 @@ import Testing
     let copy = plan.items[0]
     #expect(copy.isCopy && !copy.fileExists && copy.declaredSize == 5)
     #expect(copy.path == f.root + "/records/2026/09 2.automerge")
-    #expect(copy.placeholders.map(\.path) == [f.root + "/records/2026/.09 2.automerge.icloud"])
+    #expect(
+      copy.placeholders.map(\.path.string) == [f.root + "/records/2026/.09 2.automerge.icloud"])
     let september = plan.items[1]
     #expect(!september.isCopy && !september.fileExists && september.declaredSize == nil)
     #expect(september.placeholders.map(\.kind) == [.nextcloud])
@@ -279,7 +280,7 @@ import Testing
         try? FileManager.default.removeItem(atPath: f.root + "/.tags.automerge.icloud")
       }
     }
-    var requested: [String] = []
+    var requested: [AbsolutePath] = []
     var context = context(clock)
     context.requestDownload = { requested.append($0) }
     let report = try FetchOperation.run(
@@ -288,7 +289,7 @@ import Testing
     #expect(report.fetched.first?.sizeMatches == true)
     #expect(report.fetched.first?.removedPlaceholders == [])
     #expect(clock.sleeps == [0.5, 0.5, 0.5, 0.5])
-    #expect(requested == [f.root + "/tags.automerge"])
+    #expect(requested == [AbsolutePath(f.root).appending("tags.automerge")])
   }
 
   @Test func theTimeoutBoundsTheWait() throws {

@@ -45,10 +45,11 @@ import Testing
   @Test func theMessageNamesTheSettingAndAPlainDenialDoesNot() throws {
     let denied = StorageError.privacyDenial(
       FileSystemError("open directory", "/Users/ada/Documents/Minuta", .notPermitted),
-      root: "/Users/ada/Documents/Minuta")
+      root: AbsolutePath("/Users/ada/Documents/Minuta"))
     #expect("\(try #require(denied))".contains("Full Disk Access"))
     #expect(
       StorageError.privacyDenial(
-        StorageError.cannotReadDirectory("/x", .permissionDenied), root: "/x") == nil)
+        StorageError.cannotReadDirectory("/x", .permissionDenied), root: AbsolutePath("/x"))
+        == nil)
   }
 }

@@ -33,7 +33,8 @@ import Testing
     variables.merge(vars) { $1 }
     return Discovery.run(
       DiscoveryInput(
-        flag: flag, variables: variables, currentDirectory: home.path, isDarwin: false),
+        flag: flag, variables: variables, currentDirectory: AbsolutePath(home.path),
+        isDarwin: false),
       fileSystem: LiveFileSystem())
   }
 
@@ -52,7 +53,9 @@ import Testing
     try home.mkdir("Library/Mobile Documents/iCloud~tools~minuta~app/Documents")
     let found = run(home)
     #expect(found.source == .icloud)
-    #expect(found.root == home.path + "/Library/Mobile Documents/iCloud~tools~minuta~app/Documents")
+    #expect(
+      found.root?.string == home.path
+        + "/Library/Mobile Documents/iCloud~tools~minuta~app/Documents")
     #expect(found.candidates[4].note.contains("earlier step"))
   }
 
@@ -63,7 +66,7 @@ import Testing
     try home.write("cfg/minuta/storage-path.txt", "  \(home.path)/elsewhere\n\n")
     let found = run(home, vars: ["XDG_CONFIG_HOME": home.path + "/cfg"])
     #expect(found.source == .pointer)
-    #expect(found.root == home.path + "/elsewhere")
+    #expect(found.root?.string == home.path + "/elsewhere")
     #expect(found.warnings.isEmpty)
   }
 
@@ -93,7 +96,7 @@ import Testing
     #expect(run(home, vars: ["MINUTA_STORAGE": home.path + "/a"]).source == .env)
     let found = run(home, flag: "b", vars: ["MINUTA_STORAGE": home.path + "/a"])
     #expect(found.source == .flag)
-    #expect(found.root == home.path + "/b")
+    #expect(found.root?.string == home.path + "/b")
   }
 
   @Test func explicitMissingStops() throws {
@@ -101,10 +104,10 @@ import Testing
     try home.mkdir("Documents/Minuta")
     let found = run(home, flag: "/nonexistent/x")
     #expect(found.root == nil)
-    #expect(found.explicitMissing == "/nonexistent/x")
+    #expect(found.explicitMissing == AbsolutePath("/nonexistent/x"))
     let env = run(home, vars: ["MINUTA_STORAGE": "/nonexistent/y"])
     #expect(env.root == nil)
-    #expect(env.explicitMissing == "/nonexistent/y")
+    #expect(env.explicitMissing == AbsolutePath("/nonexistent/y"))
   }
 
   @Test func backupDirectoryOrder() {

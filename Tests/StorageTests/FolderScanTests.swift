@@ -83,7 +83,7 @@ import Testing
     let jan = try entry("records/2026/01.automerge")
     #expect(jan.state == .stalePlaceholder)
     #expect(jan.path == s.absolute("records/2026/01.automerge"))
-    #expect(jan.placeholder?.path == s.absolute("records/2026/.01.automerge.icloud"))
+    #expect(jan.placeholder?.path.string == s.absolute("records/2026/.01.automerge.icloud"))
     #expect(jan.isDownloaded)
 
     let feb = try entry("records/2026/02.automerge")
@@ -99,7 +99,7 @@ import Testing
     #expect(
       mar.placeholder
         == Placeholder(
-          kind: .icloud, path: s.absolute("records/2026/.03.automerge.icloud"),
+          kind: .icloud, path: AbsolutePath(s.absolute("records/2026/.03.automerge.icloud")),
           realName: "03.automerge", declaredSize: 4242))
 
     let apr = try entry("records/2026/04.automerge")
@@ -215,7 +215,7 @@ import Testing
       #expect(
         sep.placeholder
           == Placeholder(
-            kind: .icloud, path: s.absolute("records/2026/.09.automerge.icloud"),
+            kind: .icloud, path: AbsolutePath(s.absolute("records/2026/.09.automerge.icloud")),
             realName: "09.automerge"))
       let oct = try entry("records/2026/10.automerge")
       #expect(oct.state == .placeholder)

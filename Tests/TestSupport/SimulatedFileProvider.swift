@@ -148,7 +148,8 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     let file = versionStore + "/version-\(count + 1).automerge"
     _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
     let value = SyncVersion(
-      documentPath: path, path: file, device: device, modificationSeconds: seconds)
+      documentPath: AbsolutePath(path), path: AbsolutePath(file), device: device,
+      modificationSeconds: seconds)
     locked {
       $0.versions[path, default: []].append(Version(value: value, bytes: bytes, readable: readable))
     }
@@ -160,9 +161,10 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
   /// Makes the system stop giving `version`'s URL, as when another device resolves it.
   func loseURL(of version: SyncVersion) {
     locked { state in
-      for k in (state.versions[version.documentPath] ?? []).indices
-      where state.versions[version.documentPath]?[k].value == version {
-        state.versions[version.documentPath]?[k].urlGone = true
+      let path = version.documentPath.string
+      for k in (state.versions[path] ?? []).indices where state.versions[path]?[k].value == version
+      {
+        state.versions[path]?[k].urlGone = true
       }
     }
   }
@@ -190,9 +192,9 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
   /// Before a step that changes the folder: the test's hook, then a look that no `.nosync`
   /// name but the write lock is inside the folder after it (`path` is where the step
   /// creates or renames to).
-  private func step(_ name: String, _ path: String) {
-    beforeStep?(name, path)
-    let file = AbsolutePath(path).lastComponent
+  private func step(_ name: String, _ path: AbsolutePath) {
+    beforeStep?(name, path.string)
+    let file = path.lastComponent
     if folderKind(of: path) != .plain, file.hasSuffix(".nosync"),
       file != ".minuta.writelock.nosync"
     {
@@ -273,7 +275,7 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
   func createExclusive(_ path: AbsolutePath, permissions: FilePermissions) throws
     -> FileDescriptor
   {
-    step("create", path.string)
+    step("create", path)
     return try base.createExclusive(path, permissions: permissions)
   }
   func openForReading(_ path: AbsolutePath) throws -> FileDescriptor {
@@ -300,23 +302,23 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     record("syncDirectory \(path)")
   }
   func rename(_ from: AbsolutePath, to: AbsolutePath) throws {
-    step("rename", to.string)
+    step("rename", to)
     try base.rename(from, to: to)
     record("rename \(to)")
   }
   func exchange(_ a: AbsolutePath, _ b: AbsolutePath) throws {
-    step("exchange", b.string)
-    step("exchange", a.string)
+    step("exchange", b)
+    step("exchange", a)
     try base.exchange(a, b)
     record("exchange \(b)")
   }
   func renameExclusive(_ from: AbsolutePath, to: AbsolutePath) throws {
-    step("rename", to.string)
+    step("rename", to)
     try base.renameExclusive(from, to: to)
     record("rename \(to)")
   }
   func removeFile(_ path: AbsolutePath) throws {
-    step("remove", path.string)
+    step("remove", path)
     if isDataless(path.string) {
       locked { $0.violations.append("removed the dataless file \(path)") }
     }
@@ -336,11 +338,12 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
 
   // MARK: SyncProvider
 
-  func folderKind(of path: String) -> SyncFolderKind {
-    path.hasPrefix(root + "/") || path == root ? kind : .plain
+  func folderKind(of path: AbsolutePath) -> SyncFolderKind {
+    path.isInside(AbsolutePath(root)) ? kind : .plain
   }
 
-  func status(of path: String) throws(SyncProviderError) -> SyncItemStatus {
+  func status(of path: AbsolutePath) throws(SyncProviderError) -> SyncItemStatus {
+    let path = path.string
     tick(path)
     return locked { state in
       state.status[path] ?? (state.dataless.contains(path) ? .notDownloaded : .current)
@@ -361,16 +364,17 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     if due { complete(path) }
   }
 
-  func startDownloading(_ path: String) throws(SyncProviderError) {
+  func startDownloading(_ path: AbsolutePath) throws(SyncProviderError) {
+    let path = path.string
     locked { $0.startedDownloads.append(path) }
     if case .fail = start(path) {
       throw .failed(operation: "ask the system to download", path: path, detail: "refused")
     }
   }
 
-  func startMaterializing(_ path: String) {
-    locked { $0.workerReads.append(path) }
-    _ = start(path)
+  func startMaterializing(_ path: AbsolutePath) {
+    locked { $0.workerReads.append(path.string) }
+    _ = start(path.string)
   }
 
   func withoutMaterializing<T>(_ body: () throws -> T) rethrows -> T {
@@ -379,22 +383,25 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
     return try body()
   }
 
-  func coordinate<T>(_ access: CoordinatedAccess, _ path: String, _ body: () throws -> T) throws
-    -> T
+  func coordinate<T>(_ access: CoordinatedAccess, _ path: AbsolutePath, _ body: () throws -> T)
+    throws -> T
   {
-    locked { $0.active.append((access, path)) }
+    locked { $0.active.append((access, path.string)) }
     defer { locked { _ = $0.active.popLast() } }
     return try body()
   }
 
   /// A new directory in `replacementStore`, outside the folder.
-  func replacementDirectory(appropriateFor path: String) throws(SyncProviderError) -> String {
-    let directory = replacementStore + "/" + UUID().uuidString
+  func replacementDirectory(appropriateFor path: AbsolutePath) throws(SyncProviderError)
+    -> AbsolutePath
+  {
+    let directory = AbsolutePath(replacementStore).appending(UUID().uuidString)
     do {
       try FileManager.default.createDirectory(
-        atPath: directory, withIntermediateDirectories: true)
+        atPath: directory.string, withIntermediateDirectories: true)
     } catch {
-      throw .failed(operation: "find a replacement directory for", path: path, detail: "\(error)")
+      throw .failed(
+        operation: "find a replacement directory for", path: path.string, detail: "\(error)")
     }
     return directory
   }
@@ -403,61 +410,64 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
   /// Apple documents it: the new item at `target` (atomically: the target is never absent),
   /// the original kept as `backupItemName` beside it (an item of that name is replaced),
   /// `item` gone. A dataless original is a violation (mn must never displace one).
-  func replaceItem(at target: String, withItemAt item: String, backupItemName: String)
-    throws(SyncProviderError) -> String
-  {
-    let backup = AbsolutePath(target).parent.appending(backupItemName).string
+  func replaceItem(
+    at target: AbsolutePath, withItemAt item: AbsolutePath, backupItemName: String
+  ) throws(SyncProviderError) -> AbsolutePath {
+    let backup = target.parent.appending(backupItemName)
     step("replaceItem", target)
     step("replaceItem", backup)
-    if isDataless(target) {
+    if isDataless(target.string) {
       locked { $0.violations.append("replaceItem displaced the dataless file \(target)") }
     }
-    if !locked({ $0.active.contains { $0.0 == .replacing && $0.1 == target } }) {
+    if !locked({ $0.active.contains { $0.0 == .replacing && $0.1 == target.string } }) {
       locked { $0.violations.append("replaceItem of \(target) outside a coordinated write") }
     }
     do {
-      try base.exchange(AbsolutePath(item), AbsolutePath(target))
-      try base.rename(AbsolutePath(item), to: AbsolutePath(backup))
+      try base.exchange(item, target)
+      try base.rename(item, to: backup)
     } catch {
-      throw .failed(operation: "replace", path: target, detail: "\(error)")
+      throw .failed(operation: "replace", path: target.string, detail: "\(error)")
     }
-    locked { $0.itemReplacements.append((target, backup)) }
+    locked { $0.itemReplacements.append((target.string, backup.string)) }
     record("replaceItem \(target) backup \(backupItemName)")
     return backup
   }
 
-  func moveIntoUbiquity(_ from: String, to: String) throws(SyncProviderError) {
+  func moveIntoUbiquity(_ from: AbsolutePath, to: AbsolutePath) throws(SyncProviderError) {
     if locked({ $0.refuseMoves }) {
-      throw .failed(operation: "move into iCloud", path: from, detail: "refused")
+      throw .failed(operation: "move into iCloud", path: from.string, detail: "refused")
     }
-    do { try base.rename(AbsolutePath(from), to: AbsolutePath(to)) } catch {
-      throw .failed(operation: "move into iCloud", path: from, detail: "\(error)")
+    do { try base.rename(from, to: to) } catch {
+      throw .failed(operation: "move into iCloud", path: from.string, detail: "\(error)")
     }
     record("setUbiquitous \(from) -> \(to)")
   }
 
-  func conflictVersions(of path: String) -> [SyncVersion]? {
+  func conflictVersions(of path: AbsolutePath) -> [SyncVersion]? {
     locked { state in
       if state.versionsHidden { return nil }
-      return (state.versions[path] ?? []).filter { !$0.resolved && !$0.removed && !$0.urlGone }
-        .map(\.value)
+      return (state.versions[path.string] ?? []).filter {
+        !$0.resolved && !$0.removed && !$0.urlGone
+      }
+      .map(\.value)
     }
   }
 
   func readVersion(_ version: SyncVersion, limit: Int) throws(SyncProviderError) -> [UInt8] {
     let found = locked { state in
-      state.versions[version.documentPath]?.first { $0.value == version }
+      state.versions[version.documentPath.string]?.first { $0.value == version }
     }
     guard let found, found.readable else {
-      throw .failed(operation: "read version", path: version.path, detail: "unavailable")
+      throw .failed(operation: "read version", path: version.path.string, detail: "unavailable")
     }
     record("read version \(version.path)")
     return found.bytes
   }
 
-  func resolve(_ versions: [SyncVersion], of path: String, removingOthers: Bool)
+  func resolve(_ versions: [SyncVersion], of location: AbsolutePath, removingOthers: Bool)
     throws(SyncProviderError)
   {
+    let path = location.string
     record("resolve \(versions.count) of \(path)\(removingOthers ? " removing others" : "")")
     let gone = locked { state in
       (state.versions[path] ?? []).filter { $0.urlGone && versions.contains($0.value) }
@@ -469,11 +479,11 @@ final class SimulatedFileProvider: FileSystem, SyncProvider, @unchecked Sendable
       locked { $0.violations.append("resolved versions of \(path) outside a coordinated write") }
     }
     let held = Set(
-      ((try? AutomergeFile.decode(base.readFile(AbsolutePath(path), limit: 1 << 30)))?.changes
+      ((try? AutomergeFile.decode(base.readFile(location, limit: 1 << 30)))?.changes
         ?? []).map(\.hash))
     let log = snapshot.log
     // Durable: the last rename onto the file (if any) is followed by a sync of its directory.
-    let directory = AbsolutePath(path).parent.string
+    let directory = location.parent.string
     if let renamed = log.lastIndex(where: {
       $0.hasPrefix("rename \(path)") || $0.hasPrefix("replaceItem \(path) ")
     }),

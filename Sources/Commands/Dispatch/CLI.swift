@@ -68,10 +68,11 @@ public enum CLI {
       if !call.global.quiet {
         for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
       }
-      guard let root = found.root else { throw DiscoveryText.notFound(found) }
+      guard let location = found.root else { throw DiscoveryText.notFound(found) }
+      let root = location.string
       guard call.spec.flags.contains(.writesStore) else { return try run(call, root, env) }
       let lock = try WriteLocks.acquire(
-        [AbsolutePath(root)], timeout: call[CommonOptions.wait], fileSystem: env.fileSystem,
+        [location], timeout: call[CommonOptions.wait], fileSystem: env.fileSystem,
         sleep: env.sleep)
       defer { lock.release() }
       let left = try cleanTemporaries(root, call, env)

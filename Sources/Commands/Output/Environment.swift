@@ -77,7 +77,7 @@ extension Environment {
   func discover(root flag: String?) -> Discovery {
     Discovery.run(
       DiscoveryInput(
-        flag: flag, variables: system.variables, currentDirectory: currentDirectory,
+        flag: flag, variables: system.variables, currentDirectory: AbsolutePath(currentDirectory),
         isDarwin: Environment.isDarwin),
       fileSystem: system.fileSystem)
   }

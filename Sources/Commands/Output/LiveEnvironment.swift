@@ -79,7 +79,7 @@ extension Environment {
       pausePoints.map { PausingFileSystem(base: LiveFileSystem(), points: $0) } ?? LiveFileSystem()
     // Before any file is read: on Darwin no accidental download of a dataless file (mn.md §15).
     let (provider, fileSystem) = LiveSync.make(
-      base: live, home: variables["HOME"] ?? "", warn: LiveSystem.warn)
+      base: live, home: WellKnownPaths.home(variables: variables), warn: LiveSystem.warn)
     let system = SystemContext(
       variables: variables, fileSystem: fileSystem,
       now: {

@@ -80,7 +80,7 @@ extension ConflictMergeOutput {
             }
             return .object([
               ("service", .string(SyncVersion.service)),
-              ("path", .string(item.version.path)),
+              ("path", .string(item.version.path.string)),
               ("device", item.version.device.map(JSONValue.string) ?? .null),
               ("date", item.version.date.map(JSONValue.string) ?? .null),
               ("changes", item.changes.map { .int(Int64($0)) } ?? .null),

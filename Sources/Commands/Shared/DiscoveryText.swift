@@ -7,7 +7,7 @@ enum DiscoveryText {
   /// `MINUTA_STORAGE` is missing, or none was found at all.
   static func notFound(_ found: Discovery) -> CommandError {
     if let missing = found.explicitMissing {
-      return .dataFolderMissing(missing)
+      return .dataFolderMissing(missing.string)
     }
     return .noDataFolder
   }

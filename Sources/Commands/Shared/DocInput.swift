@@ -19,8 +19,8 @@ struct DocInput {
     var path = AbsolutePath(normalizing: argument, relativeTo: AbsolutePath(env.currentDirectory))
     if try fs.info(path) == nil, !argument.hasPrefix("/") {
       let found = env.discover(root: call.global.root)
-      if let root = found.root, try fs.info(AbsolutePath(root).appending(argument)) != nil {
-        path = AbsolutePath(normalizing: argument, relativeTo: AbsolutePath(root))
+      if let root = found.root, try fs.info(root.appending(argument)) != nil {
+        path = AbsolutePath(normalizing: argument, relativeTo: root)
       }
     }
     do {

@@ -1,4 +1,5 @@
 import Operations
+import Platform
 import Storage
 
 /// The options that say how placeholders are fetched: `mn fetch` takes them as they are,
@@ -58,7 +59,7 @@ struct FetchOptionNames: Sendable {
 
   /// What FetchOperation needs from the environment, reporting each item to `progress`.
   func context(_ source: FetchSource, _ progress: Progress, _ env: Environment) -> FetchContext {
-    var request: ((String) throws -> Void)?
+    var request: ((AbsolutePath) throws -> Void)?
     let provider = env.syncProvider
     if source == .sync {
       // In a plain folder there is nobody to ask: fetch waits for the sync client.

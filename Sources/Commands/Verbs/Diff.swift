@@ -93,7 +93,7 @@ enum Diff {
   static func root(_ call: Invocation, _ env: Environment) throws -> String {
     let found = env.discover(root: call.global.root)
     guard let root = found.root else { throw DiscoveryText.notFound(found) }
-    return root
+    return root.string
   }
 
   /// The document `argument` and each of its conflict copies and iCloud versions.

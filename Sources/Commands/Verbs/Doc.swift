@@ -264,7 +264,7 @@ enum Doc {
   static func refuseInsideDataFolder(
     _ path: AbsolutePath, as output: String, _ call: Invocation, _ env: Environment
   ) throws {
-    let roots = env.discover(root: call.global.root).root.map { [AbsolutePath($0)] } ?? []
+    let roots = env.discover(root: call.global.root).root.map { [$0] } ?? []
     if let folder = DataFolder.enclosingFolder(
       of: path, roots: roots, lookAlikes: true, fileSystem: env.fileSystem)
     {

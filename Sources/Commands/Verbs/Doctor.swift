@@ -45,7 +45,7 @@ enum Doctor {
     // its download; materialization is off, so nothing else downloads either.
     let report = try env.syncProvider.withoutMaterializing {
       try DoctorOperation.examine(
-        root: root, source: source, warnings: found.warnings, fileSystem: env.fileSystem,
+        root: root.string, source: source, warnings: found.warnings, fileSystem: env.fileSystem,
         syncProvider: env.syncProvider, bisyncDirectory: bisyncDirectory(env.variables))
     }
     if call.global.json {

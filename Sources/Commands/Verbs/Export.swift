@@ -78,7 +78,7 @@ enum Export {
     let stale = Set(
       listing.documents.filter(\.isDownloaded).flatMap { $0.placeholders.map(\.path) })
     let files = FolderFiles.exportFiles(listing, includeCopies: true)
-      .filter { $0.kind != .placeholder || !stale.contains($0.absolutePath.string) }
+      .filter { $0.kind != .placeholder || !stale.contains($0.absolutePath) }
     let options = ExportOptions(
       format: target.format, version: CommandTable.version,
       reproducible: call[Options.reproducible], verify: !call[Options.noVerify],

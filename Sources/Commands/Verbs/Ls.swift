@@ -150,7 +150,7 @@ enum Ls {
         out.literalKey("kind")
         out.string(p.kind.rawValue)
         out.literalKey("path")
-        out.string(p.path)
+        out.string(p.path.string)
         if let declared = p.declaredSize {
           out.literalKey("declaredSize")
           out.int(declared)
@@ -179,7 +179,7 @@ enum Ls {
         for v in row.versions {
           out.beginObject()
           out.literalKey("path")
-          out.string(v.path)
+          out.string(v.path.string)
           out.literalKey("service")
           out.string(SyncVersion.service)
           if let device = v.device {

@@ -71,7 +71,7 @@ extension Migrate {
     }
     try env.stdout.write(out)
     let found = env.discover(root: nil)
-    if found.root != plan.destination {
+    if found.root?.string != plan.destination {
       let what =
         found.root.map { "find '\($0)' first, not the destination" }
         ?? "do not find the destination"

@@ -70,15 +70,16 @@ enum Migrate {
       throw UsageError(message: "migrate takes --from and --to, not --root", path: ["migrate"])
     }
     try checkFetchOptions(call)
-    let home = env.variables["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+    let home = WellKnownPaths.home(variables: env.variables)
     let absolute = { (path: String) in
       AbsolutePath(normalizing: path, relativeTo: AbsolutePath(env.currentDirectory)).string
     }
     let names = Options.fetchNames
     let request = MigrateOperation.Request(
       from: call[Options.from].map(absolute), to: call[Options.to].map(absolute),
-      defaultSource: home.map(WellKnownPaths.local),
-      defaultDestination: home.map(WellKnownPaths.icloud), dryRun: call[Options.dryRun],
+      defaultSource: home.map { WellKnownPaths.local(home: $0).string },
+      defaultDestination: home.map { WellKnownPaths.icloud(home: $0).string },
+      dryRun: call[Options.dryRun],
       keepSource: call[Options.keepSource],
       fetch: call[Options.fetch]
         ? MigrateOperation.FetchRequest(
@@ -86,7 +87,7 @@ enum Migrate {
           timeout: names.timeout(call)) : nil,
       lockTimeout: call[CommonOptions.wait],
       pointerFile: WellKnownPaths.pointerFile(
-        variables: env.variables, isDarwin: Environment.isDarwin),
+        variables: env.variables, isDarwin: Environment.isDarwin)?.string,
       version: CommandTable.version)
     var progress: Progress?
     let context = MigrateOperation.Context(

@@ -42,12 +42,12 @@ enum Resolve {
 
   static func run(_ call: Invocation, _ env: Environment) throws -> ExitStatus {
     if let place = call[Options.place] {
-      guard let home = env.variables["HOME"], !home.isEmpty else {
+      guard let home = WellKnownPaths.home(variables: env.variables) else {
         throw CommandError.homeNotSet
       }
       let path =
         place == .icloud ? WellKnownPaths.icloud(home: home) : WellKnownPaths.local(home: home)
-      try env.stdout.write(path + "\n")
+      try env.stdout.write(path.string + "\n")
       return .ok
     }
     let found = env.discover(root: call.global.root)
@@ -59,7 +59,7 @@ enum Resolve {
     } else if call[Options.explain] {
       try env.stdout.write(explain(found))
     } else if let root = found.root {
-      try env.stdout.write(root + "\n")
+      try env.stdout.write(root.string + "\n")
     }
     guard found.root != nil else { throw DiscoveryText.notFound(found) }
     return .ok
@@ -69,7 +69,7 @@ enum Resolve {
     var out = ""
     for (i, c) in found.candidates.enumerated() {
       let label = DiscoveryText.label(c.source).padding(16)
-      out += "\(i + 1). \(label)\(c.path ?? "-")\n     \(c.note)\n"
+      out += "\(i + 1). \(label)\(c.path?.string ?? "-")\n     \(c.note)\n"
     }
     if let root = found.root, let source = found.source {
       out += "root: \(root) (\(source.rawValue))\n"
@@ -81,7 +81,7 @@ enum Resolve {
 
   static func json(_ found: Discovery) -> JSONValue {
     .object([
-      ("root", found.root.map(JSONValue.string) ?? .null),
+      ("root", found.root.map { .string($0.string) } ?? .null),
       ("source", found.source.map { .string($0.rawValue) } ?? .null),
       (
         "candidates",
@@ -89,7 +89,7 @@ enum Resolve {
           found.candidates.map { c in
             .object([
               ("source", .string(c.source.rawValue)),
-              ("path", c.path.map(JSONValue.string) ?? .null),
+              ("path", c.path.map { .string($0.string) } ?? .null),
               ("exists", .bool(c.exists)),
               ("note", .string(c.note)),
             ])

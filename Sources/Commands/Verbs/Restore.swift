@@ -147,6 +147,6 @@ enum Restore {
     guard let root = found.root ?? found.explicitMissing else {
       throw CommandError.noRestoreDestination
     }
-    return AbsolutePath(root)
+    return root
   }
 }

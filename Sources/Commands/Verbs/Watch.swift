@@ -182,8 +182,8 @@ enum Watch {
     if !call.global.quiet {
       for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
     }
-    if let root = found.root { return root }
-    if let missing = found.explicitMissing, !call[Options.once] { return missing }
+    if let root = found.root { return root.string }
+    if let missing = found.explicitMissing, !call[Options.once] { return missing.string }
     throw DiscoveryText.notFound(found)
   }
 

@@ -18,8 +18,8 @@ public enum PlaceholderKind: String, Sendable, Hashable, CaseIterable {
 public struct Placeholder: Sendable, Hashable {
   /// The kind.
   public var kind: PlaceholderKind
-  /// Absolute path of the placeholder file (for `dataless`, of the file itself).
-  public var path: String
+  /// The placeholder file (for `dataless`, the file itself).
+  public var path: AbsolutePath
   /// The name of the file it stands for (`09.automerge`), a single path component.
   public var realName: String
   /// The size the placeholder declares for the real file, when it declares one.
@@ -29,7 +29,7 @@ public struct Placeholder: Sendable, Hashable {
 
   /// Creates a placeholder value.
   public init(
-    kind: PlaceholderKind, path: String, realName: String, declaredSize: Int64? = nil,
+    kind: PlaceholderKind, path: AbsolutePath, realName: String, declaredSize: Int64? = nil,
     stubProblem: String? = nil
   ) {
     self.kind = kind
@@ -84,22 +84,22 @@ public struct Placeholder: Sendable, Hashable {
   /// that is not a single path component (`../x`, `a/b`, empty) is ignored the same way.
   ///
   /// - Parameters:
-  ///   - path: absolute path of the placeholder file.
+  ///   - path: the placeholder file.
   ///   - fileName: its last component.
   ///   - fileSystem: used to read the stub.
   /// - Returns: nil when the name is not a placeholder's.
-  public static func read(path: String, fileName: String, fileSystem: any FileSystem)
+  public static func read(path: AbsolutePath, fileName: String, fileSystem: any FileSystem)
     -> Placeholder?
   {
     read(path: path, fileName: fileName) { stubContent(path, fileSystem) }
   }
 
   /// The bytes of the iCloud stub at `path`, or why they cannot be read.
-  public static func stubContent(_ path: String, _ fileSystem: any FileSystem) -> Result<
+  public static func stubContent(_ path: AbsolutePath, _ fileSystem: any FileSystem) -> Result<
     [UInt8], Errno
   > {
     do {
-      return .success(try fileSystem.readFile(AbsolutePath(path), limit: ICloudStub.maxSize))
+      return .success(try fileSystem.readFile(path, limit: ICloudStub.maxSize))
     } catch {
       return .failure((error as? FileSystemError)?.errno ?? .ioError)
     }
@@ -108,7 +108,7 @@ public struct Placeholder: Sendable, Hashable {
   /// As `read(path:fileName:fileSystem:)`, with the stub's content (or why it could not be
   /// read) from `content`, which is only called for an iCloud stub.
   public static func read(
-    path: String, fileName: String, content: () -> Result<[UInt8], Errno>
+    path: AbsolutePath, fileName: String, content: () -> Result<[UInt8], Errno>
   ) -> Placeholder? {
     guard let parsed = parseFileName(fileName) else { return nil }
     return read(path: path, parsed: parsed, content: content)
@@ -116,7 +116,7 @@ public struct Placeholder: Sendable, Hashable {
 
   /// As `read(path:fileName:content:)`, for a file name already parsed by `parseFileName`.
   static func read(
-    path: String, parsed: (kind: PlaceholderKind, realName: String),
+    path: AbsolutePath, parsed: (kind: PlaceholderKind, realName: String),
     content: () -> Result<[UInt8], Errno>
   ) -> Placeholder {
     let kind = parsed.kind

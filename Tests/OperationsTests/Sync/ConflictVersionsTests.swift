@@ -3,6 +3,7 @@ import Testing
 
 @testable import Archive
 @testable import Operations
+@testable import Platform
 @testable import Storage
 @testable import TestSupport
 
@@ -45,7 +46,7 @@ import Testing
         return "/backups/x.tar.gz"
       })
     #expect(report.backupPath == "/backups/x.tar.gz")
-    #expect(Set(backedUp.map(\.absolutePath.string)) == Set([month] + versions.map(\.path)))
+    #expect(Set(backedUp.map(\.absolutePath.string)) == Set([month] + versions.map(\.path.string)))
     #expect(!logAtBackup.contains { $0.hasPrefix("exchange") || $0.hasPrefix("resolve") })
     let document = try #require(report.documents.first)
     #expect(document.written)
@@ -95,7 +96,7 @@ import Testing
     #expect(items[0].problem == nil)
     #expect(items[1].problem?.description.contains("kept unresolved") == true)
     #expect(
-      !ConflictVersions.backupFiles(plan).contains { $0.absolutePath.string == versions[1].path })
+      !ConflictVersions.backupFiles(plan).contains { $0.absolutePath == versions[1].path })
     let report = try ConflictVersions.execute(
       plan, provider: sim.provider, fileSystem: sim.fileSystem, backup: { _ in nil })
     let document = try #require(report.documents.first)
@@ -116,9 +117,10 @@ import Testing
   }
 
   @Test func resolutionRemovesOthersOnlyWhenEveryUnresolvedVersionWasMerged() {
-    let a = SyncVersion(documentPath: "/d", path: "/v/a")
-    let b = SyncVersion(documentPath: "/d", path: "/v/b")
-    let c = SyncVersion(documentPath: "/d", path: "/v/c")
+    let document = AbsolutePath("/d")
+    let a = SyncVersion(documentPath: document, path: AbsolutePath("/v/a"))
+    let b = SyncVersion(documentPath: document, path: AbsolutePath("/v/b"))
+    let c = SyncVersion(documentPath: document, path: AbsolutePath("/v/c"))
     #expect(ConflictVersions.resolution(merged: [a, b], unresolved: [a, b]) == ([a, b], true))
     #expect(ConflictVersions.resolution(merged: [a, b], unresolved: [b, c]) == ([b], false))
     #expect(ConflictVersions.resolution(merged: [a], unresolved: []) == ([], false))

@@ -10,17 +10,18 @@ import Testing
   @Test func aReplaceRunsOnceInsideItsCoordinationWithEverythingItDoes() throws {
     let sim = try SimulatedFolder()
     let month = try sim.write(SimulatedFolder.month, device: 0)
+    let path = AbsolutePath(month)
     let bytes = try SimulatedFolder.device(1)
-    try CoordinatedFileSystem.run(.replacing, month, on: sim.fileSystem) {
-      _ = try sim.fileSystem.readFile(AbsolutePath(month), limit: 1 << 20)
-      try AtomicFile.write(bytes, to: AbsolutePath(month), fileSystem: sim.fileSystem)
+    try CoordinatedFileSystem.run(.replacing, path, on: sim.fileSystem) {
+      _ = try sim.fileSystem.readFile(path, limit: 1 << 20)
+      try AtomicFile.write(bytes, to: path, fileSystem: sim.fileSystem)
     }
     let log = sim.provider.snapshot.log
     #expect(log.contains("read \(month) [in replacing \(month)]"))
     #expect(log.contains("rename \(month) [in replacing \(month)]"))
     #expect(log.allSatisfy { !$0.contains(", ") })
     // Outside, each call is coordinated on its own.
-    _ = try sim.fileSystem.readFile(AbsolutePath(month), limit: 1 << 20)
+    _ = try sim.fileSystem.readFile(path, limit: 1 << 20)
     #expect(sim.provider.snapshot.log.last == "read \(month) [in reading \(month)]")
   }
 
@@ -32,7 +33,8 @@ import Testing
     #expect(sim.provider.snapshot.log == ["read \(outside)", "remove \(outside)"])
     // With no provider at all, `run` just runs.
     let plain = CoordinatedFileSystem(base: LiveFileSystem(), provider: NoSyncProvider())
-    #expect(try CoordinatedFileSystem.run(.deleting, "/x", on: plain) { 7 } == 7)
-    #expect(try CoordinatedFileSystem.run(.deleting, "/x", on: LiveFileSystem()) { 8 } == 8)
+    let x = AbsolutePath("/x")
+    #expect(try CoordinatedFileSystem.run(.deleting, x, on: plain) { 7 } == 7)
+    #expect(try CoordinatedFileSystem.run(.deleting, x, on: LiveFileSystem()) { 8 } == 8)
   }
 }

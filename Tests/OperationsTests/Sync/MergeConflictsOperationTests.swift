@@ -63,7 +63,7 @@ import Testing
     #expect(backups.made.count == 1)
     #expect(backups.made.first?.reason == "merge-conflicts")
     let saved = Set(backups.made.first?.files.map(\.absolutePath.string) ?? [])
-    #expect(saved == [month, copy, version.path])
+    #expect(saved == [month, copy, version.path.string])
     #expect(told == ["/backups/1-merge-conflicts"])
     #expect(report.backupPath == "/backups/1-merge-conflicts")
     #expect(report.copies.backupPath == report.versions.backupPath)
@@ -93,7 +93,9 @@ import Testing
       provider: sim.provider, fileSystem: sim.fileSystem)
     #expect(backups.made.count == 1)
     #expect(
-      Set(backups.made.first?.files.map(\.absolutePath.string) ?? []) == [month, version.path])
+      Set(backups.made.first?.files.map(\.absolutePath.string) ?? []) == [
+        month, version.path.string,
+      ])
     #expect(report.copies.backupPath == nil)
     #expect(FileManager.default.fileExists(atPath: copy))
     #expect(sim.provider.unresolved(month).count == 1)

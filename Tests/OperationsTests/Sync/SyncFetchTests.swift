@@ -179,16 +179,16 @@ import Testing
   }
 
   @Test func aPlainFolderAsksNobody() throws {
+    let file = AbsolutePath("/data/x.automerge")
     #expect(throws: SyncProviderError.self) {
-      try SyncDownload.request("/data/x.automerge", provider: NoSyncProvider())
+      try SyncDownload.request(file, provider: NoSyncProvider())
     }
     #expect(
-      SyncReadiness.check(
-        "/data/x.automerge", info: FileInfo(kind: .regular, size: 1), provider: NoSyncProvider())
+      SyncReadiness.check(file, info: FileInfo(kind: .regular, size: 1), provider: NoSyncProvider())
         == nil)
     #expect(
       SyncReadiness.check(
-        "/data/x.automerge", info: FileInfo(kind: .regular, size: 1, flags: DatalessFiles.flag),
+        file, info: FileInfo(kind: .regular, size: 1, flags: DatalessFiles.flag),
         provider: NoSyncProvider())?.status == .notDownloaded)
   }
 

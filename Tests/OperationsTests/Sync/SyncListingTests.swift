@@ -173,17 +173,19 @@ struct SimulatedFolder {
   }
 
   @Test func foldersAreToldApartByWhereTheyAre() {
-    let home = "/Users/ada"
+    let home = AbsolutePath("/Users/ada")
+    func kind(_ path: String, home: AbsolutePath? = home) -> SyncFolderKind {
+      SyncFolderKind.classify(AbsolutePath(path), home: home)
+    }
     #expect(
-      SyncFolderKind.classify(
-        "/Users/ada/Library/Mobile Documents/iCloud~tools~minuta~app/Documents/tags.automerge",
-        home: home) == .ubiquityContainer)
+      kind("/Users/ada/Library/Mobile Documents/iCloud~tools~minuta~app/Documents/tags.automerge")
+        == .ubiquityContainer)
     #expect(
-      SyncFolderKind.classify("/Users/ada/Library/CloudStorage/Dropbox/Minuta/x", home: home + "/")
+      kind("/Users/ada/Library/CloudStorage/Dropbox/Minuta/x", home: AbsolutePath("/Users/ada/"))
         == .fileProvider)
-    #expect(SyncFolderKind.classify("/Users/ada/Documents/Minuta/x", home: home) == .plain)
-    #expect(SyncFolderKind.classify("/Users/adam/Library/CloudStorage/x", home: home) == .plain)
-    #expect(SyncFolderKind.classify("/x", home: "") == .plain)
+    #expect(kind("/Users/ada/Documents/Minuta/x") == .plain)
+    #expect(kind("/Users/adam/Library/CloudStorage/x") == .plain)
+    #expect(kind("/x", home: nil) == .plain)
   }
 
   /// Not by a path prefix alone (mn.md §15): a root reached through a link, or through the
@@ -197,24 +199,26 @@ struct SimulatedFolder {
         "home/Library/Mobile Documents/iCloud~tools~minuta~app/Documents"))
     let live = LiveFileSystem()
     let kind = SyncFolderKind.classify(
-      folder.absolute("Minuta/records/2026/09.automerge"), home: folder.absolute("home"),
-      realPath: { try? live.realPath(AbsolutePath($0)).string }, isUbiquitous: { _ in false })
+      AbsolutePath(folder.absolute("Minuta/records/2026/09.automerge")),
+      home: AbsolutePath(folder.absolute("home")), realPath: { try? live.realPath($0) },
+      isUbiquitous: { _ in false })
     #expect(kind == .ubiquityContainer)
     #expect(
       SyncFolderKind.classify(
-        "/System/Volumes/Data/Users/ada/Library/CloudStorage/Dropbox/Minuta/x",
-        home: "/Users/ada", realPath: { _ in nil }, isUbiquitous: { _ in false })
+        AbsolutePath("/System/Volumes/Data/Users/ada/Library/CloudStorage/Dropbox/Minuta/x"),
+        home: AbsolutePath("/Users/ada"), realPath: { _ in nil }, isUbiquitous: { _ in false })
         == .fileProvider)
   }
 
   /// iCloud's "Desktop & Documents" makes `~/Documents/Minuta` an iCloud Drive folder: the
   /// system says so of the nearest existing folder, and mn believes it.
   @Test func aFolderTheSystemCallsUbiquitousIsOne() {
-    let existing = "/Users/ada/Documents/Minuta"
-    var asked: [String] = []
+    let existing = AbsolutePath("/Users/ada/Documents/Minuta")
+    let home = AbsolutePath("/Users/ada")
+    var asked: [AbsolutePath] = []
     let kind = SyncFolderKind.classify(
-      existing + "/records/2026/09.automerge", home: "/Users/ada",
-      realPath: { $0 == existing || $0 == "/Users/ada" ? $0 : nil },
+      existing.appending("records/2026/09.automerge"), home: home,
+      realPath: { $0 == existing || $0 == home ? $0 : nil },
       isUbiquitous: {
         asked.append($0)
         return $0 == existing
@@ -223,7 +227,7 @@ struct SimulatedFolder {
     #expect(asked == [existing])
     #expect(
       SyncFolderKind.classify(
-        existing + "/x", home: "/Users/ada", realPath: { $0 == existing ? $0 : nil },
+        existing.appending("x"), home: home, realPath: { $0 == existing ? $0 : nil },
         isUbiquitous: { _ in false }) == .plain)
   }
 }

@@ -35,7 +35,7 @@ import Testing
       fileSystem: sim.fileSystem, syncProvider: sim.provider)
     #expect(plan.blocker == nil, "\(String(describing: plan.blocker))")
     #expect(plan.hasWork(keepSource: true))
-    #expect(Migration.backupFiles(plan).contains { $0.absolutePath.string == version.path })
+    #expect(Migration.backupFiles(plan).contains { $0.absolutePath == version.path })
     let after = try Migration.mergeConflicts(
       plan, keepSource: false, backupPath: "/backups/x.tar.gz", fileSystem: sim.fileSystem,
       syncProvider: sim.provider)
@@ -87,7 +87,8 @@ import Testing
     #expect(FileManager.default.fileExists(atPath: sim.path(SimulatedFolder.month)))
     #expect(
       !Migration.usesSystemMove(
-        source: file, target: sim.path(SimulatedFolder.month), targetExists: false,
+        source: AbsolutePath(file), target: AbsolutePath(sim.path(SimulatedFolder.month)),
+        targetExists: false,
         keepSource: false, provider: NoSyncProvider()))
   }
 

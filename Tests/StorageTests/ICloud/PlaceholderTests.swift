@@ -31,8 +31,9 @@ import Testing
 
   @Test func readsTheStub() throws {
     let scratch = try ScratchFolder()
-    let path = try scratch.write(
-      ".09.automerge.icloud", try StubBytes.stub(name: "09.automerge", size: 777))
+    let path = AbsolutePath(
+      try scratch.write(".09.automerge.icloud", try StubBytes.stub(name: "09.automerge", size: 777))
+    )
     let p = try #require(
       Placeholder.read(path: path, fileName: ".09.automerge.icloud", fileSystem: LiveFileSystem()))
     #expect(
@@ -41,8 +42,9 @@ import Testing
 
   @Test func theStubNameWins() throws {
     let scratch = try ScratchFolder()
-    let path = try scratch.write(
-      ".a very long na.icloud", try StubBytes.stub(name: "a very long name.txt", size: 1))
+    let path = AbsolutePath(
+      try scratch.write(
+        ".a very long na.icloud", try StubBytes.stub(name: "a very long name.txt", size: 1)))
     let p = try #require(
       Placeholder.read(path: path, fileName: ".a very long na.icloud", fileSystem: LiveFileSystem())
     )
@@ -55,21 +57,24 @@ import Testing
     let fs = LiveFileSystem()
     let garbage = try scratch.write(".09.automerge.icloud", Array("not a plist".utf8))
     let g = try #require(
-      Placeholder.read(path: garbage, fileName: ".09.automerge.icloud", fileSystem: fs))
+      Placeholder.read(
+        path: AbsolutePath(garbage), fileName: ".09.automerge.icloud", fileSystem: fs))
     #expect(g.realName == "09.automerge")
     #expect(g.declaredSize == nil)
     #expect(g.stubProblem == "not a binary property list")
 
     let empty = try scratch.write("..10.automerge.icloud", [])
     let e = try #require(
-      Placeholder.read(path: empty, fileName: "..10.automerge.icloud", fileSystem: fs))
+      Placeholder.read(path: AbsolutePath(empty), fileName: "..10.automerge.icloud", fileSystem: fs)
+    )
     #expect(e.realName == "10.automerge")
     #expect(e.stubProblem != nil)
 
     let hostile = try scratch.write(
       ".11.automerge.icloud", try StubBytes.stub(name: "../../etc/passwd", size: 5))
     let h = try #require(
-      Placeholder.read(path: hostile, fileName: ".11.automerge.icloud", fileSystem: fs))
+      Placeholder.read(
+        path: AbsolutePath(hostile), fileName: ".11.automerge.icloud", fileSystem: fs))
     #expect(h.realName == "11.automerge")
     #expect(h.declaredSize == 5)
     #expect(h.stubProblem == "invalid name in stub")
@@ -77,25 +82,28 @@ import Testing
     let big = try scratch.write(
       ".12.automerge.icloud", [UInt8](repeating: 0x41, count: ICloudStub.maxSize + 1))
     let b = try #require(
-      Placeholder.read(path: big, fileName: ".12.automerge.icloud", fileSystem: fs))
+      Placeholder.read(path: AbsolutePath(big), fileName: ".12.automerge.icloud", fileSystem: fs))
     #expect(b.realName == "12.automerge")
     #expect(b.stubProblem != nil)
 
     let missing = scratch.absolute(".13.automerge.icloud")
     let m = try #require(
-      Placeholder.read(path: missing, fileName: ".13.automerge.icloud", fileSystem: fs))
+      Placeholder.read(
+        path: AbsolutePath(missing), fileName: ".13.automerge.icloud", fileSystem: fs))
     #expect(m.stubProblem == "no such file or directory")
   }
 
   @Test func virtualFilesAreNotRead() throws {
     let p = try #require(
       Placeholder.read(
-        path: "/nonexistent/09.automerge.nextcloud", fileName: "09.automerge.nextcloud",
+        path: AbsolutePath("/nonexistent/09.automerge.nextcloud"),
+        fileName: "09.automerge.nextcloud",
         fileSystem: LiveFileSystem()))
     #expect(
       p
         == Placeholder(
-          kind: .nextcloud, path: "/nonexistent/09.automerge.nextcloud", realName: "09.automerge"))
+          kind: .nextcloud, path: AbsolutePath("/nonexistent/09.automerge.nextcloud"),
+          realName: "09.automerge"))
   }
 
   @Test func datalessFlag() throws {

@@ -55,13 +55,14 @@ public enum CompactOperation {
   {
     documents.map { entry in
       var doc = CompactDocument(
-        logicalName: entry.name.logicalName, path: entry.path, sizeBefore: Int(entry.size ?? 0),
+        logicalName: entry.name.logicalName, path: entry.path.string,
+        sizeBefore: Int(entry.size ?? 0),
         sizeAfter: nil, changes: 0, outcome: .planned, replace: nil)
       guard entry.isDownloaded else {
         doc.outcome = .refused("not downloaded")
         return doc
       }
-      switch prepare(entry.path, fileSystem: fileSystem) {
+      switch prepare(entry.path.string, fileSystem: fileSystem) {
       case .failure(let refusal): doc.outcome = .refused(refusal.reason)
       case .success(let (read, saved)):
         doc.sizeBefore = read.bytes.count
@@ -102,7 +103,7 @@ public enum CompactOperation {
   }
 
   /// The backup's files: those of the planned documents.
-  public static func backupFiles(_ plan: [CompactDocument], root: String) -> [ExportFile] {
+  public static func backupFiles(_ plan: [CompactDocument], root: AbsolutePath) -> [ExportFile] {
     plan.filter { $0.outcome == .planned }.map {
       ExportFile(relativePath: $0.logicalName, absolutePath: AbsolutePath($0.path), kind: .document)
     }

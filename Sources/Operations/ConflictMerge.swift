@@ -82,7 +82,7 @@ public enum ConflictMerge {
     random: () -> String = AtomicFile.randomSuffix
   ) throws -> ConflictMergeReport {
     var report = ConflictMergeReport(root: plan.root, documents: plan.documents)
-    var removable = Set<String>()
+    var removable = Set<AbsolutePath>()
     if !keepCopies {
       for document in plan.documents where document.refusal == nil {
         for copy in document.copies where copy.problem == nil { removable.insert(copy.copy.path) }
@@ -171,11 +171,12 @@ public enum ConflictMerge {
 
   /// Reads a document's canonical file and copies and merges them in memory.
   static func prepare(
-    _ entry: DocumentEntry, root: String, cache: [String: Loaded] = [:], fileSystem: any FileSystem
+    _ entry: DocumentEntry, root: AbsolutePath, cache: [String: Loaded] = [:],
+    fileSystem: any FileSystem
   ) throws -> Prepared {
     var prepared = Prepared(
       document: ConflictMergeDocument(
-        entry: entry, canonicalPath: entry.name.path(root: AbsolutePath(root)).string))
+        entry: entry, canonicalPath: entry.name.path(root: root).string))
     var inputs: [[UInt8]] = []
     var decoded: [AutomergeFile] = []
     var canonical: AutomergeFile?
@@ -213,9 +214,9 @@ public enum ConflictMerge {
       if copy.placeholder != nil {
         item.problem = .notDownloaded
       } else {
-        switch load(copy.path, fileSystem, cache: cache) {
+        switch load(copy.path.string, fileSystem, cache: cache) {
         case .success(let loaded):
-          prepared.loaded[copy.path] = loaded
+          prepared.loaded[copy.path.string] = loaded
           item.changes = loaded.file.changes.count
           item.adds = loaded.file.changes.count(where: { !(canonical?.contains($0.hash) ?? false) })
           if decoded.isEmpty, let info = loaded.info { prepared.permissions = info.permissions }
@@ -228,7 +229,8 @@ public enum ConflictMerge {
       }
       prepared.copyBytes.append(bytes)
       prepared.copyHashes.append(
-        bytes == nil ? nil : prepared.loaded[copy.path].map { Set($0.file.changes.map(\.hash)) })
+        bytes == nil
+          ? nil : prepared.loaded[copy.path.string].map { Set($0.file.changes.map(\.hash)) })
       prepared.document.copies.append(item)
     }
     guard prepared.document.refusal == nil else { return prepared }
@@ -264,12 +266,13 @@ public enum ConflictMerge {
 
   /// Merges one document: replace (mn.md §6), read back and check, then remove its copies.
   static func mergeDocument(
-    _ entry: DocumentEntry, root: String, removable: Set<String>, cache: [String: Loaded],
+    _ entry: DocumentEntry, root: AbsolutePath, removable: Set<AbsolutePath>,
+    cache: [String: Loaded],
     fileSystem: any FileSystem, random: () -> String
   ) throws -> ConflictMergeDocument {
     var entry = entry
     if entry.state != .copiesOnly,
-      (try? fileSystem.info(entry.name.path(root: AbsolutePath(root)))) == nil
+      (try? fileSystem.info(entry.name.path(root: root))) == nil
     {
       // The canonical file went away since the scan: the copies make a new one.
       entry.state = .copiesOnly
@@ -325,7 +328,7 @@ public enum ConflictMerge {
       let current: [UInt8]
       do {
         current = try fileSystem.readFile(
-          AbsolutePath(item.copy.path), limit: DocumentName.maxFileSize)
+          item.copy.path, limit: DocumentName.maxFileSize)
       } catch let error as FileSystemError {
         if error.meansNotDownloaded {
           document.copies[k].problem = .notDownloaded  // EDEADLK: evicted meanwhile
@@ -348,9 +351,9 @@ public enum ConflictMerge {
         continue
       }
       do {
-        try fileSystem.removeFile(AbsolutePath(item.copy.path))
+        try fileSystem.removeFile(item.copy.path)
         document.copies[k].removed = true
-        let directory = AbsolutePath(item.copy.path).parent
+        let directory = item.copy.path.parent
         if !directories.contains(directory) { directories.append(directory) }
       } catch let error as FileSystemError {
         document.copies[k].problem = .cannotRemove(error)

@@ -9,7 +9,7 @@ import Storage
 /// report they say what happened.
 public struct ConflictMergePlan: Sendable {
   /// The data folder's root.
-  public var root: String
+  public var root: AbsolutePath
   /// The documents with conflict copies, in listing order.
   public var documents: [ConflictMergeDocument]
   /// The inputs as `plan` read and decoded them, by path: `execute` decodes again only the
@@ -17,7 +17,7 @@ public struct ConflictMergePlan: Sendable {
   var decoded: [String: ConflictMerge.Loaded] = [:]
 
   /// Creates a plan.
-  public init(root: String, documents: [ConflictMergeDocument]) {
+  public init(root: AbsolutePath, documents: [ConflictMergeDocument]) {
     self.root = root
     self.documents = documents
   }
@@ -31,7 +31,7 @@ public struct ConflictMergePlan: Sendable {
 /// The outcome of `ConflictMerge.execute`.
 public struct ConflictMergeReport: Sendable {
   /// The data folder's root.
-  public var root: String
+  public var root: AbsolutePath
   /// Every planned document: merged, left alone, or refused.
   public var documents: [ConflictMergeDocument]
   /// The backup archive's path; nil when none was made (nothing to remove, or the caller's
@@ -43,7 +43,7 @@ public struct ConflictMergeReport: Sendable {
 
   /// Creates a report.
   public init(
-    root: String, documents: [ConflictMergeDocument], backupPath: AbsolutePath? = nil,
+    root: AbsolutePath, documents: [ConflictMergeDocument], backupPath: AbsolutePath? = nil,
     interrupted: Bool = false
   ) {
     self.root = root

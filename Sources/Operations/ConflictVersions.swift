@@ -31,12 +31,12 @@ public enum ConflictVersions {
   /// by logical name, for listing (nothing is read). Documents whose versions the system
   /// does not show are in `hidden`.
   public static func list(
-    _ documents: [DocumentEntry], root: String, provider: any SyncProvider
+    _ documents: [DocumentEntry], root: AbsolutePath, provider: any SyncProvider
   ) -> (versions: [String: [SyncVersion]], hidden: [String]) {
     var versions: [String: [SyncVersion]] = [:]
     var hidden: [String] = []
     for document in documents where document.isDownloaded {
-      let path = document.name.path(root: AbsolutePath(root))
+      let path = document.name.path(root: root)
       guard provider.folderKind(of: path) != .plain else { continue }
       guard let found = provider.conflictVersions(of: path) else {
         hidden.append(document.logicalName)
@@ -56,7 +56,7 @@ public enum ConflictVersions {
   ///   - fileSystem: where the documents are read (pass a `CoordinatedFileSystem`).
   /// - Returns: one entry per document with versions.
   public static func plan(
-    _ documents: [DocumentEntry], root: String, provider: any SyncProvider,
+    _ documents: [DocumentEntry], root: AbsolutePath, provider: any SyncProvider,
     fileSystem: any FileSystem
   ) -> VersionMergePlan {
     var plan = VersionMergePlan(root: root)
@@ -64,7 +64,7 @@ public enum ConflictVersions {
     plan.hidden = hidden
     for document in documents {
       guard let found = versions[document.logicalName] else { continue }
-      let location = document.name.path(root: AbsolutePath(root))
+      let location = document.name.path(root: root)
       let path = location.string
       var entry = VersionMergeDocument(
         logicalName: document.logicalName, path: path,
@@ -309,14 +309,14 @@ public enum VersionMergeStep: Sendable, Equatable {
 
 /// What `ConflictVersions.plan` found: the documents with versions.
 public struct VersionMergePlan: Sendable {
-  public var root: String
+  public var root: AbsolutePath
   public var documents: [VersionMergeDocument] = []
   /// Documents in a synced folder whose versions the system does not show this process.
   public var hidden: [String] = []
   /// The bytes of each readable version, as read by the plan (what the merge uses).
   var bytes: [SyncVersion: [UInt8]] = [:]
 
-  public init(root: String) { self.root = root }
+  public init(root: AbsolutePath) { self.root = root }
 
   /// Whether executing the plan would merge at least one version.
   public var mergesVersions: Bool {
@@ -326,7 +326,7 @@ public struct VersionMergePlan: Sendable {
 
 /// What `ConflictVersions.execute` did.
 public struct VersionMergeReport: Sendable {
-  public var root: String
+  public var root: AbsolutePath
   public var documents: [VersionMergeDocument]
   /// The documents whose versions the system does not show (from the plan).
   public var hidden: [String]

@@ -67,7 +67,7 @@ extension DoctorOperation {
         if held == nil {
           held =
             (try? AutomergeFile.decode(
-              fileSystem.readFile(AbsolutePath(document.path), limit: maxDocumentSize),
+              fileSystem.readFile(document.path, limit: maxDocumentSize),
               keepOps: false,
               keepChunks: false)).map { Set($0.changes.map(\.hash)) } ?? []
         }

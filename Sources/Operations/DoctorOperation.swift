@@ -114,7 +114,7 @@ public enum DoctorOperation {
     }
     if document.isDownloaded {
       check(
-        document.path, name: name, isCopy: false, into: &report, fileSystem: fileSystem,
+        document.path.string, name: name, isCopy: false, into: &report, fileSystem: fileSystem,
         provider: provider)
     }
     for copy in document.copies {
@@ -124,7 +124,8 @@ public enum DoctorOperation {
           fix: "mn fetch \(ShellQuote.word(copy.logicalName))")
       } else {
         check(
-          copy.path, name: copy.logicalName, isCopy: true, into: &report, fileSystem: fileSystem,
+          copy.path.string, name: copy.logicalName, isCopy: true, into: &report,
+          fileSystem: fileSystem,
           provider: provider)
       }
     }

@@ -39,14 +39,14 @@ public enum FetchOperation {
   ///   - root: the data folder.
   ///   - documents: entries from `FolderScan`.
   /// - Returns: one item per real file that has a placeholder, sorted by logical name.
-  public static func plan(root: String, documents: [DocumentEntry]) -> FetchPlan {
+  public static func plan(root: AbsolutePath, documents: [DocumentEntry]) -> FetchPlan {
     var items: [FetchItem] = []
     for document in documents {
       if !document.placeholders.isEmpty {
         items.append(
           FetchItem(
             logicalName: document.logicalName,
-            path: document.name.path(root: AbsolutePath(root)).string,
+            path: document.name.path(root: root).string,
             placeholders: document.placeholders, isCopy: false,
             fileExists: document.isDownloaded))
       }
@@ -61,7 +61,7 @@ public enum FetchOperation {
           copy.logicalName,
           default: FetchItem(
             logicalName: copy.logicalName,
-            path: AbsolutePath(root).appending(copy.logicalName).string, placeholders: [],
+            path: root.appending(copy.logicalName).string, placeholders: [],
             isCopy: true, fileExists: false)
         ].placeholders.append(placeholder)
       }
@@ -82,7 +82,7 @@ public enum FetchOperation {
   ///   - fileSystem: used to look.
   /// - Returns: `.directory` or `.archive`.
   /// - Throws: `FetchError.sourceNotFound`, `.sourceNotUsable`, `.sourceIsDataFolder`.
-  public static func source(from path: String, root: String, fileSystem: any FileSystem)
+  public static func source(from path: String, root: AbsolutePath, fileSystem: any FileSystem)
     throws(FetchError) -> FetchSource
   {
     let info: FileInfo?
@@ -95,7 +95,7 @@ public enum FetchOperation {
     switch info.kind {
     case .directory:
       let real = (try? fileSystem.realPath(AbsolutePath(path)).string) ?? path
-      let realRoot = (try? fileSystem.realPath(AbsolutePath(root)).string) ?? root
+      let realRoot = (try? fileSystem.realPath(root).string) ?? root.string
       if real == realRoot { throw .sourceIsDataFolder(path) }
       return .directory(path)
     case .regular: return .archive(path)

@@ -1,11 +1,12 @@
+import Platform
 import Storage
 
 /// What `mn fetch` will do: the items, sorted by logical name.
 public struct FetchPlan: Sendable, Equatable {
-  public var root: String
+  public var root: AbsolutePath
   public var items: [FetchItem]
 
-  public init(root: String, items: [FetchItem]) {
+  public init(root: AbsolutePath, items: [FetchItem]) {
     self.root = root
     self.items = items
   }

@@ -19,11 +19,11 @@ public enum FolderFiles {
       if document.isDownloaded {
         files.append(
           ExportFile(
-            relativePath: document.logicalName, absolutePath: AbsolutePath(document.path),
+            relativePath: document.logicalName, absolutePath: document.path,
             kind: .document))
       }
       for placeholder in document.placeholders {
-        if let relative = placeholder.path.logicalName(in: AbsolutePath(listing.root)) {
+        if let relative = placeholder.path.logicalName(in: listing.root) {
           files.append(
             ExportFile(
               relativePath: relative.string, absolutePath: placeholder.path, kind: .placeholder))
@@ -33,14 +33,14 @@ public enum FolderFiles {
       for copy in document.copies {
         files.append(
           ExportFile(
-            relativePath: copy.logicalName, absolutePath: AbsolutePath(copy.path),
+            relativePath: copy.logicalName, absolutePath: copy.path,
             kind: copy.placeholder == nil ? .document : .placeholder))
       }
     }
     for other in listing.others {
       files.append(
         ExportFile(
-          relativePath: other.logicalName, absolutePath: AbsolutePath(other.path),
+          relativePath: other.logicalName, absolutePath: other.path,
           kind: other.placeholder == nil ? .other : .placeholder))
     }
     return files.sorted {

@@ -54,7 +54,9 @@ public enum FolderLog {
   ///   - root: the data folder.
   ///   - fileSystem: where to read.
   /// - Returns: the changes and the files that could not be read.
-  public static func read(_ documents: [DocumentEntry], root: String, fileSystem: any FileSystem)
+  public static func read(
+    _ documents: [DocumentEntry], root: AbsolutePath, fileSystem: any FileSystem
+  )
     -> Listing
   {
     var listing = Listing(entries: [], problems: [])
@@ -63,7 +65,7 @@ public enum FolderLog {
       if document.state == .placeholder {
         listing.problems.append(Problem(file: document.logicalName, reason: .notDownloaded))
       } else if document.state != .copiesOnly {
-        let path = document.name.path(root: AbsolutePath(root))
+        let path = document.name.path(root: root)
         if let file = decode(path, document.logicalName, fileSystem, &listing.problems) {
           for entry in DocumentDiff.entries(of: file, where: { _ in true }) {
             held.insert(entry.change.hash)
@@ -80,7 +82,7 @@ public enum FolderLog {
         }
         guard
           let file = decode(
-            AbsolutePath(copy.path), copy.logicalName, fileSystem, &listing.problems)
+            copy.path, copy.logicalName, fileSystem, &listing.problems)
         else {
           continue
         }

@@ -291,7 +291,7 @@ public enum MigrateOperation {
   static func removeTemporaries(_ plan: MigrationPlan, _ context: Context) throws {
     for listing in [plan.sourceListing] + (plan.destinationListing.map { [$0] } ?? []) {
       for name in TemporaryCleanup.removeStale(listing, fileSystem: context.fileSystem) {
-        try context.event(.removedTemporary(AbsolutePath(listing.root).appending(name).string))
+        try context.event(.removedTemporary(listing.root.appending(name).string))
       }
     }
   }

@@ -133,7 +133,7 @@ public enum Migration {
     let sourceListing =
       sourceExists
       ? try FolderScan.scan(root: AbsolutePath(source), fileSystem: fs, readingStaleStubs: true)
-      : FolderListing(root: source)
+      : FolderListing(root: AbsolutePath(source))
     let destinationExists =
       (try? fs.infoFollowingLinks(AbsolutePath(destination)))??.kind == .directory
     let destinationListing =
@@ -156,13 +156,14 @@ public enum Migration {
     }
     for entry in destinationListing?.documents ?? [] {
       check(entry, into: &plan)
-      if entry.isDownloaded, let file = decode(entry.path, into: &plan, fileSystem: fs) {
+      if entry.isDownloaded, let file = decode(entry.path.string, into: &plan, fileSystem: fs) {
         destinationHashes[entry.name] = Set(file.changes.map(\.hash))
       }
     }
     for entry in sourceListing.documents {
       check(entry, into: &plan)
-      guard entry.isDownloaded, let file = decode(entry.path, into: &plan, fileSystem: fs) else {
+      guard entry.isDownloaded, let file = decode(entry.path.string, into: &plan, fileSystem: fs)
+      else {
         continue
       }
       let target = destinationListing?.document(entry.name)
@@ -180,7 +181,7 @@ public enum Migration {
       }
       plan.documents.append(
         MigrationPlan.Document(
-          name: entry.name, action: action, sourcePath: entry.path,
+          name: entry.name, action: action, sourcePath: entry.path.string,
           destinationPath: entry.name.path(root: AbsolutePath(destination)).string,
           sourceChanges: hashes.count,
           newChanges: newChanges))
@@ -197,7 +198,7 @@ public enum Migration {
       }
       plan.files.append(
         MigrationPlan.File(
-          logicalName: other.logicalName, action: action, sourcePath: other.path,
+          logicalName: other.logicalName, action: action, sourcePath: other.path.string,
           destinationPath: target))
     }
     for other in destinationListing?.others ?? [] {
@@ -245,12 +246,12 @@ public enum Migration {
     plan.conflicts.append(conflicts)
     for document in conflicts.documents {
       for copy in document.copies {
-        plan.conflictCopies.append(copy.copy.path)
+        plan.conflictCopies.append(copy.copy.path.string)
         switch copy.problem {
         case .notDownloaded?:
-          plan.placeholders.append(copy.copy.placeholder?.path.string ?? copy.copy.path)
+          plan.placeholders.append((copy.copy.placeholder?.path ?? copy.copy.path).string)
         case let problem?:
-          plan.unreadable.append(.init(path: copy.copy.path, reason: problem.description))
+          plan.unreadable.append(.init(path: copy.copy.path.string, reason: problem.description))
         case nil: break
         }
       }
@@ -284,7 +285,7 @@ public enum Migration {
     syncProvider: any SyncProvider = NoSyncProvider()
   ) throws -> MigrationPlan {
     guard !plan.conflicts.isEmpty || !plan.versions.isEmpty else { return plan }
-    for root in [plan.source, plan.destination] {
+    for root in [AbsolutePath(plan.source), AbsolutePath(plan.destination)] {
       let merge = MergeConflictsOperation.Plan(
         copies: plan.conflicts.first { $0.root == root }
           ?? ConflictMergePlan(root: root, documents: []),
@@ -293,7 +294,7 @@ public enum Migration {
       do {
         // The backup of both folders holds every copy and the versions' bytes (`backupFiles`).
         _ = try MergeConflictsOperation.execute(
-          merge, keepCopies: keepSource && root == plan.source,
+          merge, keepCopies: keepSource && root == AbsolutePath(plan.source),
           backup: backupPath.map { .made($0) } ?? .skip, provider: syncProvider,
           fileSystem: fileSystem, copiesMerged: { _ in step = "conflict versions" })
       } catch {
@@ -330,7 +331,7 @@ public enum Migration {
     do { found = try fileSystem.info(AbsolutePath(target)) } catch { return .differs }
     guard let info = found else { return .copy }
     guard info.kind == .regular, info.size == other.size,
-      let a = try? fileSystem.readFile(AbsolutePath(other.path), limit: readLimit),
+      let a = try? fileSystem.readFile(other.path, limit: readLimit),
       let b = try? fileSystem.readFile(AbsolutePath(target), limit: readLimit), a == b
     else { return .differs }
     return .same
@@ -339,16 +340,21 @@ public enum Migration {
   /// The files of a backup of both folders (mn.md §7, step 3): every file of each scan,
   /// conflict copies included, under `source/` and `destination/`.
   public static func backupFiles(_ plan: MigrationPlan) -> [ExportFile] {
-    FolderFiles.exportFiles(plan.sourceListing, includeCopies: true).map {
+    let source = FolderFiles.exportFiles(plan.sourceListing, includeCopies: true).map {
       $0.prefixed(by: "source")
     }
-      + (plan.destinationListing.map { FolderFiles.exportFiles($0, includeCopies: true) } ?? [])
-      .map { $0.prefixed(by: "destination") }
-      + plan.versions.flatMap { versions in
-        // Only the versions' bytes: their documents are in the folders' files above.
-        ConflictVersions.backupFiles(versions).filter { !$0.relativePath.hasSuffix(".automerge") }
-          .map { $0.prefixed(by: versions.root == plan.source ? "source" : "destination") }
+    let destination =
+      (plan.destinationListing.map { FolderFiles.exportFiles($0, includeCopies: true) } ?? []).map {
+        $0.prefixed(by: "destination")
       }
+    let versions = plan.versions.flatMap { versions in
+      // Only the versions' bytes: their documents are in the folders' files above.
+      let side = versions.root == AbsolutePath(plan.source) ? "source" : "destination"
+      return ConflictVersions.backupFiles(versions).filter {
+        !$0.relativePath.hasSuffix(".automerge")
+      }.map { $0.prefixed(by: side) }
+    }
+    return source + destination + versions
   }
 
   /// Whether an error means the place cannot be written at all (as opposed to part-way).

@@ -65,7 +65,8 @@ extension Migration {
   {
     var source = FetchSource.sync
     for root in [plan.source, plan.destination] {
-      source = try FetchOperation.source(from: path, root: root, fileSystem: fileSystem)
+      source = try FetchOperation.source(
+        from: path, root: AbsolutePath(root), fileSystem: fileSystem)
     }
     return source
   }

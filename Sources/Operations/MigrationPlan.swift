@@ -1,4 +1,5 @@
 import Archive
+import Platform
 import Storage
 
 /// What a migration will do with each document (mn.md §7, step 1).
@@ -115,7 +116,7 @@ public struct MigrationPlan: Sendable {
     self.init(
       source: source, destination: destination, destinationExists: destinationExists,
       documents: [], files: [], placeholders: [], unreadable: [], conflictCopies: [], warnings: [],
-      sourceListing: FolderListing(root: source), destinationListing: nil)
+      sourceListing: FolderListing(root: AbsolutePath(source)), destinationListing: nil)
   }
 
   init(

@@ -68,7 +68,7 @@ public enum RepairOperation {
     var targets: [RepairDocument] = []
     for entry in documents ?? listing.documents {
       var document = RepairDocument(
-        entry: entry, path: entry.name.path(root: AbsolutePath(listing.root)).string)
+        entry: entry, path: entry.name.path(root: listing.root).string)
       guard entry.isDownloaded else {
         if documents != nil {
           document.refusal = .notDownloaded
@@ -80,7 +80,7 @@ public enum RepairOperation {
       // A damaged conflict copy is repaired in place from its own chunks, so that
       // merge-conflicts can then merge it (the document itself takes its changes too).
       for copy in entry.copies where copy.placeholder == nil {
-        var item = RepairDocument(entry: entry, path: copy.path)
+        var item = RepairDocument(entry: entry, path: copy.path.string)
         item.logicalName = copy.logicalName
         item.copyOf = entry.logicalName
         files.append(item)
@@ -126,7 +126,7 @@ public enum RepairOperation {
         if !named.contains(path.resolvingLinks(fileSystem)) { archives.append((.backup, path)) }
       }
       lineage = BackupLineage.lineage(
-        of: AbsolutePath(listing.root),
+        of: listing.root,
         links: BackupLineage.links(in: backupDirectory, fileSystem: fileSystem),
         fileSystem: fileSystem)
     }
@@ -186,7 +186,9 @@ public enum RepairOperation {
       inputs.append(Input(kind: .damaged, location: target.path, bytes: target.input))
       target.input = []
       if target.copyOf == nil {
-        for copy in target.entry.copies where copy.placeholder == nil { read(.copy, copy.path) }
+        for copy in target.entry.copies where copy.placeholder == nil {
+          read(.copy, copy.path.string)
+        }
         for directory in directories {
           for path in fromFiles(in: directory, logicalName: target.logicalName, fileSystem) {
             read(.from, path)

@@ -156,7 +156,7 @@ public struct RepairDocument: Sendable {
 /// What `RepairOperation.plan` found and `RepairOperation.execute` did.
 public struct RepairReport: Sendable {
   /// The data folder.
-  public var root: String
+  public var root: AbsolutePath
   /// The damaged documents (and those named that load), in listing order.
   public var documents: [RepairDocument]
   /// Archives that could not be used (path and why), each looked at once for all documents.
@@ -164,7 +164,7 @@ public struct RepairReport: Sendable {
   /// The backup written before the first write; nil when nothing was written.
   public var backupPath: AbsolutePath?
 
-  public init(root: String, documents: [RepairDocument]) {
+  public init(root: AbsolutePath, documents: [RepairDocument]) {
     self.root = root
     self.documents = documents
   }

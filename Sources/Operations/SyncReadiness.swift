@@ -38,12 +38,13 @@ public enum SyncReadiness {
   /// The first input of `document` (its file, then its downloaded copies) that is not
   /// current; nil when every one is. Placeholders are not looked at: the merge keeps them.
   public static func firstNotCurrent(
-    _ document: DocumentEntry, root: String, provider: any SyncProvider, fileSystem: any FileSystem
+    _ document: DocumentEntry, root: AbsolutePath, provider: any SyncProvider,
+    fileSystem: any FileSystem
   ) -> NotCurrent? {
     var paths: [AbsolutePath] = []
-    if document.isDownloaded { paths.append(document.name.path(root: AbsolutePath(root))) }
+    if document.isDownloaded { paths.append(document.name.path(root: root)) }
     for copy in document.copies where copy.placeholder == nil {
-      paths.append(AbsolutePath(copy.path))
+      paths.append(copy.path)
     }
     for path in paths {
       let info = try? fileSystem.info(path)
@@ -58,7 +59,7 @@ public enum SyncReadiness {
   /// - Returns: the documents to plan, and a refused plan entry (`.notCurrent`) for each
   ///   of the others that has conflict copies.
   public static func split(
-    _ documents: [DocumentEntry], root: String, provider: any SyncProvider,
+    _ documents: [DocumentEntry], root: AbsolutePath, provider: any SyncProvider,
     fileSystem: any FileSystem
   ) -> (ready: [DocumentEntry], refused: [ConflictMergeDocument]) {
     var ready: [DocumentEntry] = []
@@ -73,7 +74,7 @@ public enum SyncReadiness {
       }
       refused.append(
         ConflictMergeDocument(
-          entry: document, canonicalPath: document.name.path(root: AbsolutePath(root)).string,
+          entry: document, canonicalPath: document.name.path(root: root).string,
           copies: document.copies.map { ConflictMergeCopy(copy: $0) },
           refusal: .notCurrent(path: problem.path, problem.status)))
     }
@@ -84,25 +85,24 @@ public enum SyncReadiness {
   /// items: `mn fetch` (and `migrate --fetch`, `watch --fetch`) waits for them to become
   /// current (an iCloud Drive container asks for the download).
   public static func staleItems(
-    _ documents: [DocumentEntry], root: String, provider: any SyncProvider
+    _ documents: [DocumentEntry], root: AbsolutePath, provider: any SyncProvider
   ) -> [FetchItem] {
     func isStale(_ path: AbsolutePath) -> Bool {
       provider.folderKind(of: path) != .plain && (try? provider.status(of: path)) == .stale
     }
     var items: [FetchItem] = []
     for document in documents {
-      let path = document.name.path(root: AbsolutePath(root))
+      let path = document.name.path(root: root)
       if document.isDownloaded, isStale(path) {
         items.append(
           FetchItem(
             logicalName: document.logicalName, path: path.string, placeholders: [],
             isCopy: false, fileExists: true, isStale: true))
       }
-      for copy in document.copies where copy.placeholder == nil && isStale(AbsolutePath(copy.path))
-      {
+      for copy in document.copies where copy.placeholder == nil && isStale(copy.path) {
         items.append(
           FetchItem(
-            logicalName: copy.logicalName, path: copy.path, placeholders: [], isCopy: true,
+            logicalName: copy.logicalName, path: copy.path.string, placeholders: [], isCopy: true,
             fileExists: true, isStale: true))
       }
     }

@@ -25,11 +25,11 @@ public enum TemporaryCleanup {
         guard
           mergeIntoDocument(
             temporary,
-            target: AbsolutePath(listing.root).appending(temporary.targetLogicalName).string,
+            target: listing.root.appending(temporary.targetLogicalName).string,
             fileSystem: fileSystem)
         else { continue }
       }
-      guard (try? fileSystem.removeFile(AbsolutePath(temporary.path))) != nil else { continue }
+      guard (try? fileSystem.removeFile(temporary.path)) != nil else { continue }
       removed.append(temporary.logicalName)
     }
     return removed
@@ -40,7 +40,9 @@ public enum TemporaryCleanup {
   static func mergeIntoDocument(
     _ temporary: TemporaryFile, target: String, fileSystem: any FileSystem
   ) -> Bool {
-    guard case .success(let leftover) = DocumentReplace.read(temporary.path, fileSystem: fileSystem)
+    guard
+      case .success(let leftover) = DocumentReplace.read(
+        temporary.path.string, fileSystem: fileSystem)
     else {
       // Not a document (a write cut short): nothing in it that is not in another file.
       return true

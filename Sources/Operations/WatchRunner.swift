@@ -268,15 +268,15 @@ public struct WatchRunner {
           placeholders = true
           continue
         }
-        let modified = (try? context.fileSystem.info(AbsolutePath(copy.path))).flatMap { $0 }.map {
+        let modified = (try? context.fileSystem.info(copy.path)).flatMap { $0 }.map {
           Double($0.modificationSeconds) + Double($0.modificationNanoseconds) / 1e9
         }
-        copies.append(WatchCopy(path: copy.path, modified: modified ?? context.now()))
+        copies.append(WatchCopy(path: copy.path.string, modified: modified ?? context.now()))
       }
     }
     feed(.scanned(copies))
     let (versions, _) = ConflictVersions.list(
-      listing.documents, root: context.root.string, provider: context.syncProvider)
+      listing.documents, root: context.root, provider: context.syncProvider)
     let documents = listing.documents.compactMap { document -> WatchCopy? in
       guard versions[document.logicalName] != nil else { return nil }
       return WatchCopy(
@@ -355,7 +355,7 @@ public struct WatchRunner {
     let wanted = Set(paths)
     var entries: [DocumentEntry] = []
     for var document in listing.documents where document.hasCopies {
-      document.copies = document.copies.filter { wanted.contains($0.path) }
+      document.copies = document.copies.filter { wanted.contains($0.path.string) }
       if !document.copies.isEmpty { entries.append(document) }
     }
     let plan = try MergeConflictsOperation.plan(
@@ -369,17 +369,17 @@ public struct WatchRunner {
     var placeholder = false
     var arriving: [String] = []
     for var document in result.documents {
-      for copy in document.copies { seen.insert(copy.copy.path) }
+      for copy in document.copies { seen.insert(copy.copy.path.string) }
       // A copy that does not decode but changed recently is still being written: waited
       // for, not reported as damaged (mn.md §12).
-      let waiting = document.copies.filter { isArriving($0) }.map(\.copy.path)
+      let waiting = document.copies.filter { isArriving($0) }.map(\.copy.path.string)
       if !waiting.isEmpty {
         arriving += waiting
         retry += waiting
-        document.copies.removeAll { waiting.contains($0.copy.path) }
+        document.copies.removeAll { waiting.contains($0.copy.path.string) }
         if document.copies.isEmpty { continue }
       }
-      let paths = document.copies.map(\.copy.path)
+      let paths = document.copies.map(\.copy.path.string)
       if let refusal = document.refusal {
         context.report(.merged(document))
         switch refusal {
@@ -399,12 +399,16 @@ public struct WatchRunner {
       for copy in document.copies {
         switch copy.problem {
         case .none:
-          if copy.removed { removed.append(copy.copy.path) } else { retry.append(copy.copy.path) }
-        case .changedDuringRun: retry.append(copy.copy.path)
+          if copy.removed {
+            removed.append(copy.copy.path.string)
+          } else {
+            retry.append(copy.copy.path.string)
+          }
+        case .changedDuringRun: retry.append(copy.copy.path.string)
         case .notDownloaded:
           placeholder = true
-          dropped.append(copy.copy.path)
-        default: dropped.append(copy.copy.path)
+          dropped.append(copy.copy.path.string)
+        default: dropped.append(copy.copy.path.string)
         }
       }
     }
@@ -436,7 +440,7 @@ public struct WatchRunner {
   /// by its modification time now).
   private func isArriving(_ copy: ConflictMergeCopy) -> Bool {
     guard case .notAutomerge = copy.problem,
-      let info = (try? context.fileSystem.info(AbsolutePath(copy.copy.path))) ?? nil
+      let info = (try? context.fileSystem.info(copy.copy.path)) ?? nil
     else { return false }
     let modified =
       Double(info.modificationSeconds) + Double(info.modificationNanoseconds) / 1e9

@@ -22,7 +22,7 @@ public struct DocumentEntry: Sendable, Hashable {
   public var state: DocumentState
   /// Absolute path: of the file when present, else of the placeholder, else (copies only)
   /// where the file belongs.
-  public var path: String
+  public var path: AbsolutePath
   /// Bytes: of the file when present, else the placeholder's declared size; nil if unknown.
   public var size: Int64?
   /// Modification time (seconds since the epoch) of the file or, failing it, the
@@ -37,7 +37,7 @@ public struct DocumentEntry: Sendable, Hashable {
 
   /// Creates an entry.
   public init(
-    name: DocumentName, state: DocumentState, path: String, size: Int64?,
+    name: DocumentName, state: DocumentState, path: AbsolutePath, size: Int64?,
     modificationSeconds: Int64?, modificationNanoseconds: Int64? = nil,
     placeholders: [Placeholder] = [], copies: [ConflictCopy] = []
   ) {
@@ -70,8 +70,8 @@ public struct OtherFile: Sendable, Hashable {
   /// Path relative to the root of what the file is; for a placeholder, of the file it
   /// stands for (`notes.txt` for `.notes.txt.icloud`).
   public var logicalName: String
-  /// Absolute path on disk.
-  public var path: String
+  /// Where it is on disk.
+  public var path: AbsolutePath
   /// Bytes on disk; for a placeholder, its declared size when known.
   public var size: Int64?
   /// Modification time, seconds since the epoch.
@@ -81,7 +81,7 @@ public struct OtherFile: Sendable, Hashable {
 
   /// Creates an entry.
   public init(
-    logicalName: String, path: String, size: Int64?, modificationSeconds: Int64,
+    logicalName: String, path: AbsolutePath, size: Int64?, modificationSeconds: Int64,
     placeholder: Placeholder? = nil
   ) {
     self.logicalName = logicalName
@@ -96,8 +96,8 @@ public struct OtherFile: Sendable, Hashable {
 public struct TemporaryFile: Sendable, Hashable {
   /// Path relative to the root.
   public var logicalName: String
-  /// Absolute path.
-  public var path: String
+  /// Where it is on disk.
+  public var path: AbsolutePath
   /// The logical name of the file it was to replace.
   public var targetLogicalName: String
   /// Bytes.
@@ -107,7 +107,7 @@ public struct TemporaryFile: Sendable, Hashable {
 
   /// Creates an entry.
   public init(
-    logicalName: String, path: String, targetLogicalName: String, size: Int64,
+    logicalName: String, path: AbsolutePath, targetLogicalName: String, size: Int64,
     modificationSeconds: Int64
   ) {
     self.logicalName = logicalName
@@ -121,7 +121,7 @@ public struct TemporaryFile: Sendable, Hashable {
 /// Everything a scan of a data folder found.
 public struct FolderListing: Sendable, Hashable {
   /// The root as given to the scan.
-  public var root: String
+  public var root: AbsolutePath
   /// Every document, sorted by logical name (bytes of its UTF-8).
   public var documents: [DocumentEntry]
   /// Every other file (not `.nosync`), sorted by logical name.
@@ -133,7 +133,7 @@ public struct FolderListing: Sendable, Hashable {
 
   /// Creates a listing.
   public init(
-    root: String, documents: [DocumentEntry] = [], others: [OtherFile] = [],
+    root: AbsolutePath, documents: [DocumentEntry] = [], others: [OtherFile] = [],
     temporaries: [TemporaryFile] = [], problems: [StorageError] = []
   ) {
     self.root = root
@@ -172,9 +172,9 @@ public struct FolderListing: Sendable, Hashable {
       let path = logical.string
       if LogicalName(entry.logicalName)?.isInside(logical) == true { return true }
       if entry.copies.contains(where: { $0.logicalName == path }) { return true }
-      let absolute = AbsolutePath(root).appending(logical)
+      let absolute = root.appending(logical)
       return entry.placeholders.contains { $0.path == absolute }
-        || entry.copies.contains { $0.path == absolute.string }
+        || entry.copies.contains { $0.path == absolute }
     }
     let selected = documents.filter { entry in logicalNames.contains { selects($0, entry) } }
     let unmatched = logicalNames.filter { name in !documents.contains { selects(name, $0) } }

@@ -301,7 +301,7 @@ private struct Walker {
         guard let info = info(of: entry, in: directory) else { return nil }
         temporaries.append(
           TemporaryFile(
-            logicalName: logical.string, path: path(logical),
+            logicalName: logical.string, path: location(logical),
             targetLogicalName: directory.appending(target).string,
             size: info.size, modificationSeconds: info.modificationSeconds))
       } else {
@@ -327,11 +327,6 @@ private struct Walker {
         .cannotReadEntry(logical.string, (error as? FileSystemError)?.errno ?? .ioError))
       return nil
     }
-  }
-
-  /// The absolute path of a logical name.
-  func path(_ logical: LogicalName) -> String {
-    location(logical).string
   }
 
   /// Where `logical` is on the machine.
@@ -376,7 +371,7 @@ private struct Walker {
     }
     // Without a placeholder the real name is the file's own.
     let logical = directory.appending(realName)
-    let filePath = placeholder?.path.string ?? path(logical)
+    let filePath = placeholder?.path ?? location(logical)
     if folder.mayHoldCopy(named: realName), let copyName = ConflictCopy.parse(fileName: realName),
       let index = folder.documentIndex(named: copyName.canonicalName)
     {
@@ -424,7 +419,7 @@ private struct Walker {
     let placeholders = parts.placeholders
     let copies = parts.copies
     var entry = DocumentEntry(
-      name: name, state: .local, path: name.path(root: root).string, size: nil,
+      name: name, state: .local, path: name.path(root: root), size: nil,
       modificationSeconds: nil,
       placeholders: placeholders.map(\.0), copies: copies)
     if let file = parts.file {
@@ -435,7 +430,7 @@ private struct Walker {
       entry.modificationNanoseconds = file.modificationNanoseconds
     } else if let (placeholder, info) = placeholders.first {
       entry.state = .placeholder
-      entry.path = placeholder.path.string
+      entry.path = placeholder.path
       entry.size = placeholder.declaredSize
       entry.modificationSeconds = info?.modificationSeconds
       entry.modificationNanoseconds = info?.modificationNanoseconds
@@ -453,8 +448,10 @@ private struct Walker {
       a.0 == b.0 ? byName(a.1, b.1) : byName(a.0, b.0)
     }
     return FolderListing(
-      root: root.string, documents: documents,
-      others: others.sorted { byKeys(($0.logicalName, $0.path), ($1.logicalName, $1.path)) },
+      root: root, documents: documents,
+      others: others.sorted {
+        byKeys(($0.logicalName, $0.path.string), ($1.logicalName, $1.path.string))
+      },
       temporaries: temporaries.sorted { byName($0.logicalName, $1.logicalName) },
       problems: problems.sorted {
         byKeys(($0.subject, $0.description), ($1.subject, $1.description))

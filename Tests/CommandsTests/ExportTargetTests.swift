@@ -22,9 +22,11 @@ import Testing
   @Test func anOutputBesideTheFolderWhoseNameStartsWithItsIsAllowed() throws {
     try withFolders { base in
       try ExportTarget.refuseInside(
-        root: base + "/a/b", output: AbsolutePath(base + "/a/bc/out.tar.gz"), LiveFileSystem())
+        root: AbsolutePath(base + "/a/b"), output: AbsolutePath(base + "/a/bc/out.tar.gz"),
+        LiveFileSystem())
       try ExportTarget.refuseInside(
-        root: base + "/a/b", output: AbsolutePath(base + "/a/b.tar.gz"), LiveFileSystem())
+        root: AbsolutePath(base + "/a/b"), output: AbsolutePath(base + "/a/b.tar.gz"),
+        LiveFileSystem())
     }
   }
 
@@ -33,7 +35,7 @@ import Testing
       for output in [base + "/a/b/out.tar.gz", base + "/a/bc/../b/out.tar.gz"] {
         #expect(throws: CommandError.self) {
           try ExportTarget.refuseInside(
-            root: base + "/a/b", output: AbsolutePath(output), LiveFileSystem())
+            root: AbsolutePath(base + "/a/b"), output: AbsolutePath(output), LiveFileSystem())
         }
       }
     }

@@ -33,7 +33,7 @@ import Testing
 
     func plan(_ fs: FileSystem) throws -> FetchPlan {
       FetchOperation.plan(
-        root: root,
+        root: AbsolutePath(root),
         documents: try FolderScan.scan(
           root: AbsolutePath(root), fileSystem: fs, readingStaleStubs: true
         )
@@ -256,15 +256,18 @@ import Testing
     let f = try Folders()
     try f.scratch.write("file.tar", [1])
     #expect(
-      try FetchOperation.source(from: f.other, root: f.root, fileSystem: fs) == .directory(f.other))
+      try FetchOperation.source(from: f.other, root: AbsolutePath(f.root), fileSystem: fs)
+        == .directory(f.other))
     #expect(
-      try FetchOperation.source(from: f.scratch.absolute("file.tar"), root: f.root, fileSystem: fs)
+      try FetchOperation.source(
+        from: f.scratch.absolute("file.tar"), root: AbsolutePath(f.root), fileSystem: fs)
         == .archive(f.scratch.absolute("file.tar")))
     #expect(throws: FetchError.sourceNotFound(f.scratch.absolute("nope"))) {
-      try FetchOperation.source(from: f.scratch.absolute("nope"), root: f.root, fileSystem: fs)
+      try FetchOperation.source(
+        from: f.scratch.absolute("nope"), root: AbsolutePath(f.root), fileSystem: fs)
     }
     #expect(throws: FetchError.sourceIsDataFolder(f.root + "/.")) {
-      try FetchOperation.source(from: f.root + "/.", root: f.root, fileSystem: fs)
+      try FetchOperation.source(from: f.root + "/.", root: AbsolutePath(f.root), fileSystem: fs)
     }
   }
 

@@ -68,7 +68,7 @@ import Testing
     let root = folder.absolute("data")
     try check(step, target: folder.absolute("data/" + Self.month), expected: expected) { fs in
       let plan = FetchOperation.plan(
-        root: root,
+        root: AbsolutePath(root),
         documents: try FolderScan.scan(
           root: AbsolutePath(root), fileSystem: fs, readingStaleStubs: true
         )

@@ -155,7 +155,7 @@ final class MigrationScene {
       Array(try Data(contentsOf: fixtures.appendingPathComponent("local/tags.automerge"))))
     let plan = try scene.plan()
     #expect(plan.blocker == nil)
-    #expect(plan.conflicts.map(\.root) == [scene.source, scene.destination])
+    #expect(plan.conflicts.map(\.root.string) == [scene.source, scene.destination])
     #expect(plan.conflictCopies.count == 2)
     let merged = try Migration.mergeConflicts(
       plan, keepSource: false, backupPath: "/backup", fileSystem: LiveFileSystem())

@@ -75,20 +75,20 @@ import Testing
 
     let tags = try entry("tags.automerge")
     #expect(tags.state == .local)
-    #expect(tags.path == s.absolute("tags.automerge"))
+    #expect(tags.path == s.location("tags.automerge"))
     #expect(tags.size == 3)
     #expect(tags.modificationSeconds ?? 0 > 1_000_000_000)
     #expect(tags.placeholder == nil && tags.copies.isEmpty && tags.isDownloaded)
 
     let jan = try entry("records/2026/01.automerge")
     #expect(jan.state == .stalePlaceholder)
-    #expect(jan.path == s.absolute("records/2026/01.automerge"))
+    #expect(jan.path == s.location("records/2026/01.automerge"))
     #expect(jan.placeholder?.path.string == s.absolute("records/2026/.01.automerge.icloud"))
     #expect(jan.isDownloaded)
 
     let feb = try entry("records/2026/02.automerge")
     #expect(feb.state == .placeholder)
-    #expect(feb.path == s.absolute("records/2026/02.automerge.nextcloud"))
+    #expect(feb.path == s.location("records/2026/02.automerge.nextcloud"))
     #expect(feb.placeholder?.kind == .nextcloud)
     #expect(feb.size == nil)
     #expect(feb.isNotDownloaded)
@@ -115,11 +115,11 @@ import Testing
     #expect(apr.copies[1].date == "2026-09-06T15:45:12")
     #expect(
       apr.copies[1].path
-        == s.absolute("records/2026/04.sync-conflict-20260906-154512-ABCDEFG.automerge"))
+        == s.location("records/2026/04.sync-conflict-20260906-154512-ABCDEFG.automerge"))
 
     let may = try entry("records/2026/05.automerge")
     #expect(may.state == .copiesOnly)
-    #expect(may.path == s.absolute("records/2026/05.automerge"))
+    #expect(may.path == s.location("records/2026/05.automerge"))
     #expect(may.size == nil && may.modificationSeconds == nil)
     #expect(may.copies.first?.device == "Ada")
     #expect(may.copies.first?.date == "2026-09-06")
@@ -130,7 +130,7 @@ import Testing
     #expect(jun.copies.first?.placeholder?.kind == .icloud)
     #expect(jun.copies.first?.placeholder?.declaredSize == 66)
     #expect(jun.copies.first?.logicalName == "records/2026/06 2.automerge")
-    #expect(jun.copies.first?.path == s.absolute("records/2026/.06 2.automerge.icloud"))
+    #expect(jun.copies.first?.path == s.location("records/2026/.06 2.automerge.icloud"))
 
     let dec = try entry("records/2025/12.automerge")
     #expect(dec.state == .placeholder)
@@ -261,7 +261,7 @@ import Testing
         "records/2026/13.automerge", "records/2026/sub/01.automerge", "records/26/01.automerge",
       ])
     let photo = try #require(listing.others.first { $0.logicalName == "photo.jpg" })
-    #expect(photo.path == s.absolute(".photo.jpg.icloud"))
+    #expect(photo.path == s.location(".photo.jpg.icloud"))
     #expect(photo.placeholder?.kind == .icloud)
     #expect(photo.size == 9)
     #expect(listing.others.first { $0.logicalName == ".minuta-version" }?.size == 2)
@@ -269,12 +269,12 @@ import Testing
       listing.temporaries == [
         TemporaryFile(
           logicalName: ".tags.automerge.mn-XyZ789.nosync",
-          path: s.absolute(".tags.automerge.mn-XyZ789.nosync"),
+          path: s.location(".tags.automerge.mn-XyZ789.nosync"),
           targetLogicalName: "tags.automerge", size: 0,
           modificationSeconds: listing.temporaries[0].modificationSeconds),
         TemporaryFile(
           logicalName: "records/2026/.07.automerge.mn-Ab12Cd.nosync",
-          path: s.absolute("records/2026/.07.automerge.mn-Ab12Cd.nosync"),
+          path: s.location("records/2026/.07.automerge.mn-Ab12Cd.nosync"),
           targetLogicalName: "records/2026/07.automerge",
           size: 2, modificationSeconds: listing.temporaries[1].modificationSeconds),
       ])
@@ -315,7 +315,7 @@ import Testing
     try s.symlink("link", to: s.absolute("data"))
     try s.symlink("data/self", to: s.absolute("link") + "/tags.automerge")
     let listing = try FolderScan.scan(root: AbsolutePath(s.absolute("link")), fileSystem: fs)
-    #expect(listing.documents.map(\.path) == [s.absolute("link/tags.automerge")])
+    #expect(listing.documents.map(\.path) == [s.location("link/tags.automerge")])
     #expect(
       listing.problems == [
         .symbolicLink("self", target: s.absolute("link") + "/tags.automerge", outsideRoot: false)
@@ -392,7 +392,7 @@ import Testing
       try FolderScan.scan(root: AbsolutePath(s.absolute("file")), fileSystem: fs)
     }
     let empty = try FolderScan.scan(root: AbsolutePath(s.path + "/"), fileSystem: fs)
-    #expect(empty.others.map(\.path) == [s.absolute("file")])
+    #expect(empty.others.map(\.path) == [s.location("file")])
   }
 
   @Test func specialFilesAndDepth() throws {

@@ -68,11 +68,10 @@ public enum CLI {
       if !call.global.quiet {
         for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
       }
-      guard let location = found.root else { throw DiscoveryText.notFound(found) }
-      let root = location.string
+      guard let root = found.root else { throw DiscoveryText.notFound(found) }
       guard call.spec.flags.contains(.writesStore) else { return try run(call, root, env) }
       let lock = try WriteLocks.acquire(
-        [location], timeout: call[CommonOptions.wait], fileSystem: env.fileSystem,
+        [root], timeout: call[CommonOptions.wait], fileSystem: env.fileSystem,
         sleep: env.sleep)
       defer { lock.release() }
       let left = try cleanTemporaries(root, call, env)
@@ -85,7 +84,7 @@ public enum CLI {
   }
 
   /// Merges and removes mn's leftover temporaries (mn.md §6); returns how many remain.
-  static func cleanTemporaries(_ root: String, _ call: Invocation, _ env: Environment) throws
+  static func cleanTemporaries(_ root: AbsolutePath, _ call: Invocation, _ env: Environment) throws
     -> Int
   {
     guard let listing = try? env.scanFolder(root) else {

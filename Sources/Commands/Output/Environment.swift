@@ -86,10 +86,12 @@ extension Environment {
 extension Environment {
   /// Scans the data folder at `root` with the system's materialization of dataless files
   /// off (mn.md §15): listing never starts a download. Every verb's scan goes through here.
-  func scanFolder(_ root: String, readingStaleStubs: Bool = false) throws -> FolderListing {
+  func scanFolder(_ root: AbsolutePath, readingStaleStubs: Bool = false) throws
+    -> FolderListing
+  {
     try system.syncProvider.withoutMaterializing {
       try FolderScan.scan(
-        root: AbsolutePath(root), fileSystem: system.fileSystem,
+        root: root, fileSystem: system.fileSystem,
         readingStaleStubs: readingStaleStubs)
     }
   }

@@ -25,7 +25,7 @@ struct ConflictMergeOutput {
   /// `effects` holds, by copy path, what the copy adds (`MergeEffect.summary`): printed under
   /// its line.
   func finish(
-    _ report: ConflictMergeReport, dryRun: Bool, effects: [String: String] = [:]
+    _ report: ConflictMergeReport, dryRun: Bool, effects: [AbsolutePath: String] = [:]
   ) throws {
     for line in errors(report) { try env.stderr.write("mn: error: \(line)\n") }
     guard !quiet else { return }
@@ -116,8 +116,8 @@ struct ConflictMergeOutput {
   /// What each mergeable copy that adds changes would do to its document, by copy path:
   /// `MergeEffect.summary` of the document against the copy (read again; a copy that does not
   /// compare is left out, its problem is reported by the plan).
-  func effects(_ plan: ConflictMergePlan) -> [String: String] {
-    var out: [String: String] = [:]
+  func effects(_ plan: ConflictMergePlan) -> [AbsolutePath: String] {
+    var out: [AbsolutePath: String] = [:]
     for document in plan.documents where document.refusal == nil {
       var canonical: [UInt8]?
       for copy in document.copies where copy.problem == nil && copy.adds > 0 {
@@ -130,7 +130,7 @@ struct ConflictMergeOutput {
                 AbsolutePath(document.canonicalPath), limit: DocumentName.maxFileSize)
           }
           let bytes = try env.fileSystem.readFile(
-            AbsolutePath(copy.copy.path), limit: DocumentName.maxFileSize)
+            copy.copy.path, limit: DocumentName.maxFileSize)
           let diff = try DocumentDiff.compare(canonical ?? [], bytes)
           out[copy.copy.path] = MergeEffect.summary(adds: diff.onlyInSecond.count, diff.patch)
         } catch {
@@ -159,7 +159,7 @@ struct ConflictMergeOutput {
   {
     .object([
       ("dryRun", .bool(dryRun)),
-      ("root", .string(report.root)),
+      ("root", .path(report.root)),
       ("backup", (report.backupPath ?? versions.backupPath).map(JSONValue.path) ?? .null),
       ("interrupted", .bool(report.interrupted)),
       ("documents", .array(report.documents.map { json($0) })),
@@ -184,7 +184,7 @@ struct ConflictMergeOutput {
         .array(
           d.copies.map { c in
             var copy: [(String, JSONValue)] = [
-              ("name", .string(c.copy.logicalName)), ("path", .string(c.copy.path)),
+              ("name", .string(c.copy.logicalName)), ("path", .path(c.copy.path)),
               ("service", .string(c.copy.service.rawValue)),
             ]
             if let device = c.copy.device { copy.append(("device", .string(device))) }

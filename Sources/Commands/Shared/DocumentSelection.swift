@@ -26,7 +26,7 @@ enum DocumentSelection {
   {
     try arguments.map {
       try DataFolder.logicalName(
-        for: $0, root: AbsolutePath(listing.root),
+        for: $0, root: listing.root,
         currentDirectory: AbsolutePath(env.currentDirectory), fileSystem: env.fileSystem)
     }
   }

@@ -1,3 +1,5 @@
+import Platform
+
 /// What the dispatcher does for a command before and after running it.
 public struct CommandFlags: OptionSet, Sendable {
   public let rawValue: UInt8
@@ -27,7 +29,7 @@ public enum Runner: Sendable {
   case plain(@Sendable (Invocation, Environment) throws -> ExitStatus)
   /// A `.needsStore` or `.writesStore` verb: the dispatcher discovers the data folder first
   /// (exit 66 with a message when there is none) and hands it over as `root`.
-  case inFolder(@Sendable (Invocation, _ root: String, Environment) throws -> ExitStatus)
+  case inFolder(@Sendable (Invocation, _ root: AbsolutePath, Environment) throws -> ExitStatus)
 }
 
 /// One verb of `mn`, described once as data (style.md (b)).

@@ -40,7 +40,8 @@ enum Compact {
     ],
     run: .inFolder(run))
 
-  static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
+  static func run(_ call: Invocation, _ root: AbsolutePath, _ env: Environment) throws -> ExitStatus
+  {
     let listing = try env.scanFolder(root)
     let selected = try DocumentSelection.select(call.arguments, in: listing, env)
     var plan = CompactOperation.plan(selected, fileSystem: env.fileSystem)
@@ -53,7 +54,7 @@ enum Compact {
       plan, fileSystem: env.fileSystem,
       backup: { files in
         let path = try BackupTarget(
-          directory: { try env.backupDirectory() }, folder: AbsolutePath(root),
+          directory: { try env.backupDirectory() }, folder: root,
           version: CommandTable.version,
           now: { env.nowSeconds }, fileSystem: env.fileSystem
         ).make(files, reason: "compact")

@@ -54,7 +54,7 @@ enum Complete {
   {
     let found = env.discover(root: call.global.root)
     guard let root = found.root else { return [] }
-    let scan = try? env.scanFolder(root.string)
+    let scan = try? env.scanFolder(root)
     guard let listing = scan else {
       return []
     }

@@ -90,10 +90,10 @@ enum Diff {
     return try DocumentDiff.compare(a.bytes, decoded: first, b.bytes, decoded: second)
   }
 
-  static func root(_ call: Invocation, _ env: Environment) throws -> String {
+  static func root(_ call: Invocation, _ env: Environment) throws -> AbsolutePath {
     let found = env.discover(root: call.global.root)
     guard let root = found.root else { throw DiscoveryText.notFound(found) }
-    return root.string
+    return root
   }
 
   /// The document `argument` and each of its conflict copies and iCloud versions.
@@ -117,7 +117,7 @@ enum Diff {
             first,
             Side(
               name: copy.logicalName,
-              bytes: try read(AbsolutePath(copy.path), copy.logicalName, env))
+              bytes: try read(copy.path, copy.logicalName, env))
           ))
       }
       let versions = ConflictVersions.list([document], root: root, provider: env.syncProvider)
@@ -148,7 +148,7 @@ enum Diff {
   ) throws -> (Side, Side) {
     let root = try root(call, env)
     let name = try DataFolder.logicalName(
-      for: argument, root: AbsolutePath(root), currentDirectory: AbsolutePath(env.currentDirectory),
+      for: argument, root: root, currentDirectory: AbsolutePath(env.currentDirectory),
       fileSystem: env.fileSystem)
     guard let document = DocumentName(logicalName: name.string) else {
       throw CommandError.noSuchDocument(argument)
@@ -161,7 +161,7 @@ enum Diff {
     guard let entry = read.entry(document.logicalName) else {
       throw CommandError.noSuchDocument("\(document.logicalName)' in '\(archive)")
     }
-    let current = document.path(root: AbsolutePath(root))
+    let current = document.path(root: root)
     let bytes =
       try env.fileSystem.info(current) == nil
       ? [] : try self.read(current, document.logicalName, env)
@@ -171,11 +171,12 @@ enum Diff {
     )
   }
 
-  static func readDocument(_ document: DocumentEntry, _ root: String, _ env: Environment) throws
+  static func readDocument(_ document: DocumentEntry, _ root: AbsolutePath, _ env: Environment)
+    throws
     -> [UInt8]
   {
     if document.state == .copiesOnly { return [] }
-    return try read(document.name.path(root: AbsolutePath(root)), document.logicalName, env)
+    return try read(document.name.path(root: root), document.logicalName, env)
   }
 
   static func read(_ path: AbsolutePath, _ name: String, _ env: Environment) throws -> [UInt8] {

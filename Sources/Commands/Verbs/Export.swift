@@ -1,6 +1,7 @@
 import Archive
 import AutomergeCodec
 import Operations
+import Platform
 import Storage
 
 /// `mn export`: the data folder as a verified archive (mn.md §8).
@@ -64,7 +65,8 @@ enum Export {
     ],
     run: .inFolder(run))
 
-  static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
+  static func run(_ call: Invocation, _ root: AbsolutePath, _ env: Environment) throws -> ExitStatus
+  {
     let target = try ExportTarget.resolve(
       call, output: call[Options.output], format: call[Options.format], env)
     if case .file(let path) = target.output {
@@ -103,12 +105,13 @@ enum Export {
 
   /// Runs the exporter, turning its placeholder refusal into a list the user can act on.
   static func export(
-    _ root: String, _ files: [ExportFile], _ target: ExportTarget, _ options: ExportOptions,
+    _ root: AbsolutePath, _ files: [ExportFile], _ target: ExportTarget, _ options: ExportOptions,
     _ env: Environment, progress: ((String) -> Void)?
   ) throws -> ExportSummary {
     do {
       return try Exporter.export(
-        root: root, files: files, output: target.output, options: options, now: env.nowSeconds,
+        root: root.string, files: files, output: target.output, options: options,
+        now: env.nowSeconds,
         fileSystem: env.fileSystem, inspect: DocumentTools.inspect, progress: progress)
     } catch {
       guard case .placeholdersPresent(let paths) = error else { throw error }

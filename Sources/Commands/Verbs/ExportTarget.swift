@@ -63,11 +63,11 @@ struct ExportTarget {
 
   /// Refuses an output inside the data folder: it would be synced to every device, exported
   /// again next time, and could replace a document.
-  static func refuseInside(root: String, output: AbsolutePath, _ fileSystem: any FileSystem)
+  static func refuseInside(root: AbsolutePath, output: AbsolutePath, _ fileSystem: any FileSystem)
     throws
   {
     let inside = DataFolder.enclosingFolder(
-      of: output, roots: [AbsolutePath(root)], lookAlikes: false, fileSystem: fileSystem)
-    if inside != nil { throw CommandError.archiveInsideDataFolder(root: root) }
+      of: output, roots: [root], lookAlikes: false, fileSystem: fileSystem)
+    if inside != nil { throw CommandError.archiveInsideDataFolder(root: root.string) }
   }
 }

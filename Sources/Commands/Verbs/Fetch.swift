@@ -50,7 +50,8 @@ enum Fetch {
     ],
     run: .inFolder(run))
 
-  static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
+  static func run(_ call: Invocation, _ root: AbsolutePath, _ env: Environment) throws -> ExitStatus
+  {
     let names = FetchOptionNames.fetch
     try names.check(call)
     let fs = env.fileSystem
@@ -94,7 +95,7 @@ enum Fetch {
     return try FetchDiagnosis.write(report, call, env, timeout: timeout)
   }
 
-  static func json(_ report: FetchReport, root: String, source: FetchSource) -> JSONValue {
+  static func json(_ report: FetchReport, root: AbsolutePath, source: FetchSource) -> JSONValue {
     let sourceValue: [(String, JSONValue)]
     switch source {
     case .sync: sourceValue = [("kind", .string("sync"))]
@@ -119,7 +120,7 @@ enum Fetch {
     let failed = report.failed.map { unsettled($0.logicalName, $0.path, "\($0.reason)") }
     let missing = report.missing.map { unsettled($0.logicalName, $0.path, "\($0.reason)") }
     return .object([
-      ("root", .string(root)), ("source", .object(sourceValue)), ("fetched", .array(fetched)),
+      ("root", .path(root)), ("source", .object(sourceValue)), ("fetched", .array(fetched)),
       ("failed", .array(failed)), ("missing", .array(missing)),
       ("warnings", .array(report.warnings.map(JSONValue.string))),
     ])

@@ -45,7 +45,8 @@ enum Lock {
     ],
     run: .inFolder(run))
 
-  static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
+  static func run(_ call: Invocation, _ root: AbsolutePath, _ env: Environment) throws -> ExitStatus
+  {
     try env.stdout.flush()
     let status: ProcessStatus
     do {

@@ -74,7 +74,8 @@ enum Log {
     }
   }
 
-  static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
+  static func run(_ call: Invocation, _ root: AbsolutePath, _ env: Environment) throws -> ExitStatus
+  {
     let filter = try Log.filter(call, env)
     let listing = try env.scanFolder(root)
     if !call.global.quiet {

@@ -62,7 +62,7 @@ enum Ls {
   struct Row {
     var name: String
     var state: String
-    var path: String
+    var path: AbsolutePath
     var size: Int64?
     var modified: Int64?
     var copies: [ConflictCopy] = []
@@ -72,7 +72,8 @@ enum Ls {
     var copyCount: Int { copies.count + versions.count }
   }
 
-  static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
+  static func run(_ call: Invocation, _ root: AbsolutePath, _ env: Environment) throws -> ExitStatus
+  {
     let filter = call[Options.filter]
     let listing = try env.scanFolder(root)
     if !call.global.quiet {
@@ -137,7 +138,7 @@ enum Ls {
       out.literalKey("state")
       out.string(row.state)
       out.literalKey("path")
-      out.string(row.path)
+      out.string(row.path.string)
       out.literalKey("size")
       if let size = row.size { out.int(size) } else { out.null() }
       if let modified = row.modified {
@@ -163,7 +164,7 @@ enum Ls {
         for c in row.copies {
           out.beginObject()
           out.literalKey("path")
-          out.string(c.path)
+          out.string(c.path.string)
           out.literalKey("service")
           out.string(c.service.rawValue)
           if let device = c.device {

@@ -83,7 +83,8 @@ enum MergeConflicts {
     ],
     run: .inFolder(run))
 
-  static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
+  static func run(_ call: Invocation, _ root: AbsolutePath, _ env: Environment) throws -> ExitStatus
+  {
     let listing = try env.scanFolder(root)
     let selected = try DocumentSelection.select(call.arguments, in: listing, env)
     var plan = try MergeConflictsOperation.plan(
@@ -104,7 +105,7 @@ enum MergeConflicts {
     Signals.installInterrupt()
     let progress = Progress(env, call, label: "merging", total: plan.copies.documents.count)
     let target = BackupTarget(
-      directory: { try env.backupDirectory() }, folder: AbsolutePath(root),
+      directory: { try env.backupDirectory() }, folder: root,
       version: CommandTable.version,
       now: { env.nowSeconds }, fileSystem: env.fileSystem)
     let report = try MergeConflictsOperation.execute(

@@ -14,7 +14,7 @@ extension Migrate {
     var out = "source:      \(plan.source)\ndestination: \(plan.destination)"
     out += plan.destinationExists ? "\n" : " (will be created)\n"
     for conflicts in plan.conflicts {
-      let side = conflicts.root == plan.source ? "source" : "destination"
+      let side = conflicts.root == AbsolutePath(plan.source) ? "source" : "destination"
       for document in conflicts.documents {
         let copies = count(document.copies.count, "conflict copy")
         out += "copies  \(document.logicalName)  (\(copies) in the \(side), merged first)\n"

@@ -83,7 +83,7 @@ extension Repair {
     func json(_ report: RepairReport, dryRun: Bool) -> JSONValue {
       .object([
         ("dryRun", .bool(dryRun)),
-        ("root", .string(report.root)),
+        ("root", .path(report.root)),
         ("backup", report.backupPath.map(JSONValue.path) ?? .null),
         ("documents", .array(report.documents.map(json))),
         (

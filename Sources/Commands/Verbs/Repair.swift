@@ -61,7 +61,8 @@ enum Repair {
     ],
     run: .inFolder(run))
 
-  static func run(_ call: Invocation, _ root: String, _ env: Environment) throws -> ExitStatus {
+  static func run(_ call: Invocation, _ root: AbsolutePath, _ env: Environment) throws -> ExitStatus
+  {
     let fs = env.fileSystem
     let listing = try env.scanFolder(root)
     let documents =
@@ -96,7 +97,7 @@ enum Repair {
       plan, fileSystem: fs,
       backup: { files in
         let path = try BackupTarget(
-          directory: { try env.backupDirectory() }, folder: AbsolutePath(root),
+          directory: { try env.backupDirectory() }, folder: root,
           version: CommandTable.version,
           now: { env.nowSeconds }, fileSystem: fs
         ).make(files, reason: "repair")

@@ -119,25 +119,24 @@ enum Watch {
     let wake = Signals.installWatch()
     let notifier = try ChangeNotifiers.live(fileSystem: fs, wakeDescriptor: wake)
     let backupDirectory = try? env.backupDirectory()
-    let folder = AbsolutePath(root)
     let context = WatchContext(
-      system: env.system, root: folder, notifier: notifier,
+      system: env.system, root: root, notifier: notifier,
       tryLock: {
         do {
           return try WriteLocks.acquire(
-            [folder], timeout: 0, fileSystem: fs, sleep: { _ in })
+            [root], timeout: 0, fileSystem: fs, sleep: { _ in })
         } catch LockError.held {
           return nil
         }
       },
       backup: BackupTarget(
-        directory: { try env.backupDirectory() }, folder: folder, version: CommandTable.version,
+        directory: { try env.backupDirectory() }, folder: root, version: CommandTable.version,
         now: { env.nowSeconds }, fileSystem: fs),
       fetch: fetch,
       prune: { keep in
         // The single call site of the backup retention (see WatchRetention).
         try WatchRetention.apply(
-          keep, root: folder, directory: try env.backupDirectory(),
+          keep, root: root, directory: try env.backupDirectory(),
           wait: CommonOptions.wait.defaultValue, fileSystem: fs, sleep: env.sleep,
           offset: env.utcOffset)
       },
@@ -147,7 +146,7 @@ enum Watch {
     var runner = WatchRunner(
       policy: policy, once: call[Options.once],
       lastBackup: backupDirectory.flatMap {
-        WatchPaths.lastScheduledBackup(of: folder, in: $0, fileSystem: fs)
+        WatchPaths.lastScheduledBackup(of: root, in: $0, fileSystem: fs)
       },
       context: context)
     try runner.run()
@@ -177,18 +176,18 @@ enum Watch {
 
   /// The data folder: discovered as every verb does, or the explicitly named folder that is
   /// not there yet (then watch waits for it).
-  static func root(_ call: Invocation, _ env: Environment) throws -> String {
+  static func root(_ call: Invocation, _ env: Environment) throws -> AbsolutePath {
     let found = env.discover(root: call.global.root)
     if !call.global.quiet {
       for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
     }
-    if let root = found.root { return root.string }
-    if let missing = found.explicitMissing, !call[Options.once] { return missing.string }
+    if let root = found.root { return root }
+    if let missing = found.explicitMissing, !call[Options.once] { return missing }
     throw DiscoveryText.notFound(found)
   }
 
   /// The fetch that `--fetch` asks for, with its source; nil without `--fetch`.
-  static func fetcher(_ call: Invocation, _ env: Environment, root: String) throws
+  static func fetcher(_ call: Invocation, _ env: Environment, root: AbsolutePath) throws
     -> ((FolderListing) throws -> FetchReport)?
   {
     guard call[Options.fetch] else { return nil }

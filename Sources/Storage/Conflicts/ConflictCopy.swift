@@ -65,8 +65,8 @@ public struct ConflictCopyName: Sendable, Hashable {
 
 /// A conflict copy of a document found on disk.
 public struct ConflictCopy: Sendable, Hashable {
-  /// Absolute path of the copy (of its placeholder, when the copy is not downloaded).
-  public var path: String
+  /// Where the copy is (its placeholder, when the copy is not downloaded).
+  public var path: AbsolutePath
   /// Path relative to the data folder's root.
   public var logicalName: String
   /// What the name says.
@@ -76,7 +76,7 @@ public struct ConflictCopy: Sendable, Hashable {
 
   /// Creates a copy entry.
   public init(
-    path: String, logicalName: String, name: ConflictCopyName, placeholder: Placeholder? = nil
+    path: AbsolutePath, logicalName: String, name: ConflictCopyName, placeholder: Placeholder? = nil
   ) {
     self.path = path
     self.logicalName = logicalName

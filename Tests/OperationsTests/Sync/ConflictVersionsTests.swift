@@ -26,7 +26,7 @@ import Testing
 
   func plan(_ sim: SimulatedFolder) throws -> VersionMergePlan {
     ConflictVersions.plan(
-      try sim.scan().documents, root: sim.root, provider: sim.provider,
+      try sim.scan().documents, root: AbsolutePath(sim.root), provider: sim.provider,
       fileSystem: sim.fileSystem)
   }
 
@@ -182,7 +182,8 @@ import Testing
       let faulty = FaultyFileSystem(base: sim.provider, failing: operation, onCall: call)
       let fileSystem = CoordinatedFileSystem(base: faulty, provider: sim.provider)
       let first = ConflictVersions.plan(
-        try sim.scan().documents, root: sim.root, provider: sim.provider, fileSystem: fileSystem)
+        try sim.scan().documents, root: AbsolutePath(sim.root), provider: sim.provider,
+        fileSystem: fileSystem)
       let failed =
         (try? ConflictVersions.execute(
           first, provider: sim.provider, fileSystem: fileSystem, backup: { _ in nil })) == nil

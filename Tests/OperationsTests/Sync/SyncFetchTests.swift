@@ -11,9 +11,9 @@ import Testing
   /// `fetch` with no source, as the verb sets it up, in the simulated folder.
   func fetch(_ sim: SimulatedFolder, timeout: Double = 10) throws -> (FetchReport, FakeClock, Int) {
     let listing = try sim.scan()
-    var plan = FetchOperation.plan(root: sim.root, documents: listing.documents)
+    var plan = FetchOperation.plan(root: AbsolutePath(sim.root), documents: listing.documents)
     plan.items += SyncReadiness.staleItems(
-      listing.documents, root: sim.root, provider: sim.provider)
+      listing.documents, root: AbsolutePath(sim.root), provider: sim.provider)
     let clock = FakeClock()
     var progressed = 0
     let provider = sim.provider
@@ -37,7 +37,8 @@ import Testing
     let listing = try sim.scan()
 
     let (ready, refused) = SyncReadiness.split(
-      listing.documents, root: sim.root, provider: sim.provider, fileSystem: sim.fileSystem)
+      listing.documents, root: AbsolutePath(sim.root), provider: sim.provider,
+      fileSystem: sim.fileSystem)
     #expect(ready.isEmpty)
     #expect(refused.count == 1)
     #expect(refused.first?.refusal == .notCurrent(path: copy, .stale))
@@ -55,7 +56,8 @@ import Testing
     sim.provider.locked { $0.status[copy] = .current }
     #expect(
       SyncReadiness.split(
-        listing.documents, root: sim.root, provider: sim.provider, fileSystem: sim.fileSystem
+        listing.documents, root: AbsolutePath(sim.root), provider: sim.provider,
+        fileSystem: sim.fileSystem
       ).ready.count == 1)
   }
 
@@ -65,7 +67,7 @@ import Testing
     try sim.provider.addVersion(of: month, bytes: try SimulatedFolder.device(1))
     sim.provider.makeStale(month, newer: try SimulatedFolder.device(2))
     let plan = ConflictVersions.plan(
-      try sim.scan().documents, root: sim.root, provider: sim.provider,
+      try sim.scan().documents, root: AbsolutePath(sim.root), provider: sim.provider,
       fileSystem: sim.fileSystem)
     #expect(plan.documents.first?.refusal == .notCurrent(path: month, .stale))
     #expect(!plan.mergesVersions)
@@ -142,7 +144,7 @@ import Testing
     try sim.folder.makeDirectory("source/records/2026")
     try sim.folder.write("source/" + SimulatedFolder.month, try SimulatedFolder.device(1))
     let listing = try sim.scan()
-    let plan = FetchOperation.plan(root: sim.root, documents: listing.documents)
+    let plan = FetchOperation.plan(root: AbsolutePath(sim.root), documents: listing.documents)
     #expect(plan.items.map(\.path) == [month])
     let clock = FakeClock()
     let report = try sim.provider.withoutMaterializing {

@@ -161,14 +161,15 @@ struct SimulatedFolder {
       device: "Grace's iMac", seconds: 1_788_710_400)
     let listing = try sim.scan()
     let (versions, hidden) = ConflictVersions.list(
-      listing.documents, root: sim.root, provider: sim.provider)
+      listing.documents, root: AbsolutePath(sim.root), provider: sim.provider)
     #expect(hidden.isEmpty)
     #expect(versions[SimulatedFolder.month] == [version])
     #expect(version.device == "Grace's iMac")
     #expect(version.date == "2026-09-06T16:00:00Z")
     #expect(SyncVersion.service == "icloud-version")
     // A plain folder has no versions to ask for.
-    let plain = ConflictVersions.list(listing.documents, root: sim.root, provider: NoSyncProvider())
+    let plain = ConflictVersions.list(
+      listing.documents, root: AbsolutePath(sim.root), provider: NoSyncProvider())
     #expect(plain.versions.isEmpty)
   }
 

@@ -15,7 +15,7 @@ import Testing
     let env = Environment(
       system: SystemContext(
         variables: ["HOME": directory.path], fileSystem: LiveFileSystem(), now: { 0 }),
-      currentDirectory: directory.path, stdout: BufferSink(), stderr: err)
+      currentDirectory: AbsolutePath(directory.path), stdout: BufferSink(), stderr: err)
     let status = CLI.run(["--root", directory.path] + arguments, env)
     return (status, err.text)
   }

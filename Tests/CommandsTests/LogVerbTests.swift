@@ -38,7 +38,8 @@ import Testing
     let env = Environment(
       system: SystemContext(
         variables: ["HOME": directory.path], fileSystem: LiveFileSystem(), now: { Double(now) }),
-      currentDirectory: directory.path, stdout: out, stderr: err, stdoutIsTerminal: terminal,
+      currentDirectory: AbsolutePath(directory.path), stdout: out, stderr: err,
+      stdoutIsTerminal: terminal,
       utcOffset: { _ in 3600 })
     let status = CLI.run(["--root", directory.path, "log"] + arguments, env)
     return (status, out.text, err.text)

@@ -24,7 +24,7 @@ import Testing
     let err = BufferSink()
     let env = Environment(
       system: SystemContext(fileSystem: LiveFileSystem(), now: { 0 }),
-      currentDirectory: directory, stdout: out, stderr: err)
+      currentDirectory: AbsolutePath(directory), stdout: out, stderr: err)
     let status = try run(call, env)
     return Run(status: status, stdout: out.text, stderr: err.text)
   }
@@ -78,7 +78,7 @@ import Testing
     let env = Environment(
       system: SystemContext(
         variables: ["HOME": directory.path], fileSystem: LiveFileSystem(), now: { 0 }),
-      currentDirectory: directory.path, stdout: out, stderr: err)
+      currentDirectory: AbsolutePath(directory.path), stdout: out, stderr: err)
     let command = verb == "lock" ? ["--", "true"] : []  // `lock` needs a command first
     #expect(
       CLI.run(["--root", missing, verb] + command, env) == Commands.ExitStatus.noInput.rawValue)

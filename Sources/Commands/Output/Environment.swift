@@ -28,7 +28,7 @@ public struct Environment: Sendable {
   /// variables, as Operations takes them.
   public var system: SystemContext
   /// The current directory, absolute.
-  public var currentDirectory: String
+  public var currentDirectory: AbsolutePath
   public var stdout: any OutputSink
   public var stderr: any OutputSink
   public var stdoutIsTerminal: Bool
@@ -43,7 +43,7 @@ public struct Environment: Sendable {
   public var utcOffset: @Sendable (Int64) -> Int64
 
   public init(
-    system: SystemContext, currentDirectory: String, stdout: any OutputSink,
+    system: SystemContext, currentDirectory: AbsolutePath, stdout: any OutputSink,
     stderr: any OutputSink, stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false,
     stdinIsTerminal: Bool = false,
     readStandardInput: @escaping @Sendable () throws -> [UInt8] = { [] },
@@ -77,7 +77,7 @@ extension Environment {
   func discover(root flag: String?) -> Discovery {
     Discovery.run(
       DiscoveryInput(
-        flag: flag, variables: system.variables, currentDirectory: AbsolutePath(currentDirectory),
+        flag: flag, variables: system.variables, currentDirectory: currentDirectory,
         isDarwin: Environment.isDarwin),
       fileSystem: system.fileSystem)
   }

@@ -90,7 +90,7 @@ extension Environment {
       sleep: { LiveSystem.sleep($0) },
       processVariables: { Environment.processEnvironment() }, syncProvider: provider)
     return Environment(
-      system: system, currentDirectory: LiveSystem.currentDirectory(),
+      system: system, currentDirectory: AbsolutePath(LiveSystem.currentDirectory()),
       stdout: FileDescriptorSink(fd: 1, bufferLimit: 1 << 16),
       stderr: FileDescriptorSink(fd: 2, bufferLimit: 0),
       stdoutIsTerminal: LiveSystem.isTerminal(1), stderrIsTerminal: LiveSystem.isTerminal(2),

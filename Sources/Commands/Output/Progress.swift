@@ -51,6 +51,6 @@ extension Environment {
       let dir = WellKnownPaths.backupDirectory(
         variables: system.variables, isDarwin: Environment.isDarwin)
     else { throw CommandError.noBackupDirectory }
-    return AbsolutePath(normalizing: dir, relativeTo: AbsolutePath(currentDirectory))
+    return AbsolutePath(normalizing: dir, relativeTo: currentDirectory)
   }
 }

@@ -16,7 +16,7 @@ struct DocInput {
   static func read(_ argument: String, _ call: Invocation, _ env: Environment) throws -> DocInput {
     if argument == "-" { return DocInput(displayName: "-", bytes: try env.readStandardInput()) }
     let fs = env.fileSystem
-    var path = AbsolutePath(normalizing: argument, relativeTo: AbsolutePath(env.currentDirectory))
+    var path = AbsolutePath(normalizing: argument, relativeTo: env.currentDirectory)
     if try fs.info(path) == nil, !argument.hasPrefix("/") {
       let found = env.discover(root: call.global.root)
       if let root = found.root, try fs.info(root.appending(argument)) != nil {

@@ -27,7 +27,7 @@ enum DocumentSelection {
     try arguments.map {
       try DataFolder.logicalName(
         for: $0, root: listing.root,
-        currentDirectory: AbsolutePath(env.currentDirectory), fileSystem: env.fileSystem)
+        currentDirectory: env.currentDirectory, fileSystem: env.fileSystem)
     }
   }
 }

@@ -143,7 +143,7 @@ enum Backups {
       checked = []
       for argument in call.arguments {
         let archive = AbsolutePath(
-          normalizing: argument, relativeTo: AbsolutePath(env.currentDirectory))
+          normalizing: argument, relativeTo: env.currentDirectory)
         guard try env.fileSystem.infoFollowingLinks(archive) != nil else {
           throw CommandError.noSuchArchive(argument)
         }

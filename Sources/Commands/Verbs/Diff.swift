@@ -148,12 +148,12 @@ enum Diff {
   ) throws -> (Side, Side) {
     let root = try root(call, env)
     let name = try DataFolder.logicalName(
-      for: argument, root: root, currentDirectory: AbsolutePath(env.currentDirectory),
+      for: argument, root: root, currentDirectory: env.currentDirectory,
       fileSystem: env.fileSystem)
     guard let document = DocumentName(logicalName: name.string) else {
       throw CommandError.noSuchDocument(argument)
     }
-    let path = AbsolutePath(normalizing: archive, relativeTo: AbsolutePath(env.currentDirectory))
+    let path = AbsolutePath(normalizing: archive, relativeTo: env.currentDirectory)
     guard try env.fileSystem.info(path) != nil else {
       throw CommandError.noSuchArchive(archive)
     }

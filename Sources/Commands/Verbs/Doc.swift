@@ -220,7 +220,7 @@ enum Doc {
     if output == "-" {
       try env.stdout.write(result.bytes)
     } else {
-      let path = AbsolutePath(normalizing: output, relativeTo: AbsolutePath(env.currentDirectory))
+      let path = AbsolutePath(normalizing: output, relativeTo: env.currentDirectory)
       try refuseInsideDataFolder(path, as: output, call, env)
       try AtomicFile.write(result.bytes, to: path, fileSystem: env.fileSystem)
     }
@@ -240,7 +240,7 @@ enum Doc {
     var path: AbsolutePath? = nil
     if output != "-" {
       let resolved = AbsolutePath(
-        normalizing: output, relativeTo: AbsolutePath(env.currentDirectory))
+        normalizing: output, relativeTo: env.currentDirectory)
       try refuseInsideDataFolder(resolved, as: output, call, env)
       path = resolved
     }

@@ -43,7 +43,7 @@ struct ExportTarget {
       }
       return ExportTarget(
         output: .file(
-          AbsolutePath(normalizing: file, relativeTo: AbsolutePath(env.currentDirectory))),
+          AbsolutePath(normalizing: file, relativeTo: env.currentDirectory)),
         format: format, display: file)
     case nil:
       let format = named ?? .tarGz
@@ -51,12 +51,12 @@ struct ExportTarget {
       var name = "\(stem).\(format.fileExtension)"
       var attempt = 2
       // Never replace an earlier export made within the same second.
-      while try env.fileSystem.info(AbsolutePath(env.currentDirectory).appending(name)) != nil {
+      while try env.fileSystem.info(env.currentDirectory.appending(name)) != nil {
         name = "\(stem)-\(attempt).\(format.fileExtension)"
         attempt += 1
       }
       return ExportTarget(
-        output: .file(AbsolutePath(env.currentDirectory).appending(name)), format: format,
+        output: .file(env.currentDirectory.appending(name)), format: format,
         display: name)
     }
   }

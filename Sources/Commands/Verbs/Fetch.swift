@@ -63,7 +63,7 @@ enum Fetch {
     var source = FetchSource.sync
     if let from = call[names.from] {
       source = try FetchOperation.source(
-        from: AbsolutePath(normalizing: from, relativeTo: AbsolutePath(env.currentDirectory))
+        from: AbsolutePath(normalizing: from, relativeTo: env.currentDirectory)
           .string, root: root, fileSystem: fs)
     } else if let command = call[names.exec] {
       source = .command(command)

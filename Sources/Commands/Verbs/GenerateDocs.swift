@@ -22,7 +22,7 @@ enum GenerateDocs {
       throw UsageError(message: "missing argument 'REPO-ROOT'", path: ["__generate-docs"])
     }
     let rootPath = AbsolutePath(
-      normalizing: argument, relativeTo: AbsolutePath(env.currentDirectory))
+      normalizing: argument, relativeTo: env.currentDirectory)
     let fs = env.fileSystem
     let files = DocsGenerator.files()
     for folder in DocsGenerator.folders {

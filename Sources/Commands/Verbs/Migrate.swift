@@ -72,7 +72,7 @@ enum Migrate {
     try checkFetchOptions(call)
     let home = WellKnownPaths.home(variables: env.variables)
     let absolute = { (path: String) in
-      AbsolutePath(normalizing: path, relativeTo: AbsolutePath(env.currentDirectory)).string
+      AbsolutePath(normalizing: path, relativeTo: env.currentDirectory).string
     }
     let names = Options.fetchNames
     let request = MigrateOperation.Request(

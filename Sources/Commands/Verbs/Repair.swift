@@ -69,7 +69,7 @@ enum Repair {
       call.arguments.isEmpty ? nil : try DocumentSelection.select(call.arguments, in: listing, env)
     var origins: [RepairOrigin] = []
     for value in call[all: Options.from] {
-      let path = AbsolutePath(normalizing: value, relativeTo: AbsolutePath(env.currentDirectory))
+      let path = AbsolutePath(normalizing: value, relativeTo: env.currentDirectory)
         .string
       switch try FetchOperation.source(from: path, root: root, fileSystem: fs) {
       case .archive(let archive): origins.append(.archive(archive))

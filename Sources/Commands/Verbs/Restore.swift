@@ -127,7 +127,7 @@ enum Restore {
     if source == "-" { return try ArchiveReader.read(bytes: try env.readStandardInput()) }
     do {
       return try ArchiveReader.read(
-        path: AbsolutePath(normalizing: source, relativeTo: AbsolutePath(env.currentDirectory)),
+        path: AbsolutePath(normalizing: source, relativeTo: env.currentDirectory),
         fileSystem: env.fileSystem)
     } catch ArchiveError.io(let error) {
       // The archive file itself cannot be read: mapped like any failed read (66 or 74).
@@ -138,7 +138,7 @@ enum Restore {
   /// `--to DIR`, else the discovered data folder, else an explicit one still to be created.
   static func destination(_ call: Invocation, _ env: Environment) throws -> AbsolutePath {
     if let to = call[Options.to] {
-      return AbsolutePath(normalizing: to, relativeTo: AbsolutePath(env.currentDirectory))
+      return AbsolutePath(normalizing: to, relativeTo: env.currentDirectory)
     }
     let found = env.discover(root: call.global.root)
     if !call.global.quiet {

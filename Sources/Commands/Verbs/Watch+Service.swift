@@ -86,7 +86,7 @@ extension Watch {
     if let root = call.global.root {
       arguments += [
         "--root",
-        AbsolutePath(normalizing: root, relativeTo: AbsolutePath(env.currentDirectory)).string,
+        AbsolutePath(normalizing: root, relativeTo: env.currentDirectory).string,
       ]
     }
     let left = [Options.service.spec.name, Options.once.spec.name]
@@ -96,7 +96,7 @@ extension Watch {
       } else if var value = call.word(for: option) {
         if option.value == .path {
           value =
-            AbsolutePath(normalizing: value, relativeTo: AbsolutePath(env.currentDirectory)).string
+            AbsolutePath(normalizing: value, relativeTo: env.currentDirectory).string
         }
         arguments += ["--" + option.name, value]
       }
@@ -115,8 +115,8 @@ extension Watch {
   /// `started` made absolute (links not followed), and a Homebrew keg's versioned path
   /// (`PREFIX/Cellar/mn/VERSION/bin/mn`) replaced by the keg's stable link
   /// (`PREFIX/opt/mn/bin/mn`), which survives an upgrade.
-  static func servicePath(_ started: String, currentDirectory: String) -> String {
-    let path = AbsolutePath(normalizing: started, relativeTo: AbsolutePath(currentDirectory))
+  static func servicePath(_ started: String, currentDirectory: AbsolutePath) -> String {
+    let path = AbsolutePath(normalizing: started, relativeTo: currentDirectory)
       .string
     let parts = path.split(separator: "/", omittingEmptySubsequences: false)
     guard let cellar = parts.lastIndex(of: "Cellar"), parts.count == cellar + 5,

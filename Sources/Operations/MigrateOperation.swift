@@ -11,13 +11,13 @@ public enum MigrateOperation {
   /// What the user asked for.
   public struct Request: Sendable {
     /// `--from`, absolute; nil for the unfinished migration's source, else the default.
-    public var from: String?
+    public var from: AbsolutePath?
     /// `--to`, absolute; nil for the default.
-    public var to: String?
+    public var to: AbsolutePath?
     /// The default source (the local folder), or nil when it is unknown (no home folder).
-    public var defaultSource: String?
+    public var defaultSource: AbsolutePath?
     /// The default destination (the iCloud Drive container), or nil when it is unknown.
-    public var defaultDestination: String?
+    public var defaultDestination: AbsolutePath?
     /// `--dry-run`: stop after the checks.
     public var dryRun: Bool
     /// `--keep-source`: copy instead of move.
@@ -32,7 +32,8 @@ public enum MigrateOperation {
     public var version: String
 
     public init(
-      from: String?, to: String?, defaultSource: String?, defaultDestination: String?,
+      from: AbsolutePath?, to: AbsolutePath?, defaultSource: AbsolutePath?,
+      defaultDestination: AbsolutePath?,
       dryRun: Bool, keepSource: Bool, fetch: FetchRequest?, lockTimeout: Double,
       pointerFile: String?, version: String
     ) {
@@ -118,7 +119,7 @@ public enum MigrateOperation {
     /// `wouldFetch` lists what `--dry-run --fetch` would fetch.
     case planned(MigrationPlan, wouldFetch: [FetchPlan], blocked: Bool)
     /// An unfinished migration, recorded in this journal, is resumed.
-    case resuming(journal: String)
+    case resuming(journal: AbsolutePath)
     /// The verified backup of both folders was written here.
     case backupWritten(AbsolutePath)
     /// The documents and files are about to be migrated, this many steps.
@@ -173,15 +174,15 @@ public enum MigrateOperation {
     }
     if let from = request.from, let previous, from != previous.source {
       throw MigrationError.unfinishedMigration(
-        journal: MigrationJournal.path(destination: destination), source: previous.source,
-        requested: from)
+        journal: MigrationJournal.path(destination: destination).string,
+        source: previous.source.string, requested: from.string)
     }
     guard let source = request.from ?? previous?.source ?? request.defaultSource else {
       throw MigrationError.noDefaultFolder
     }
     try Migration.checkRoots(source: source, destination: destination, fileSystem: fs)
     if !isDirectory(source, fs) && previous == nil {
-      if request.from != nil { throw MigrationError.noSuchSource(source) }
+      if request.from != nil { throw MigrationError.noSuchSource(source.string) }
       return .nothingToDo(empty(source, destination, fs), .sourceMissing)
     }
     let destinationExists = isDirectory(destination, fs)
@@ -196,7 +197,7 @@ public enum MigrateOperation {
       return .nothingToDo(empty(source, destination, fs), .noDocuments)
     }
     if !destinationExists && request.to == nil {
-      throw MigrationError.noSuchDestination(destination)
+      throw MigrationError.noSuchDestination(destination.string)
     }
     try removeTemporaries(plan, context)
     plan = try check(plan, request, context)
@@ -217,7 +218,7 @@ public enum MigrateOperation {
     var backup: AbsolutePath?
     if plan.hasWork(keepSource: request.keepSource) {
       let directory = try context.backupDirectory()
-      let (from, to) = (AbsolutePath(source), AbsolutePath(destination))
+      let (from, to) = (source, destination)
       let target = BackupTarget(
         directory: { directory }, moving: from, to: to, version: request.version,
         now: { context.nowSeconds }, fileSystem: fs)
@@ -297,14 +298,14 @@ public enum MigrateOperation {
   }
 
   /// The plan of a migration with nothing to do.
-  static func empty(_ source: String, _ destination: String, _ fs: any FileSystem)
+  static func empty(_ source: AbsolutePath, _ destination: AbsolutePath, _ fs: any FileSystem)
     -> MigrationPlan
   {
     MigrationPlan(
       source: source, destination: destination, destinationExists: isDirectory(destination, fs))
   }
 
-  static func isDirectory(_ path: String, _ fs: any FileSystem) -> Bool {
-    (try? fs.infoFollowingLinks(AbsolutePath(path)))??.kind == .directory
+  static func isDirectory(_ path: AbsolutePath, _ fs: any FileSystem) -> Bool {
+    (try? fs.infoFollowingLinks(path))??.kind == .directory
   }
 }

@@ -93,7 +93,7 @@ extension Migration {
     do {
       try journal.write(fileSystem: fs)
     } catch let error as FileSystemError where isUnwritable(error.errno) {
-      throw .destinationNotWritable(plan.destination, error)
+      throw .destinationNotWritable(plan.destination.string, error)
     } catch {
       throw .stepFailed(name: MigrationJournal.fileName, done: 0, total: total, underlying: error)
     }
@@ -137,7 +137,8 @@ extension Migration {
     do {
       if let pointerFile, pointerNames(pointerFile, plan.source, fileSystem: fs) {
         try AtomicFile.write(
-          Array((plan.destination + "\n").utf8), to: AbsolutePath(pointerFile), fileSystem: fs)
+          Array((plan.destination.string + "\n").utf8), to: AbsolutePath(pointerFile),
+          fileSystem: fs)
         report.pointerUpdated = pointerFile
       }
       if !keepSource {
@@ -172,13 +173,13 @@ extension Migration {
   /// Moves (or copies) one document; returns what it took, how the destination's file
   /// was replaced when mn wrote it, and how it went into iCloud Drive when it did.
   static func migrate(
-    _ document: MigrationPlan.Document, destination: String, keepSource: Bool,
+    _ document: MigrationPlan.Document, destination: AbsolutePath, keepSource: Bool,
     fileSystem fs: any FileSystem, provider: any SyncProvider
   ) throws -> (MigrationAction, ReplaceOutcome.Summary?, MigrationReport.ICloudWay?) {
     let name = document.name.logicalName
     let target = document.destinationPath
     var refusal: String?
-    let (from, to) = (AbsolutePath(document.sourcePath), AbsolutePath(target))
+    let (from, to) = (document.sourcePath, target)
     if usesSystemMove(
       source: from, target: to, targetExists: try fs.info(to) != nil, keepSource: keepSource,
       provider: provider)
@@ -212,7 +213,7 @@ extension Migration {
       var action = MigrationAction.move
       var content = source.bytes
       var basis = ReplaceBasis.absent
-      switch DocumentReplace.read(target, fileSystem: fs) {
+      switch DocumentReplace.read(target.string, fileSystem: fs) {
       case .success(let existing):
         expected.formUnion(existing.file.changes.map(\.hash))
         let merged = try AutomergeMerge.merge(
@@ -223,7 +224,7 @@ extension Migration {
       case .failure(.absent):
         try makeDirectories(document.name.directory, root: destination, fileSystem: fs)
       case .failure(.notRegularFile(let kind)):
-        throw ReplaceError.notRegularFile(path: target, kind: kind)
+        throw ReplaceError.notRegularFile(path: target.string, kind: kind)
       case .failure(.notAutomerge(let error)): throw error
       case .failure(.cannotRead(let error)), .failure(.notDownloaded(let error)): throw error
       }
@@ -231,7 +232,7 @@ extension Migration {
       var replaced: ReplaceOutcome.Summary?
       if action != .same {
         let outcome = try DocumentReplace.replace(
-          target, with: content, basis: basis, fileSystem: fs,
+          target.string, with: content, basis: basis, fileSystem: fs,
           permissions: source.info.permissions)
         placed = outcome.placed
         replaced = outcome.summary
@@ -251,39 +252,41 @@ extension Migration {
   }
 
   /// Reads and decodes a document (`DocumentReplace.read`), throwing what keeps it from it.
-  static func readDocument(_ path: String, fileSystem fs: any FileSystem) throws
+  static func readDocument(_ path: AbsolutePath, fileSystem fs: any FileSystem) throws
     -> DocumentReplace.Read
   {
-    switch DocumentReplace.read(path, fileSystem: fs) {
+    switch DocumentReplace.read(path.string, fileSystem: fs) {
     case .success(let read): return read
     case .failure(.absent): throw FileSystemError("open", path, .noSuchFileOrDirectory)
     case .failure(.notRegularFile(let kind)):
-      throw ReplaceError.notRegularFile(path: path, kind: kind)
+      throw ReplaceError.notRegularFile(path: path.string, kind: kind)
     case .failure(.notAutomerge(let error)): throw error
     case .failure(.cannotRead(let error)), .failure(.notDownloaded(let error)): throw error
     }
   }
 
   /// Copies a file that is not a document when the destination still has nothing there.
-  static func copy(_ file: MigrationPlan.File, destination: String, fileSystem fs: any FileSystem)
+  static func copy(
+    _ file: MigrationPlan.File, destination: AbsolutePath, fileSystem fs: any FileSystem
+  )
     throws -> Bool
   {
-    guard try fs.info(AbsolutePath(file.destinationPath)) == nil else { return false }
-    let bytes = try fs.readFile(AbsolutePath(file.sourcePath), limit: readLimit)
+    guard try fs.info(file.destinationPath) == nil else { return false }
+    let bytes = try fs.readFile(file.sourcePath, limit: readLimit)
     let directory = file.logicalName.split(separator: "/").dropLast().joined(separator: "/")
     try makeDirectories(directory, root: destination, fileSystem: fs)
-    let mode = try fs.info(AbsolutePath(file.sourcePath))?.permissions ?? 0o644
+    let mode = try fs.info(file.sourcePath)?.permissions ?? 0o644
     try AtomicFile.write(
-      bytes, to: AbsolutePath(file.destinationPath), fileSystem: fs, permissions: mode)
+      bytes, to: file.destinationPath, fileSystem: fs, permissions: mode)
     return true
   }
 
   /// Creates the logical directory `logical` (and its parents) in `root`, syncing each
   /// parent so that the new entries survive a power cut.
-  static func makeDirectories(_ logical: String, root: String, fileSystem fs: any FileSystem)
+  static func makeDirectories(_ logical: String, root: AbsolutePath, fileSystem fs: any FileSystem)
     throws
   {
-    let rootPath = AbsolutePath(root)
+    let rootPath = root
     var current = LogicalName.root
     for part in logical.split(separator: "/") {
       let parent = rootPath.appending(current)
@@ -307,11 +310,11 @@ extension Migration {
   {
     guard let file = plan.files.first(where: { $0.logicalName == DataFolder.versionFileName }),
       file.action != .differs,
-      let source = try? fs.readFile(AbsolutePath(file.sourcePath), limit: readLimit),
-      let target = try? fs.readFile(AbsolutePath(file.destinationPath), limit: readLimit),
+      let source = try? fs.readFile(file.sourcePath, limit: readLimit),
+      let target = try? fs.readFile(file.destinationPath, limit: readLimit),
       source == target
     else { return false }
-    try fs.removeFile(AbsolutePath(file.sourcePath))
+    try fs.removeFile(file.sourcePath)
     return true
   }
 
@@ -320,7 +323,9 @@ extension Migration {
   ///
   /// The lock file is removed while held: an mn waiting for it then finds no folder (and
   /// stops), which is what a migrated-away folder should look like.
-  static func removeEmptyDirectories(_ root: String, names: [String], fileSystem fs: any FileSystem)
+  static func removeEmptyDirectories(
+    _ root: AbsolutePath, names: [String], fileSystem fs: any FileSystem
+  )
     -> [String]
   {
     var directories = Set<String>()
@@ -337,25 +342,27 @@ extension Migration {
       return a != b ? a > b : $0.precedesByBytes($1)
     }
     for directory in deepestFirst {
-      let path = AbsolutePath(root).appending(directory)
+      let path = root.appending(directory)
       if (try? fs.contentsOfDirectory(path))?.isEmpty == true,
         (try? fs.removeDirectory(path)) != nil
       {
         removed.append(directory)
       }
     }
-    guard let left = try? fs.contentsOfDirectory(AbsolutePath(root)) else { return removed }
+    guard let left = try? fs.contentsOfDirectory(root) else { return removed }
     if left == [DataFolder.lockFileName] {
-      try? fs.removeFile(DataFolder.lockPath(root: AbsolutePath(root)))
+      try? fs.removeFile(DataFolder.lockPath(root: root))
     } else if !left.isEmpty {
       return removed
     }
-    if (try? fs.removeDirectory(AbsolutePath(root))) != nil { removed.append("") }
+    if (try? fs.removeDirectory(root)) != nil { removed.append("") }
     return removed
   }
 
   /// Whether the pointer file names `source` (as written, or with links resolved).
-  static func pointerNames(_ pointerFile: String, _ source: String, fileSystem fs: any FileSystem)
+  static func pointerNames(
+    _ pointerFile: String, _ source: AbsolutePath, fileSystem fs: any FileSystem
+  )
     -> Bool
   {
     guard let bytes = try? fs.readFile(AbsolutePath(pointerFile), limit: 64 * 1024) else {
@@ -365,11 +372,11 @@ extension Migration {
     let target = String(
       text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     guard target.hasPrefix("/") else { return false }
-    if AbsolutePath(target).normalized == AbsolutePath(source).normalized {
+    if AbsolutePath(target).normalized == source.normalized {
       return true
     }
     guard let a = try? fs.realPath(AbsolutePath(target)),
-      let b = try? fs.realPath(AbsolutePath(source))
+      let b = try? fs.realPath(source)
     else { return false }
     return a == b
   }

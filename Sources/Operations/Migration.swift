@@ -29,18 +29,17 @@ public enum Migration {
   /// other, comparing the paths as given and with links resolved (as far as they exist).
   ///
   /// - Throws: `MigrationError.nested`.
-  public static func checkRoots(source: String, destination: String, fileSystem: any FileSystem)
+  public static func checkRoots(
+    source: AbsolutePath, destination: AbsolutePath, fileSystem: any FileSystem
+  )
     throws(MigrationError)
   {
     let pairs = [
-      (AbsolutePath(source).normalized, AbsolutePath(destination).normalized),
-      (
-        AbsolutePath(source).resolvingLinks(fileSystem),
-        AbsolutePath(destination).resolvingLinks(fileSystem)
-      ),
+      (source.normalized, destination.normalized),
+      (source.resolvingLinks(fileSystem), destination.resolvingLinks(fileSystem)),
     ]
     for (s, d) in pairs where s.isInside(d) || d.isInside(s) {
-      throw .nested(source: source, destination: destination)
+      throw .nested(source: source.string, destination: destination.string)
     }
   }
 
@@ -59,12 +58,12 @@ public enum Migration {
   /// - Throws: `LockError` (held, or another failure) or
   ///   `MigrationError.destinationNotWritable`; nothing stays locked.
   public static func lock(
-    _ roots: [String], destination: String, timeout: Double, fileSystem: any FileSystem,
+    _ roots: [AbsolutePath], destination: AbsolutePath, timeout: Double, fileSystem: any FileSystem,
     sleep: @escaping (Double) -> Void
   ) throws -> WriteLocks {
     do {
       return try WriteLocks.acquire(
-        roots.map { AbsolutePath($0) }, timeout: timeout, fileSystem: fileSystem, sleep: sleep)
+        roots, timeout: timeout, fileSystem: fileSystem, sleep: sleep)
     } catch {
       throw lockError(error, destination: destination)
     }
@@ -73,9 +72,9 @@ public enum Migration {
   /// Takes the lock of the destination, just created, besides the locks already held.
   ///
   /// - Throws: as `lock`; the locks already held stay held.
-  public static func lockDestination(_ destination: String, in locks: WriteLocks) throws {
+  public static func lockDestination(_ destination: AbsolutePath, in locks: WriteLocks) throws {
     do {
-      try locks.add(AbsolutePath(destination))
+      try locks.add(destination)
     } catch {
       throw lockError(error, destination: destination)
     }
@@ -83,12 +82,12 @@ public enum Migration {
 
   /// A lock file that cannot be created in the destination means that the destination
   /// cannot be written.
-  static func lockError(_ error: LockError, destination: String) -> any Error {
+  static func lockError(_ error: LockError, destination: AbsolutePath) -> any Error {
     if case .fileSystem(let inner) = error,
-      inner.path == AbsolutePath(destination).appending(FileLock.fileName).string,
+      inner.path == destination.appending(FileLock.fileName).string,
       isUnwritable(inner.errno)
     {
-      return MigrationError.destinationNotWritable(destination, inner)
+      return MigrationError.destinationNotWritable(destination.string, inner)
     }
     return error
   }
@@ -96,15 +95,16 @@ public enum Migration {
   /// Creates the destination folder and its missing parents.
   ///
   /// - Throws: `MigrationError.destinationNotWritable`.
-  public static func createDestination(_ destination: String, fileSystem: any FileSystem)
+  public static func createDestination(_ destination: AbsolutePath, fileSystem: any FileSystem)
     throws(MigrationError)
   {
     do {
-      try fileSystem.makeDirectories(AbsolutePath(destination), permissions: 0o755)
+      try fileSystem.makeDirectories(destination, permissions: 0o755)
     } catch let error as FileSystemError {
-      throw .destinationNotWritable(destination, error)
+      throw .destinationNotWritable(destination.string, error)
     } catch {
-      throw .destinationNotWritable(destination, FileSystemError("create", destination, .ioError))
+      throw .destinationNotWritable(
+        destination.string, FileSystemError("create", destination, .ioError))
     }
   }
 
@@ -123,23 +123,23 @@ public enum Migration {
   /// - Returns: the plan; check `blocker` before executing it.
   /// - Throws: `StorageError` when a root cannot be listed.
   public static func plan(
-    source: String, destination: String, fileSystem: any FileSystem,
+    source: AbsolutePath, destination: AbsolutePath, fileSystem: any FileSystem,
     syncProvider: any SyncProvider = NoSyncProvider()
   ) throws -> MigrationPlan {
     let fs = fileSystem
-    let sourceExists = (try? fs.infoFollowingLinks(AbsolutePath(source)))??.kind == .directory
+    let sourceExists = (try? fs.infoFollowingLinks(source))??.kind == .directory
     // A source that is gone (removed by an interrupted run's finish) has nothing left. Every
     // stub is read, stale ones too: `--fetch` reports what `mn fetch` would (`fetchPlans`).
     let sourceListing =
       sourceExists
-      ? try FolderScan.scan(root: AbsolutePath(source), fileSystem: fs, readingStaleStubs: true)
-      : FolderListing(root: AbsolutePath(source))
+      ? try FolderScan.scan(root: source, fileSystem: fs, readingStaleStubs: true)
+      : FolderListing(root: source)
     let destinationExists =
-      (try? fs.infoFollowingLinks(AbsolutePath(destination)))??.kind == .directory
+      (try? fs.infoFollowingLinks(destination))??.kind == .directory
     let destinationListing =
       destinationExists
       ? try FolderScan.scan(
-        root: AbsolutePath(destination), fileSystem: fs, readingStaleStubs: true) : nil
+        root: destination, fileSystem: fs, readingStaleStubs: true) : nil
     var plan = MigrationPlan(
       source: source, destination: destination, destinationExists: destinationExists,
       documents: [], files: [], placeholders: [], unreadable: [], conflictCopies: [], warnings: [],
@@ -181,8 +181,8 @@ public enum Migration {
       }
       plan.documents.append(
         MigrationPlan.Document(
-          name: entry.name, action: action, sourcePath: entry.path.string,
-          destinationPath: entry.name.path(root: AbsolutePath(destination)).string,
+          name: entry.name, action: action, sourcePath: entry.path,
+          destinationPath: entry.name.path(root: destination),
           sourceChanges: hashes.count,
           newChanges: newChanges))
     }
@@ -191,14 +191,14 @@ public enum Migration {
         plan.placeholders.append(placeholder.path.string)
         continue
       }
-      let target = AbsolutePath(destination).appending(other.logicalName).string
+      let target = destination.appending(other.logicalName)
       let action = compare(other, target, fileSystem: fs)
       if action == .differs && other.logicalName == DataFolder.versionFileName {
         plan.warnings.append(.versionDiffers)
       }
       plan.files.append(
         MigrationPlan.File(
-          logicalName: other.logicalName, action: action, sourcePath: other.path.string,
+          logicalName: other.logicalName, action: action, sourcePath: other.path,
           destinationPath: target))
     }
     for other in destinationListing?.others ?? [] {
@@ -285,7 +285,7 @@ public enum Migration {
     syncProvider: any SyncProvider = NoSyncProvider()
   ) throws -> MigrationPlan {
     guard !plan.conflicts.isEmpty || !plan.versions.isEmpty else { return plan }
-    for root in [AbsolutePath(plan.source), AbsolutePath(plan.destination)] {
+    for root in [plan.source, plan.destination] {
       let merge = MergeConflictsOperation.Plan(
         copies: plan.conflicts.first { $0.root == root }
           ?? ConflictMergePlan(root: root, documents: []),
@@ -294,7 +294,7 @@ public enum Migration {
       do {
         // The backup of both folders holds every copy and the versions' bytes (`backupFiles`).
         _ = try MergeConflictsOperation.execute(
-          merge, keepCopies: keepSource && root == AbsolutePath(plan.source),
+          merge, keepCopies: keepSource && root == plan.source,
           backup: backupPath.map { .made($0) } ?? .skip, provider: syncProvider,
           fileSystem: fileSystem, copiesMerged: { _ in step = "conflict versions" })
       } catch {
@@ -324,15 +324,15 @@ public enum Migration {
   }
 
   /// Whether a file of the source is absent, the same or different at the destination.
-  static func compare(_ other: OtherFile, _ target: String, fileSystem: any FileSystem)
+  static func compare(_ other: OtherFile, _ target: AbsolutePath, fileSystem: any FileSystem)
     -> MigrationFileAction
   {
     let found: FileInfo?
-    do { found = try fileSystem.info(AbsolutePath(target)) } catch { return .differs }
+    do { found = try fileSystem.info(target) } catch { return .differs }
     guard let info = found else { return .copy }
     guard info.kind == .regular, info.size == other.size,
       let a = try? fileSystem.readFile(other.path, limit: readLimit),
-      let b = try? fileSystem.readFile(AbsolutePath(target), limit: readLimit), a == b
+      let b = try? fileSystem.readFile(target, limit: readLimit), a == b
     else { return .differs }
     return .same
   }
@@ -349,7 +349,7 @@ public enum Migration {
       }
     let versions = plan.versions.flatMap { versions in
       // Only the versions' bytes: their documents are in the folders' files above.
-      let side = versions.root == AbsolutePath(plan.source) ? "source" : "destination"
+      let side = versions.root == plan.source ? "source" : "destination"
       return ConflictVersions.backupFiles(versions).filter {
         !$0.relativePath.hasSuffix(".automerge")
       }.map { $0.prefixed(by: side) }

@@ -66,7 +66,7 @@ extension Migration {
     var source = FetchSource.sync
     for root in [plan.source, plan.destination] {
       source = try FetchOperation.source(
-        from: path, root: AbsolutePath(root), fileSystem: fileSystem)
+        from: path, root: root, fileSystem: fileSystem)
     }
     return source
   }

@@ -35,14 +35,16 @@ public struct MigrationJournal: Sendable, Equatable {
     }
   }
 
-  /// The source root, absolute.
-  public var source: String
-  /// The destination root, absolute.
-  public var destination: String
+  /// The source root.
+  public var source: AbsolutePath
+  /// The destination root.
+  public var destination: AbsolutePath
   public var keepSource: Bool
   public var steps: [Step]
 
-  public init(source: String, destination: String, keepSource: Bool, steps: [Step]) {
+  public init(
+    source: AbsolutePath, destination: AbsolutePath, keepSource: Bool, steps: [Step]
+  ) {
     self.source = source
     self.destination = destination
     self.keepSource = keepSource
@@ -50,15 +52,15 @@ public struct MigrationJournal: Sendable, Equatable {
   }
 
   /// The journal's path in the destination root.
-  public static func path(destination: String) -> String {
-    AbsolutePath(destination).appending(fileName).string
+  public static func path(destination: AbsolutePath) -> AbsolutePath {
+    destination.appending(fileName)
   }
 
   /// The journal as bytes (JSON, one line per step for a human reading it).
   public func encoded() -> [UInt8] {
     let value = JSONValue.object([
-      ("tool", .string("mn")), ("format", .int(1)), ("source", .string(source)),
-      ("destination", .string(destination)), ("keepSource", .bool(keepSource)),
+      ("tool", .string("mn")), ("format", .int(1)), ("source", .string(source.string)),
+      ("destination", .string(destination.string)), ("keepSource", .bool(keepSource)),
       (
         "steps",
         .array(
@@ -87,7 +89,8 @@ public struct MigrationJournal: Sendable, Equatable {
       steps.append(Step(name: name, action: action, done: done))
     }
     return MigrationJournal(
-      source: source, destination: destination, keepSource: keepSource, steps: steps)
+      source: AbsolutePath(source), destination: AbsolutePath(destination),
+      keepSource: keepSource, steps: steps)
   }
 
   /// What `read` found.
@@ -102,11 +105,11 @@ public struct MigrationJournal: Sendable, Equatable {
   ///
   /// - Returns: `.none` when there is none; `.unreadable` when one exists but cannot be
   ///   read or parsed (the caller warns and goes on: the journal is advice).
-  public static func read(destination: String, fileSystem: any FileSystem) -> Lookup {
+  public static func read(destination: AbsolutePath, fileSystem: any FileSystem) -> Lookup {
     let path = path(destination: destination)
     do {
-      guard try fileSystem.info(AbsolutePath(path)) != nil else { return .none }
-      guard let journal = decode(try fileSystem.readFile(AbsolutePath(path), limit: 16 << 20))
+      guard try fileSystem.info(path) != nil else { return .none }
+      guard let journal = decode(try fileSystem.readFile(path, limit: 16 << 20))
       else {
         return .unreadable("'\(path)' is not a migration journal")
       }
@@ -119,14 +122,14 @@ public struct MigrationJournal: Sendable, Equatable {
   /// Writes the journal atomically into `destination`.
   public func write(fileSystem: any FileSystem) throws {
     try AtomicFile.write(
-      encoded(), to: AbsolutePath(destination).appending(MigrationJournal.fileName),
+      encoded(), to: MigrationJournal.path(destination: destination),
       fileSystem: fileSystem, permissions: 0o600)
   }
 
   /// Removes the journal of `destination`; a missing one is fine.
-  public static func remove(destination: String, fileSystem: any FileSystem) throws {
+  public static func remove(destination: AbsolutePath, fileSystem: any FileSystem) throws {
     do {
-      try fileSystem.removeFile(AbsolutePath(path(destination: destination)))
+      try fileSystem.removeFile(path(destination: destination))
     } catch let error as FileSystemError where error.errno == .noSuchFileOrDirectory {}
   }
 }

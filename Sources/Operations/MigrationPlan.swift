@@ -55,9 +55,9 @@ public struct MigrationPlan: Sendable {
     public var name: DocumentName
     public var action: MigrationAction
     /// Absolute path in the source.
-    public var sourcePath: String
+    public var sourcePath: AbsolutePath
     /// Absolute path in the destination.
-    public var destinationPath: String
+    public var destinationPath: AbsolutePath
     /// The number of changes in the source file.
     public var sourceChanges: Int
     /// The number of changes that only the source has (0 for `same`).
@@ -69,8 +69,8 @@ public struct MigrationPlan: Sendable {
     /// The path relative to the root.
     public var logicalName: String
     public var action: MigrationFileAction
-    public var sourcePath: String
-    public var destinationPath: String
+    public var sourcePath: AbsolutePath
+    public var destinationPath: AbsolutePath
   }
 
   /// A document or conflict copy that cannot be read or decoded.
@@ -84,9 +84,9 @@ public struct MigrationPlan: Sendable {
   }
 
   /// The source root, absolute.
-  public var source: String
+  public var source: AbsolutePath
   /// The destination root, absolute.
-  public var destination: String
+  public var destination: AbsolutePath
   /// Whether the destination exists (when not, `execute` creates it).
   public var destinationExists: Bool
   /// Every document of the source, by logical name.
@@ -112,15 +112,15 @@ public struct MigrationPlan: Sendable {
   public var destinationListing: FolderListing?
 
   /// An empty plan: nothing to migrate from `source` into `destination`.
-  public init(source: String, destination: String, destinationExists: Bool) {
+  public init(source: AbsolutePath, destination: AbsolutePath, destinationExists: Bool) {
     self.init(
       source: source, destination: destination, destinationExists: destinationExists,
       documents: [], files: [], placeholders: [], unreadable: [], conflictCopies: [], warnings: [],
-      sourceListing: FolderListing(root: AbsolutePath(source)), destinationListing: nil)
+      sourceListing: FolderListing(root: source), destinationListing: nil)
   }
 
   init(
-    source: String, destination: String, destinationExists: Bool, documents: [Document],
+    source: AbsolutePath, destination: AbsolutePath, destinationExists: Bool, documents: [Document],
     files: [File], placeholders: [String], unreadable: [Unreadable], conflictCopies: [String],
     warnings: [MigrationWarning], sourceListing: FolderListing, destinationListing: FolderListing?
   ) {

@@ -97,7 +97,8 @@ import Testing
     }
     try check(step, target: folder.absolute("icloud/" + Self.month), expected: expected) { fs in
       let plan = try Migration.plan(
-        source: folder.absolute("local"), destination: folder.absolute("icloud"), fileSystem: fs)
+        source: AbsolutePath(folder.absolute("local")),
+        destination: AbsolutePath(folder.absolute("icloud")), fileSystem: fs)
       #expect(plan.blocker == nil)
       _ = try Migration.execute(
         plan, keepSource: false, pointerFile: nil, previous: nil, fileSystem: fs)

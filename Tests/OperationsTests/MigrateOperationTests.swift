@@ -25,9 +25,10 @@ import Testing
     from: String?? = nil, to: String?? = nil, dryRun: Bool = false, keepSource: Bool = false
   ) -> MigrateOperation.Request {
     MigrateOperation.Request(
-      from: from ?? scene.source, to: to ?? scene.destination,
-      defaultSource: scene.scratch.absolute("default-local"),
-      defaultDestination: scene.scratch.absolute("default-icloud"), dryRun: dryRun,
+      from: (from ?? scene.source).map { AbsolutePath($0) },
+      to: (to ?? scene.destination).map { AbsolutePath($0) },
+      defaultSource: AbsolutePath(scene.scratch.absolute("default-local")),
+      defaultDestination: AbsolutePath(scene.scratch.absolute("default-icloud")), dryRun: dryRun,
       keepSource: keepSource, fetch: nil, lockTimeout: 0, pointerFile: nil, version: "test")
   }
 
@@ -188,7 +189,7 @@ import Testing
       Issue.record("unexpected outcome \(outcome)")
       return
     }
-    #expect(plan.source == scene.scratch.absolute("default-local"))
+    #expect(plan.source.string == scene.scratch.absolute("default-local"))
     #expect(plan.destinationExists)
     let missing = scene.scratch.absolute("nowhere")
     #expect {

@@ -77,7 +77,8 @@ final class MigrationScene {
   }
 
   func plan(_ fileSystem: any FileSystem = LiveFileSystem()) throws -> MigrationPlan {
-    try Migration.plan(source: source, destination: destination, fileSystem: fileSystem)
+    try Migration.plan(
+      source: AbsolutePath(source), destination: AbsolutePath(destination), fileSystem: fileSystem)
   }
 
   @discardableResult
@@ -88,7 +89,7 @@ final class MigrationScene {
     let plan = try plan()
     var previous: MigrationJournal?
     if case .found(let journal) = MigrationJournal.read(
-      destination: destination, fileSystem: fileSystem)
+      destination: AbsolutePath(destination), fileSystem: fileSystem)
     {
       previous = journal
     }
@@ -176,11 +177,13 @@ final class MigrationScene {
     try scratch.makeDirectory("a/b")
     #expect(throws: MigrationError.self) {
       try Migration.checkRoots(
-        source: scratch.absolute(pair.0), destination: scratch.absolute(pair.1),
+        source: AbsolutePath(scratch.absolute(pair.0)),
+        destination: AbsolutePath(scratch.absolute(pair.1)),
         fileSystem: LiveFileSystem())
     }
     try Migration.checkRoots(
-      source: scratch.absolute("a/b"), destination: scratch.absolute("ab"),
+      source: AbsolutePath(scratch.absolute("a/b")),
+      destination: AbsolutePath(scratch.absolute("ab")),
       fileSystem: LiveFileSystem())
   }
 
@@ -200,7 +203,8 @@ final class MigrationScene {
     #expect(try String(contentsOfFile: pointer, encoding: .utf8) == scene.destination + "\n")
     #expect(scene.read("icloud/.minuta-version") == Array("1\n".utf8))
     #expect(
-      !FileManager.default.fileExists(atPath: MigrationJournal.path(destination: scene.destination))
+      !FileManager.default.fileExists(
+        atPath: MigrationJournal.path(destination: AbsolutePath(scene.destination)).string)
     )
     // The merged files start with the destination's bytes, unchanged (mn.md §6).
     let original = try Data(
@@ -209,7 +213,8 @@ final class MigrationScene {
     // Nothing left: a second plan is empty.
     #expect(
       try Migration.plan(
-        source: scene.source, destination: scene.destination, fileSystem: LiveFileSystem()
+        source: AbsolutePath(scene.source), destination: AbsolutePath(scene.destination),
+        fileSystem: LiveFileSystem()
       ).documents.isEmpty)
   }
 
@@ -242,12 +247,12 @@ final class MigrationScene {
     #expect(throws: MigrationError.self) { try scene.migrate(faulty) }
     guard
       case .found(let journal) = MigrationJournal.read(
-        destination: scene.destination, fileSystem: LiveFileSystem())
+        destination: AbsolutePath(scene.destination), fileSystem: LiveFileSystem())
     else {
       Issue.record("no journal after an interrupted run")
       return
     }
-    #expect(journal.source == scene.source)
+    #expect(journal.source.string == scene.source)
     #expect(journal.steps.map(\.done) == [true, false, false, false])
     try scene.expectNothingLost()
     let report = try scene.migrate()
@@ -256,7 +261,8 @@ final class MigrationScene {
     #expect(report.same == ["records/2026/08.automerge"])
     try scene.expectMigrated()
     #expect(
-      !FileManager.default.fileExists(atPath: MigrationJournal.path(destination: scene.destination))
+      !FileManager.default.fileExists(
+        atPath: MigrationJournal.path(destination: AbsolutePath(scene.destination)).string)
     )
   }
 
@@ -266,7 +272,8 @@ final class MigrationScene {
     let pointer = try scene.scratch.write("config/storage-path.txt", Array(scene.source.utf8))
     // As if killed before the finish: the journal is back, the source is empty.
     let journal = MigrationJournal(
-      source: scene.source, destination: scene.destination, keepSource: false,
+      source: AbsolutePath(scene.source), destination: AbsolutePath(scene.destination),
+      keepSource: false,
       steps: [
         .init(name: "records/2026/09.automerge", action: "merge", done: true)
       ])
@@ -276,7 +283,8 @@ final class MigrationScene {
     #expect(report.removedDirectories == ["records/2026", "records", ""])
     #expect(report.pointerUpdated == pointer)
     #expect(
-      !FileManager.default.fileExists(atPath: MigrationJournal.path(destination: scene.destination))
+      !FileManager.default.fileExists(
+        atPath: MigrationJournal.path(destination: AbsolutePath(scene.destination)).string)
     )
   }
 
@@ -297,7 +305,7 @@ final class MigrationScene {
     try scratch.write(MigrationJournal.fileName, Array("garbage".utf8))
     guard
       case .unreadable = MigrationJournal.read(
-        destination: scratch.path, fileSystem: LiveFileSystem())
+        destination: AbsolutePath(scratch.path), fileSystem: LiveFileSystem())
     else {
       Issue.record("a garbage journal is not reported")
       return
@@ -346,7 +354,8 @@ final class MigrationScene {
     let scene = try MigrationScene()
     let fs = LiveFileSystem()
     let locks = try Migration.lock(
-      [scene.source, scene.destination], destination: scene.destination, timeout: 0, fileSystem: fs,
+      [scene.source, scene.destination].map { AbsolutePath($0) },
+      destination: AbsolutePath(scene.destination), timeout: 0, fileSystem: fs,
       sleep: { _ in })
     #expect(
       locks.map(\.path)
@@ -355,7 +364,8 @@ final class MigrationScene {
         })
     #expect(throws: LockError.self) {
       try Migration.lock(
-        [scene.source], destination: scene.destination, timeout: 0, fileSystem: fs, sleep: { _ in })
+        [AbsolutePath(scene.source)], destination: AbsolutePath(scene.destination), timeout: 0,
+        fileSystem: fs, sleep: { _ in })
     }
     locks.forEach { $0.release() }
   }

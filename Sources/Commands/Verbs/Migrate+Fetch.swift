@@ -29,7 +29,7 @@ extension Migrate {
     guard !call.global.quiet && !call.global.json && !fetchPlans.isEmpty else { return }
     var out = ""
     for fetchPlan in fetchPlans {
-      let side = fetchPlan.root == AbsolutePath(plan.source) ? "source" : "destination"
+      let side = fetchPlan.root == plan.source ? "source" : "destination"
       for item in fetchPlan.items {
         out += "fetch".padding(8) + item.logicalName + "  (in the \(side))\n"
       }

@@ -14,7 +14,7 @@ extension Migrate {
     var out = "source:      \(plan.source)\ndestination: \(plan.destination)"
     out += plan.destinationExists ? "\n" : " (will be created)\n"
     for conflicts in plan.conflicts {
-      let side = conflicts.root == AbsolutePath(plan.source) ? "source" : "destination"
+      let side = conflicts.root == plan.source ? "source" : "destination"
       for document in conflicts.documents {
         let copies = count(document.copies.count, "conflict copy")
         out += "copies  \(document.logicalName)  (\(copies) in the \(side), merged first)\n"
@@ -71,7 +71,7 @@ extension Migrate {
     }
     try env.stdout.write(out)
     let found = env.discover(root: nil)
-    if found.root?.string != plan.destination {
+    if found.root != plan.destination {
       let what =
         found.root.map { "find '\($0)' first, not the destination" }
         ?? "do not find the destination"
@@ -87,7 +87,7 @@ extension Migrate {
   ) -> JSONValue {
     let strings = { (values: [String]) in JSONValue.array(values.map(JSONValue.string)) }
     var members: [(String, JSONValue)] = [
-      ("source", .string(plan.source)), ("destination", .string(plan.destination)),
+      ("source", .path(plan.source)), ("destination", .path(plan.destination)),
       ("dryRun", .bool(call[Options.dryRun])),
       (
         "documents",

@@ -72,18 +72,18 @@ enum Migrate {
     try checkFetchOptions(call)
     let home = WellKnownPaths.home(variables: env.variables)
     let absolute = { (path: String) in
-      AbsolutePath(normalizing: path, relativeTo: env.currentDirectory).string
+      AbsolutePath(normalizing: path, relativeTo: env.currentDirectory)
     }
     let names = Options.fetchNames
     let request = MigrateOperation.Request(
       from: call[Options.from].map(absolute), to: call[Options.to].map(absolute),
-      defaultSource: home.map { WellKnownPaths.local(home: $0).string },
-      defaultDestination: home.map { WellKnownPaths.icloud(home: $0).string },
+      defaultSource: home.map { WellKnownPaths.local(home: $0) },
+      defaultDestination: home.map { WellKnownPaths.icloud(home: $0) },
       dryRun: call[Options.dryRun],
       keepSource: call[Options.keepSource],
       fetch: call[Options.fetch]
         ? MigrateOperation.FetchRequest(
-          from: call[names.from].map(absolute), command: call[names.exec],
+          from: call[names.from].map { absolute($0).string }, command: call[names.exec],
           timeout: names.timeout(call)) : nil,
       lockTimeout: call[CommonOptions.wait],
       pointerFile: WellKnownPaths.pointerFile(

@@ -15,7 +15,7 @@ import Testing
     sim.provider.makeStale(month, newer: try SimulatedFolder.device(2))
     try sim.folder.makeDirectory("destination")
     let plan = try Migration.plan(
-      source: sim.root, destination: sim.folder.absolute("destination"),
+      source: AbsolutePath(sim.root), destination: AbsolutePath(sim.folder.absolute("destination")),
       fileSystem: sim.fileSystem, syncProvider: sim.provider)
     #expect(plan.placeholders == [month])
     guard case .placeholders(let paths)? = plan.blocker else {
@@ -31,7 +31,7 @@ import Testing
     let version = try sim.provider.addVersion(of: month, bytes: try SimulatedFolder.device(1))
     try sim.folder.makeDirectory("destination")
     let plan = try Migration.plan(
-      source: sim.root, destination: sim.folder.absolute("destination"),
+      source: AbsolutePath(sim.root), destination: AbsolutePath(sim.folder.absolute("destination")),
       fileSystem: sim.fileSystem, syncProvider: sim.provider)
     #expect(plan.blocker == nil, "\(String(describing: plan.blocker))")
     #expect(plan.hasWork(keepSource: true))
@@ -58,7 +58,7 @@ import Testing
     let sim = try SimulatedFolder()
     let (source, file) = try local(sim)
     let plan = try Migration.plan(
-      source: source, destination: sim.root, fileSystem: sim.fileSystem,
+      source: AbsolutePath(source), destination: AbsolutePath(sim.root), fileSystem: sim.fileSystem,
       syncProvider: sim.provider)
     #expect(plan.blocker == nil)
     let report = try Migration.execute(
@@ -77,7 +77,7 @@ import Testing
     let sim = try SimulatedFolder()
     let (source, file) = try local(sim)
     let plan = try Migration.plan(
-      source: source, destination: sim.root, fileSystem: sim.fileSystem,
+      source: AbsolutePath(source), destination: AbsolutePath(sim.root), fileSystem: sim.fileSystem,
       syncProvider: sim.provider)
     _ = try Migration.execute(
       plan, keepSource: true, pointerFile: nil, previous: nil, fileSystem: sim.fileSystem,
@@ -100,7 +100,7 @@ import Testing
     let (source, file) = try local(sim)
     sim.provider.locked { $0.refuseMoves = true }
     let plan = try Migration.plan(
-      source: source, destination: sim.root, fileSystem: sim.fileSystem,
+      source: AbsolutePath(source), destination: AbsolutePath(sim.root), fileSystem: sim.fileSystem,
       syncProvider: sim.provider)
     let report = try Migration.execute(
       plan, keepSource: false, pointerFile: nil, previous: nil, fileSystem: sim.fileSystem,
@@ -130,7 +130,7 @@ import Testing
     let sim = try SimulatedFolder()
     let (source, _) = try local(sim)
     let plan = try Migration.plan(
-      source: source, destination: sim.root, fileSystem: sim.fileSystem,
+      source: AbsolutePath(source), destination: AbsolutePath(sim.root), fileSystem: sim.fileSystem,
       syncProvider: sim.provider)
     let report = try Migration.execute(
       plan, keepSource: false, pointerFile: nil, previous: nil, fileSystem: sim.fileSystem,

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Operations
+@testable import Platform
 @testable import Storage
 @testable import TestSupport
 
@@ -92,7 +93,7 @@ import Testing
     sim.provider.makeStale(month, newer: try SimulatedFolder.device(2))
     try sim.folder.makeDirectory("destination")
     let plan = try Migration.plan(
-      source: sim.root, destination: sim.folder.absolute("destination"),
+      source: AbsolutePath(sim.root), destination: AbsolutePath(sim.folder.absolute("destination")),
       fileSystem: sim.fileSystem, syncProvider: sim.provider)
     #expect(plan.placeholders == [month])
     // From --fetch-from or --fetch-exec (no provider asked) a stale file cannot be fetched.

@@ -18,7 +18,7 @@ public struct CompactDocument: Sendable {
   }
 
   public var logicalName: String
-  public var path: String
+  public var path: AbsolutePath
   public var sizeBefore: Int
   /// The size as one document chunk (nil when it could not be computed).
   public var sizeAfter: Int?
@@ -55,14 +55,14 @@ public enum CompactOperation {
   {
     documents.map { entry in
       var doc = CompactDocument(
-        logicalName: entry.name.logicalName, path: entry.path.string,
+        logicalName: entry.name.logicalName, path: entry.path,
         sizeBefore: Int(entry.size ?? 0),
         sizeAfter: nil, changes: 0, outcome: .planned, replace: nil)
       guard entry.isDownloaded else {
         doc.outcome = .refused("not downloaded")
         return doc
       }
-      switch prepare(entry.path.string, fileSystem: fileSystem) {
+      switch prepare(entry.path, fileSystem: fileSystem) {
       case .failure(let refusal): doc.outcome = .refused(refusal.reason)
       case .success(let (read, saved)):
         doc.sizeBefore = read.bytes.count
@@ -77,7 +77,7 @@ public enum CompactOperation {
   }
 
   /// Reads and verifies a document and saves it as one document chunk (in memory).
-  static func prepare(_ path: String, fileSystem: any FileSystem) -> Result<
+  static func prepare(_ path: AbsolutePath, fileSystem: any FileSystem) -> Result<
     (DocumentReplace.Read, SavedDocument), Refusal
   > {
     switch DocumentReplace.read(path, fileSystem: fileSystem) {
@@ -105,7 +105,7 @@ public enum CompactOperation {
   /// The backup's files: those of the planned documents.
   public static func backupFiles(_ plan: [CompactDocument], root: AbsolutePath) -> [ExportFile] {
     plan.filter { $0.outcome == .planned }.map {
-      ExportFile(relativePath: $0.logicalName, absolutePath: AbsolutePath($0.path), kind: .document)
+      ExportFile(relativePath: $0.logicalName, absolutePath: $0.path, kind: .document)
     }
   }
 
@@ -155,13 +155,13 @@ public enum CompactOperation {
         guard case .success(let back) = DocumentReplace.read(doc.path, fileSystem: fileSystem),
           read.file.changes.allSatisfy({ back.file.contains($0.hash) })
         else {
-          if let now = try? fileSystem.info(AbsolutePath(doc.path)),
+          if let now = try? fileSystem.info(doc.path),
             !now.isSameFile(as: outcome.placed)
           {
             doc.outcome = .changedDuringRun
             break
           }
-          throw CompactError.verificationFailed(path: doc.path, backup: backupPath)
+          throw CompactError.verificationFailed(path: doc.path.string, backup: backupPath)
         }
       }
       documents[k] = doc

@@ -143,13 +143,15 @@ public enum ConflictMerge {
     /// The mode of a new canonical file: the first readable copy's.
     var permissions: FilePermissions = 0o644
     /// Every input read, by path.
-    var loaded: [String: Loaded] = [:]
+    var loaded: [AbsolutePath: Loaded] = [:]
   }
 
   /// Reads and decodes one file (`DocumentReplace.read`: a file that changed while it was
   /// read is read again); a failure is the reason to keep it. A file whose bytes are those
   /// of its entry in `cache` is not decoded again.
-  static func load(_ path: String, _ fileSystem: any FileSystem, cache: [String: Loaded]) -> Result<
+  static func load(
+    _ path: AbsolutePath, _ fileSystem: any FileSystem, cache: [AbsolutePath: Loaded]
+  ) -> Result<
     Loaded, ConflictCopyProblem
   > {
     let known = cache[path].map { (bytes: $0.bytes, file: $0.file) }
@@ -171,19 +173,19 @@ public enum ConflictMerge {
 
   /// Reads a document's canonical file and copies and merges them in memory.
   static func prepare(
-    _ entry: DocumentEntry, root: AbsolutePath, cache: [String: Loaded] = [:],
+    _ entry: DocumentEntry, root: AbsolutePath, cache: [AbsolutePath: Loaded] = [:],
     fileSystem: any FileSystem
   ) throws -> Prepared {
     var prepared = Prepared(
       document: ConflictMergeDocument(
-        entry: entry, canonicalPath: entry.name.path(root: root).string))
+        entry: entry, canonicalPath: entry.name.path(root: root)))
     var inputs: [[UInt8]] = []
     var decoded: [AutomergeFile] = []
     var canonical: AutomergeFile?
     let canonicalPath = prepared.document.canonicalPath
     if entry.state == .placeholder {
       prepared.document.refusal = .notDownloaded
-    } else if let info = try fileSystem.info(AbsolutePath(canonicalPath)), info.kind != .regular {
+    } else if let info = try fileSystem.info(canonicalPath), info.kind != .regular {
       // A link (even to a file inside the root), a directory, a FIFO: never replaced.
       prepared.document.refusal = .canonicalNotRegularFile(info.kind)
       return prepared
@@ -200,7 +202,7 @@ public enum ConflictMerge {
         prepared.document.refusal = .canonicalNotAutomerge(error)
       case .failure(.notDownloaded):
         // EDEADLK: the file went dataless since the scan (mn.md §15).
-        prepared.document.refusal = .notCurrent(path: canonicalPath, .notDownloaded)
+        prepared.document.refusal = .notCurrent(path: canonicalPath.string, .notDownloaded)
       case .failure(.cannotRead(let error)):
         prepared.document.refusal = .canonicalCannotRead(error)
       case .failure:
@@ -214,9 +216,9 @@ public enum ConflictMerge {
       if copy.placeholder != nil {
         item.problem = .notDownloaded
       } else {
-        switch load(copy.path.string, fileSystem, cache: cache) {
+        switch load(copy.path, fileSystem, cache: cache) {
         case .success(let loaded):
-          prepared.loaded[copy.path.string] = loaded
+          prepared.loaded[copy.path] = loaded
           item.changes = loaded.file.changes.count
           item.adds = loaded.file.changes.count(where: { !(canonical?.contains($0.hash) ?? false) })
           if decoded.isEmpty, let info = loaded.info { prepared.permissions = info.permissions }
@@ -230,7 +232,7 @@ public enum ConflictMerge {
       prepared.copyBytes.append(bytes)
       prepared.copyHashes.append(
         bytes == nil
-          ? nil : prepared.loaded[copy.path.string].map { Set($0.file.changes.map(\.hash)) })
+          ? nil : prepared.loaded[copy.path].map { Set($0.file.changes.map(\.hash)) })
       prepared.document.copies.append(item)
     }
     guard prepared.document.refusal == nil else { return prepared }
@@ -256,18 +258,20 @@ public enum ConflictMerge {
   ///
   /// - Throws: `FileSystemError` when it cannot be read; `verificationFailed` when it is
   ///   absent or does not decode.
-  static func heldChanges(_ path: String, fileSystem: any FileSystem) throws -> Set<ChangeHash> {
+  static func heldChanges(_ path: AbsolutePath, fileSystem: any FileSystem) throws -> Set<
+    ChangeHash
+  > {
     switch DocumentReplace.read(path, fileSystem: fileSystem) {
     case .success(let read): return Set(read.file.changes.map(\.hash))
     case .failure(.cannotRead(let error)), .failure(.notDownloaded(let error)): throw error
-    case .failure: throw ConflictMergeError.verificationFailed(path: path)
+    case .failure: throw ConflictMergeError.verificationFailed(path: path.string)
     }
   }
 
   /// Merges one document: replace (mn.md §6), read back and check, then remove its copies.
   static func mergeDocument(
     _ entry: DocumentEntry, root: AbsolutePath, removable: Set<AbsolutePath>,
-    cache: [String: Loaded],
+    cache: [AbsolutePath: Loaded],
     fileSystem: any FileSystem, random: () -> String
   ) throws -> ConflictMergeDocument {
     var entry = entry
@@ -313,12 +317,12 @@ public enum ConflictMerge {
     }
     guard prepared.union.isSubset(of: verified.held) else {
       // Replaced again by a sync client after our write: its copies stay for a rerun.
-      let now = try fileSystem.info(AbsolutePath(path))
+      let now = try fileSystem.info(path)
       if let placed = verified.info, now.map({ !$0.isSameFile(as: placed) }) ?? true {
         document.refusal = .changedDuringRun
         return document
       }
-      throw ConflictMergeError.verificationFailed(path: path)
+      throw ConflictMergeError.verificationFailed(path: path.string)
     }
     var directories: [AbsolutePath] = []
     for (k, item) in document.copies.enumerated() where item.problem == nil {
@@ -338,7 +342,7 @@ public enum ConflictMerge {
         continue
       }
       // The canonical file, looked at right now, must hold every change of the copy.
-      let now = try fileSystem.info(AbsolutePath(path))
+      let now = try fileSystem.info(path)
       if verified.info.flatMap({ known in now.map { $0.isSameFile(as: known) } }) != true {
         verified = (now, now == nil ? [] : (try? heldChanges(path, fileSystem: fileSystem)) ?? [])
       }

@@ -14,7 +14,7 @@ public struct ConflictMergePlan: Sendable {
   public var documents: [ConflictMergeDocument]
   /// The inputs as `plan` read and decoded them, by path: `execute` decodes again only the
   /// files whose bytes changed since.
-  var decoded: [String: ConflictMerge.Loaded] = [:]
+  var decoded: [AbsolutePath: ConflictMerge.Loaded] = [:]
 
   /// Creates a plan.
   public init(root: AbsolutePath, documents: [ConflictMergeDocument]) {
@@ -58,7 +58,7 @@ public struct ConflictMergeDocument: Sendable {
   /// The document as the folder scan found it.
   public var entry: DocumentEntry
   /// Where the merged document is written: the canonical file's absolute path.
-  public var canonicalPath: String
+  public var canonicalPath: AbsolutePath
   /// The number of changes in the canonical file before the merge; nil when there is no
   /// canonical file (`copies-only`) or it cannot be read.
   public var canonicalChanges: Int?
@@ -78,7 +78,7 @@ public struct ConflictMergeDocument: Sendable {
 
   /// Creates an entry.
   public init(
-    entry: DocumentEntry, canonicalPath: String, canonicalChanges: Int? = nil,
+    entry: DocumentEntry, canonicalPath: AbsolutePath, canonicalChanges: Int? = nil,
     mergedChanges: Int? = nil, copies: [ConflictMergeCopy] = [],
     refusal: ConflictMergeRefusal? = nil, written: Bool = false, completed: Bool = false
   ) {

@@ -67,11 +67,11 @@ public enum ConflictVersions {
       let location = document.name.path(root: root)
       let path = location.string
       var entry = VersionMergeDocument(
-        logicalName: document.logicalName, path: path,
+        logicalName: document.logicalName, path: location,
         versions: found.map { VersionMergeItem(version: $0) })
       let info = try? fileSystem.info(location)
       if let problem = SyncReadiness.check(location, info: info ?? nil, provider: provider) {
-        entry.refusal = .notCurrent(path: problem.path, problem.status)
+        entry.refusal = .notCurrent(path: problem.path.string, problem.status)
         plan.documents.append(entry)
         continue
       }
@@ -125,7 +125,7 @@ public enum ConflictVersions {
       guard !readable.isEmpty else { continue }
       files.append(
         ExportFile(
-          relativePath: document.logicalName, absolutePath: AbsolutePath(document.path),
+          relativePath: document.logicalName, absolutePath: document.path,
           kind: .document))
       for (k, item) in readable.enumerated() {
         files.append(
@@ -184,11 +184,11 @@ public enum ConflictVersions {
     fileSystem: any FileSystem, resolving: Bool, checkpoint: (VersionMergeStep) throws -> Void,
     random: () -> String
   ) throws {
-    let path = document.path
-    let location = AbsolutePath(path)
+    let location = document.path
+    let path = location.string
     let info = try fileSystem.info(location)
     if let problem = SyncReadiness.check(location, info: info, provider: provider) {
-      document.refusal = .notCurrent(path: problem.path, problem.status)
+      document.refusal = .notCurrent(path: problem.path.string, problem.status)
       return
     }
     let current: [UInt8]
@@ -221,7 +221,7 @@ public enum ConflictVersions {
     document.completed = true
     if result.base != 0 || !result.added.isEmpty {
       _ = try DocumentReplace.replace(
-        path, with: result.bytes, basis: ReplaceBasis(info: info, bytes: current),
+        location, with: result.bytes, basis: ReplaceBasis(info: info, bytes: current),
         fileSystem: fileSystem, permissions: info?.permissions ?? 0o644, random: random)
       document.written = true
     } else {
@@ -344,7 +344,7 @@ public struct VersionMergeReport: Sendable {
 public struct VersionMergeDocument: Sendable {
   public var logicalName: String
   /// The document's absolute path.
-  public var path: String
+  public var path: AbsolutePath
   public var versions: [VersionMergeItem]
   /// Why nothing is done to it (the same reasons as for conflict copies).
   public var refusal: ConflictMergeRefusal?
@@ -355,7 +355,7 @@ public struct VersionMergeDocument: Sendable {
   /// Report only: whether the file's other versions were removed.
   public var removedOthers = false
 
-  public init(logicalName: String, path: String, versions: [VersionMergeItem]) {
+  public init(logicalName: String, path: AbsolutePath, versions: [VersionMergeItem]) {
     self.logicalName = logicalName
     self.path = path
     self.versions = versions

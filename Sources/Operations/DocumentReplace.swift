@@ -32,13 +32,13 @@ public enum DocumentReplace {
   /// or File Provider folder the whole replace runs inside one coordinated `.replacing`
   /// write (mn.md §6, §15).
   public static func replace(
-    _ path: String, with content: [UInt8], basis: ReplaceBasis, fileSystem: any FileSystem,
-    permissions: FilePermissions = 0o644, random: () -> String = AtomicFile.randomSuffix
+    _ path: AbsolutePath, with content: [UInt8], basis: ReplaceBasis,
+    fileSystem: any FileSystem, permissions: FilePermissions = 0o644,
+    random: () -> String = AtomicFile.randomSuffix
   ) throws -> ReplaceOutcome {
-    let target = AbsolutePath(path)
-    return try CoordinatedFileSystem.run(.replacing, target, on: fileSystem) {
+    try CoordinatedFileSystem.run(.replacing, path, on: fileSystem) {
       try Replace.replace(
-        target, with: content, basis: basis, merger: merger, fileSystem: fileSystem,
+        path, with: content, basis: basis, merger: merger, fileSystem: fileSystem,
         permissions: permissions, random: random)
     }
   }
@@ -74,24 +74,24 @@ public enum DocumentReplace {
   /// its size) is tried again, not reported as damage.
   ///
   /// - Parameters:
-  ///   - path: The document, absolute.
+  ///   - path: The document.
   ///   - fileSystem: Where to read.
   ///   - known: A decode of earlier bytes, reused when the bytes are the same.
   /// - Returns: The read, or why there is none.
   public static func read(
-    _ path: String, fileSystem: any FileSystem, known: (bytes: [UInt8], file: AutomergeFile)? = nil
+    _ path: AbsolutePath, fileSystem: any FileSystem,
+    known: (bytes: [UInt8], file: AutomergeFile)? = nil
   ) -> Result<Read, ReadFailure> {
-    let location = AbsolutePath(path)
     var attempt = 0
     while true {
       attempt += 1
       let before: FileInfo
       let bytes: [UInt8]
       do {
-        guard let info = try fileSystem.info(location) else { return .failure(.absent) }
+        guard let info = try fileSystem.info(path) else { return .failure(.absent) }
         guard info.kind == .regular else { return .failure(.notRegularFile(info.kind)) }
         before = info
-        bytes = try fileSystem.readFile(location, limit: DocumentName.maxFileSize)
+        bytes = try fileSystem.readFile(path, limit: DocumentName.maxFileSize)
       } catch let error as FileSystemError {
         if error.errno == .noSuchFileOrDirectory, attempt < readAttempts { continue }
         if error.meansNotDownloaded { return .failure(.notDownloaded(error)) }
@@ -107,7 +107,7 @@ public enum DocumentReplace {
         let file = try AutomergeFile.decode(bytes, keepOps: false)
         return .success(Read(info: before, bytes: bytes, file: file))
       } catch let error as AutomergeDecodeError {
-        let after = try? fileSystem.info(location)
+        let after = try? fileSystem.info(path)
         let changed = after.map { !$0.isSameFile(as: before) } ?? true
         if attempt < readAttempts, changed || Int64(bytes.count) != before.size { continue }
         return .failure(.notAutomerge(error))

@@ -46,7 +46,7 @@ public enum FetchOperation {
         items.append(
           FetchItem(
             logicalName: document.logicalName,
-            path: document.name.path(root: root).string,
+            path: document.name.path(root: root),
             placeholders: document.placeholders, isCopy: false,
             fileExists: document.isDownloaded))
       }
@@ -61,7 +61,7 @@ public enum FetchOperation {
           copy.logicalName,
           default: FetchItem(
             logicalName: copy.logicalName,
-            path: root.appending(copy.logicalName).string, placeholders: [],
+            path: root.appending(copy.logicalName), placeholders: [],
             isCopy: true, fileExists: false)
         ].placeholders.append(placeholder)
       }

@@ -17,7 +17,7 @@ public struct FetchItem: Sendable, Equatable {
   /// The logical name of the real file (`records/2026/09.automerge`).
   public var logicalName: String
   /// Its absolute path.
-  public var path: String
+  public var path: AbsolutePath
   /// The placeholders standing for it (normally one).
   public var placeholders: [Placeholder]
   /// Whether it is a conflict copy rather than a document.
@@ -28,7 +28,7 @@ public struct FetchItem: Sendable, Equatable {
   public var isStale: Bool
 
   public init(
-    logicalName: String, path: String, placeholders: [Placeholder], isCopy: Bool,
+    logicalName: String, path: AbsolutePath, placeholders: [Placeholder], isCopy: Bool,
     fileExists: Bool, isStale: Bool = false
   ) {
     self.logicalName = logicalName

@@ -81,7 +81,7 @@ struct FetchRun {
       if let request = context.requestDownload {
         for item in plan.items where !item.fileExists || item.isStale {
           do {
-            try request(AbsolutePath(item.path))
+            try request(item.path)
           } catch {
             report.warnings.append(
               "cannot ask the system to download '\(item.logicalName)': \(error)")
@@ -102,7 +102,7 @@ struct FetchRun {
       out += rest[..<brace]
       let tail = rest[brace...]
       if tail.hasPrefix("{}") {
-        out += ShellQuote.quote(item.path)
+        out += ShellQuote.quote(item.path.string)
         rest = tail.dropFirst(2)
         expanded = true
       } else if tail.hasPrefix("{rel}") {
@@ -115,7 +115,7 @@ struct FetchRun {
       }
     }
     out += rest
-    return expanded ? out : out + " " + ShellQuote.quote(item.path)
+    return expanded ? out : out + " " + ShellQuote.quote(item.path.string)
   }
 
   /// Checks fetched bytes, writes or merges them, verifies the file and removes the stubs.
@@ -132,7 +132,7 @@ struct FetchRun {
     do {
       var basis = ReplaceBasis.absent
       var content = bytes
-      if let present = try fileSystem.info(AbsolutePath(item.path)) {
+      if let present = try fileSystem.info(item.path) {
         // A dataless file in place (macOS, mn.md §15) is never the basis of a replace: its
         // bytes are in iCloud only, and may hold changes that the source lacks. Taking it
         // unread as the basis would swap it out, recognise it by its inode as "what was
@@ -240,7 +240,7 @@ struct FetchRun {
 
   /// Whether an item's real file is on disk, downloaded, and valid Automerge.
   func look(at item: FetchItem) -> Look {
-    let path = AbsolutePath(item.path)
+    let path = item.path
     do {
       guard let info = try fileSystem.info(path), info.kind == .regular,
         SyncDownload.isCurrent(path, info: info, provider: context.syncProvider)
@@ -267,7 +267,7 @@ struct FetchRun {
     let bytes: [UInt8]
     do {
       bytes = try fileSystem.readFile(
-        AbsolutePath(item.path), limit: FetchOperation.maxDocumentSize)
+        item.path, limit: FetchOperation.maxDocumentSize)
       let file = try AutomergeFile.decode(bytes)
       guard expected.allSatisfy({ file.contains($0) }) else {
         return settle(failed: item, .verificationFailed)
@@ -291,7 +291,7 @@ struct FetchRun {
     }
     report.fetched.append(
       FetchedFile(
-        logicalName: item.logicalName, path: item.path, action: action,
+        logicalName: item.logicalName, path: item.path.string, action: action,
         size: Int64(bytes.count), declaredSize: item.declaredSize, fetchedSize: fetchedSize,
         removedPlaceholders: removed, keptPlaceholders: kept, replace: replaced))
     advance(item)
@@ -299,13 +299,13 @@ struct FetchRun {
 
   mutating func settle(failed item: FetchItem, _ reason: FetchFailure.Reason) {
     report.failed.append(
-      FetchFailure(logicalName: item.logicalName, path: item.path, reason: reason))
+      FetchFailure(logicalName: item.logicalName, path: item.path.string, reason: reason))
     advance(item)
   }
 
   mutating func settle(missing item: FetchItem, _ reason: FetchMissing.Reason) {
     report.missing.append(
-      FetchMissing(logicalName: item.logicalName, path: item.path, reason: reason))
+      FetchMissing(logicalName: item.logicalName, path: item.path.string, reason: reason))
     advance(item)
   }
 

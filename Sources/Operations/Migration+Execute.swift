@@ -213,7 +213,7 @@ extension Migration {
       var action = MigrationAction.move
       var content = source.bytes
       var basis = ReplaceBasis.absent
-      switch DocumentReplace.read(target.string, fileSystem: fs) {
+      switch DocumentReplace.read(target, fileSystem: fs) {
       case .success(let existing):
         expected.formUnion(existing.file.changes.map(\.hash))
         let merged = try AutomergeMerge.merge(
@@ -232,7 +232,7 @@ extension Migration {
       var replaced: ReplaceOutcome.Summary?
       if action != .same {
         let outcome = try DocumentReplace.replace(
-          target.string, with: content, basis: basis, fileSystem: fs,
+          target, with: content, basis: basis, fileSystem: fs,
           permissions: source.info.permissions)
         placed = outcome.placed
         replaced = outcome.summary
@@ -255,7 +255,7 @@ extension Migration {
   static func readDocument(_ path: AbsolutePath, fileSystem fs: any FileSystem) throws
     -> DocumentReplace.Read
   {
-    switch DocumentReplace.read(path.string, fileSystem: fs) {
+    switch DocumentReplace.read(path, fileSystem: fs) {
     case .success(let read): return read
     case .failure(.absent): throw FileSystemError("open", path, .noSuchFileOrDirectory)
     case .failure(.notRegularFile(let kind)):

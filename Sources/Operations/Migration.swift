@@ -231,7 +231,7 @@ public enum Migration {
       if let problem = SyncReadiness.firstNotCurrent(
         document, root: listing.root, provider: provider, fileSystem: fileSystem)
       {
-        plan.placeholders.append(problem.path)
+        plan.placeholders.append(problem.path.string)
       }
     }
     let merge = try MergeConflictsOperation.plan(

@@ -47,7 +47,7 @@ extension Migration {
     var covered = Set<String>()
     for item in fetchPlans(plan, staleFrom: provider).flatMap(\.items) {
       covered.formUnion(item.placeholders.map(\.path.string))
-      if item.isStale { covered.insert(item.path) }
+      if item.isStale { covered.insert(item.path.string) }
     }
     return plan.placeholders.filter { !covered.contains($0) }
   }

@@ -68,7 +68,7 @@ public enum RepairOperation {
     var targets: [RepairDocument] = []
     for entry in documents ?? listing.documents {
       var document = RepairDocument(
-        entry: entry, path: entry.name.path(root: listing.root).string)
+        entry: entry, path: entry.name.path(root: listing.root))
       guard entry.isDownloaded else {
         if documents != nil {
           document.refusal = .notDownloaded
@@ -80,15 +80,15 @@ public enum RepairOperation {
       // A damaged conflict copy is repaired in place from its own chunks, so that
       // merge-conflicts can then merge it (the document itself takes its changes too).
       for copy in entry.copies where copy.placeholder == nil {
-        var item = RepairDocument(entry: entry, path: copy.path.string)
+        var item = RepairDocument(entry: entry, path: copy.path)
         item.logicalName = copy.logicalName
         item.copyOf = entry.logicalName
         files.append(item)
       }
       for var file in files {
         do {
-          file.info = try fileSystem.info(AbsolutePath(file.path))
-          file.input = try fileSystem.readFile(AbsolutePath(file.path), limit: maxFileSize)
+          file.info = try fileSystem.info(file.path)
+          file.input = try fileSystem.readFile(file.path, limit: maxFileSize)
           _ = try AutomergeFile.decode(file.input, keepOps: false)
           file.input = []
           file.refusal = .loads
@@ -183,7 +183,7 @@ public enum RepairOperation {
           unreadable.append(source)
         }
       }
-      inputs.append(Input(kind: .damaged, location: target.path, bytes: target.input))
+      inputs.append(Input(kind: .damaged, location: target.path.string, bytes: target.input))
       target.input = []
       if target.copyOf == nil {
         for copy in target.entry.copies where copy.placeholder == nil {
@@ -374,7 +374,7 @@ public enum RepairOperation {
   ) throws -> RepairReport {
     var report = plan
     let files = plan.repairable.map {
-      ExportFile(relativePath: $0.logicalName, absolutePath: AbsolutePath($0.path), kind: .document)
+      ExportFile(relativePath: $0.logicalName, absolutePath: $0.path, kind: .document)
     }
     guard !files.isEmpty else { return report }
     report.backupPath = try backup(files)
@@ -383,7 +383,7 @@ public enum RepairOperation {
     for k in report.documents.indices where report.documents[k].refusal == nil {
       let document = report.documents[k]
       progress(done, total, document.logicalName)
-      let current = try fileSystem.info(AbsolutePath(document.path))
+      let current = try fileSystem.info(document.path)
       let unchanged: Bool
       if let current, let known = document.info {
         unchanged = current.isSameFile(as: known)
@@ -404,13 +404,13 @@ public enum RepairOperation {
       let back: AutomergeFile
       do {
         back = try AutomergeFile.decode(
-          try fileSystem.readFile(AbsolutePath(document.path), limit: maxFileSize), keepOps: false)
+          try fileSystem.readFile(document.path, limit: maxFileSize), keepOps: false)
       } catch is AutomergeDecodeError {
-        throw RepairError.verificationFailed(path: document.path)
+        throw RepairError.verificationFailed(path: document.path.string)
       }
       let exact = back.changes.count == document.recovered && back.heads == document.heads
       guard exact || (outcome.arrivals.total > 0 && back.changes.count >= document.recovered) else {
-        throw RepairError.verificationFailed(path: document.path)
+        throw RepairError.verificationFailed(path: document.path.string)
       }
       report.documents[k].output = []
       done += 1

@@ -115,7 +115,7 @@ public struct RepairDocument: Sendable {
   /// own chunks only); nil for the document itself.
   public var copyOf: String?
   /// The damaged file's absolute path.
-  public var path: String
+  public var path: AbsolutePath
   /// Every source looked at, in the order their changes were taken.
   public var sources: [RepairSource] = []
   /// The changes of the repaired document.
@@ -140,7 +140,7 @@ public struct RepairDocument: Sendable {
   /// The document's entry in the listing.
   var entry: DocumentEntry
 
-  init(entry: DocumentEntry, path: String) {
+  init(entry: DocumentEntry, path: AbsolutePath) {
     self.entry = entry
     self.logicalName = entry.logicalName
     self.path = path

@@ -13,7 +13,7 @@ public enum SyncReadiness {
   /// An input that is not current: which file, and what the provider or its flags say.
   public struct NotCurrent: Sendable, Equatable {
     /// The file's absolute path.
-    public var path: String
+    public var path: AbsolutePath
     /// `.notDownloaded` for a dataless file, else the provider's status.
     public var status: SyncItemStatus
   }
@@ -25,13 +25,13 @@ public enum SyncReadiness {
     _ path: AbsolutePath, info: FileInfo?, provider: any SyncProvider
   ) -> NotCurrent? {
     if let info, DatalessFiles.isDataless(info) {
-      return NotCurrent(path: path.string, status: .notDownloaded)
+      return NotCurrent(path: path, status: .notDownloaded)
     }
     guard provider.folderKind(of: path) != .plain else { return nil }
     let status = (try? provider.status(of: path)) ?? .unknown
     switch status {
     case .current, .unknown: return nil
-    case .stale, .notDownloaded: return NotCurrent(path: path.string, status: status)
+    case .stale, .notDownloaded: return NotCurrent(path: path, status: status)
     }
   }
 
@@ -74,9 +74,9 @@ public enum SyncReadiness {
       }
       refused.append(
         ConflictMergeDocument(
-          entry: document, canonicalPath: document.name.path(root: root).string,
+          entry: document, canonicalPath: document.name.path(root: root),
           copies: document.copies.map { ConflictMergeCopy(copy: $0) },
-          refusal: .notCurrent(path: problem.path, problem.status)))
+          refusal: .notCurrent(path: problem.path.string, problem.status)))
     }
     return (ready, refused)
   }
@@ -96,13 +96,13 @@ public enum SyncReadiness {
       if document.isDownloaded, isStale(path) {
         items.append(
           FetchItem(
-            logicalName: document.logicalName, path: path.string, placeholders: [],
+            logicalName: document.logicalName, path: path, placeholders: [],
             isCopy: false, fileExists: true, isStale: true))
       }
       for copy in document.copies where copy.placeholder == nil && isStale(copy.path) {
         items.append(
           FetchItem(
-            logicalName: copy.logicalName, path: copy.path.string, placeholders: [], isCopy: true,
+            logicalName: copy.logicalName, path: copy.path, placeholders: [], isCopy: true,
             fileExists: true, isStale: true))
       }
     }

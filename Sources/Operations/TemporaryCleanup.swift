@@ -25,7 +25,7 @@ public enum TemporaryCleanup {
         guard
           mergeIntoDocument(
             temporary,
-            target: listing.root.appending(temporary.targetLogicalName).string,
+            target: listing.root.appending(temporary.targetLogicalName),
             fileSystem: fileSystem)
         else { continue }
       }
@@ -38,11 +38,10 @@ public enum TemporaryCleanup {
   /// Makes sure the document at `target` holds every change of a temporary of it; false
   /// when it cannot, and the temporary must stay.
   static func mergeIntoDocument(
-    _ temporary: TemporaryFile, target: String, fileSystem: any FileSystem
+    _ temporary: TemporaryFile, target: AbsolutePath, fileSystem: any FileSystem
   ) -> Bool {
     guard
-      case .success(let leftover) = DocumentReplace.read(
-        temporary.path.string, fileSystem: fileSystem)
+      case .success(let leftover) = DocumentReplace.read(temporary.path, fileSystem: fileSystem)
     else {
       // Not a document (a write cut short): nothing in it that is not in another file.
       return true

@@ -489,7 +489,7 @@ public struct WatchRunner {
     for document in report.documents {
       context.report(.mergedVersions(document))
       guard let refusal = document.refusal else { continue }
-      if refusal == .changedDuringRun { retry.append(document.path) }
+      if refusal == .changedDuringRun { retry.append(document.path.string) }
       if refusal == .notDownloaded || refusal.isNotCurrent { placeholder = true }
     }
     if placeholder { feed(.placeholderSeen) }

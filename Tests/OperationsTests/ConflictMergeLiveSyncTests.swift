@@ -126,7 +126,8 @@ import Testing
       else { return bytes }
       return Array(bytes.prefix(bytes.count / 2))
     }
-    guard case .success(let read) = DocumentReplace.read(path, fileSystem: shortOnce) else {
+    guard case .success(let read) = DocumentReplace.read(AbsolutePath(path), fileSystem: shortOnce)
+    else {
       Issue.record("the cut read was reported as damage")
       return
     }

@@ -63,7 +63,7 @@ extension ConflictMergeOutput {
   /// give them), whether it was merged and resolved, and why it was kept.
   func json(_ d: VersionMergeDocument, dryRun: Bool) -> JSONValue {
     var members: [(String, JSONValue)] = [
-      ("name", .string(d.logicalName)), ("path", .string(d.path)),
+      ("name", .string(d.logicalName)), ("path", .path(d.path)),
       ("written", .bool(d.written)), ("completed", .bool(d.completed)),
       ("removedOthers", .bool(d.removedOthers)),
     ]

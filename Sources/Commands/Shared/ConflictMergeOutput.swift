@@ -127,7 +127,7 @@ struct ConflictMergeOutput {
               document.createsCanonical
               ? []
               : try env.fileSystem.readFile(
-                AbsolutePath(document.canonicalPath), limit: DocumentName.maxFileSize)
+                document.canonicalPath, limit: DocumentName.maxFileSize)
           }
           let bytes = try env.fileSystem.readFile(
             copy.copy.path, limit: DocumentName.maxFileSize)
@@ -170,7 +170,7 @@ struct ConflictMergeOutput {
 
   func json(_ d: ConflictMergeDocument) -> JSONValue {
     var members: [(String, JSONValue)] = [
-      ("name", .string(d.logicalName)), ("path", .string(d.canonicalPath)),
+      ("name", .string(d.logicalName)), ("path", .path(d.canonicalPath)),
       ("state", .string(d.entry.state.rawValue)),
       ("canonicalChanges", d.canonicalChanges.map { .int(Int64($0)) } ?? .null),
       ("mergedChanges", d.mergedChanges.map { .int(Int64($0)) } ?? .null),

@@ -104,7 +104,7 @@ extension Repair {
       case .some: status = "refused"
       }
       var members: [(String, JSONValue)] = [
-        ("name", .string(d.logicalName)), ("path", .string(d.path)), ("status", .string(status)),
+        ("name", .string(d.logicalName)), ("path", .path(d.path)), ("status", .string(status)),
       ]
       if let refusal = d.refusal { members.append(("refusal", .string(refusal.description))) }
       members += [

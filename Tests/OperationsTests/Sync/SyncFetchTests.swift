@@ -145,7 +145,7 @@ import Testing
     try sim.folder.write("source/" + SimulatedFolder.month, try SimulatedFolder.device(1))
     let listing = try sim.scan()
     let plan = FetchOperation.plan(root: AbsolutePath(sim.root), documents: listing.documents)
-    #expect(plan.items.map(\.path) == [month])
+    #expect(plan.items.map(\.path.string) == [month])
     let clock = FakeClock()
     let report = try sim.provider.withoutMaterializing {
       try FetchOperation.run(

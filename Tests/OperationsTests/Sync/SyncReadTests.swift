@@ -24,7 +24,8 @@ import Testing
   @Test func aDocumentReadGivingEDEADLKIsNotDownloaded() throws {
     let (sim, _) = try evicted([SimulatedFolder.month])
     let result = sim.provider.withoutMaterializing {
-      DocumentReplace.read(sim.path(SimulatedFolder.month), fileSystem: sim.fileSystem)
+      DocumentReplace.read(
+        AbsolutePath(sim.path(SimulatedFolder.month)), fileSystem: sim.fileSystem)
     }
     guard case .failure(.notDownloaded(let error)) = result else {
       Issue.record("not reported as not downloaded: \(result)")

@@ -46,13 +46,15 @@ import Testing
   /// Reads the document, adds device `adding`'s changes, and replaces it.
   static func mergeAndReplace(_ sim: SimulatedFolder, adding: Int) throws -> ReplaceOutcome {
     let path = sim.path(SimulatedFolder.month)
-    guard case .success(let read) = DocumentReplace.read(path, fileSystem: sim.fileSystem) else {
+    guard
+      case .success(let read) = DocumentReplace.read(AbsolutePath(path), fileSystem: sim.fileSystem)
+    else {
       throw FileSystemError("read", path, .ioError)
     }
     let content = try DocumentTools.merge(
       existing: read.bytes, incoming: try SimulatedFolder.device(adding))
     return try DocumentReplace.replace(
-      path, with: content, basis: read.basis, fileSystem: sim.fileSystem)
+      AbsolutePath(path), with: content, basis: read.basis, fileSystem: sim.fileSystem)
   }
 
   @Test func aReplaceInAProviderFolderMakesNoExcludedNameInIt() throws {
@@ -125,7 +127,8 @@ import Testing
     try sim.provider.makeDataless(path, cloud: try SimulatedFolder.device(2))
     #expect(throws: FileSystemError("replace", path, .deadlock)) {
       try DocumentReplace.replace(
-        path, with: try SimulatedFolder.device(1), basis: basis, fileSystem: sim.fileSystem)
+        AbsolutePath(path), with: try SimulatedFolder.device(1), basis: basis,
+        fileSystem: sim.fileSystem)
     }
     #expect(sim.provider.snapshot.itemReplacements.isEmpty)
     #expect(sim.provider.snapshot.dataless.contains(path))

@@ -24,7 +24,7 @@ public enum WatchReport {
   /// An action failed; it is tried again later.
   case failed(action: String, error: any Error)
   /// `--once`: copies left because they changed less than `--quiet-for` ago.
-  case notQuietYet([String])
+  case notQuietYet([AbsolutePath])
   /// The folder went away; waiting for it.
   case folderGone(root: AbsolutePath)
   /// The folder is back.
@@ -33,7 +33,7 @@ public enum WatchReport {
   /// watch limit, `setting`); they are rescanned every `every` seconds. Reported once.
   case notWatched(count: Int, setting: String, every: Double)
   /// Copies that do not decode yet but changed recently: still arriving, waited for.
-  case arriving([String])
+  case arriving([AbsolutePath])
   /// SIGTERM or SIGINT: exiting.
   case stopping
 }

@@ -60,7 +60,7 @@ public struct WatchRunner {
       feed(.needsRescan)
       try drainActions()
       if !done {
-        let left = state.due.keys.sorted { $0.precedesByBytes($1) }
+        let left = state.due.keys.sorted { $0.string.precedesByBytes($1.string) }
         if !left.isEmpty { context.report(.notQuietYet(left)) }
       }
       return
@@ -135,14 +135,14 @@ public struct WatchRunner {
       switch event {
       case .changed(let path):
         switch WatchPaths.kind(of: path, root: context.root) {
-        case .copy: feed(.copyChanged(path.string))
+        case .copy: feed(.copyChanged(path))
         case .placeholder: feed(.placeholderSeen)
         case .document: documentChanged(path)
         case .other: break
         }
       case .removed(let path):
         if WatchPaths.kind(of: path, root: context.root) == .copy {
-          feed(.copyRemoved(path.string))
+          feed(.copyRemoved(path))
         }
       case .directoryAdded, .directoryChanged:
         rescan = true
@@ -271,7 +271,7 @@ public struct WatchRunner {
         let modified = (try? context.fileSystem.info(copy.path)).flatMap { $0 }.map {
           Double($0.modificationSeconds) + Double($0.modificationNanoseconds) / 1e9
         }
-        copies.append(WatchCopy(path: copy.path.string, modified: modified ?? context.now()))
+        copies.append(WatchCopy(path: copy.path, modified: modified ?? context.now()))
       }
     }
     feed(.scanned(copies))
@@ -280,7 +280,7 @@ public struct WatchRunner {
     let documents = listing.documents.compactMap { document -> WatchCopy? in
       guard versions[document.logicalName] != nil else { return nil }
       return WatchCopy(
-        path: document.name.path(root: context.root).string,
+        path: document.name.path(root: context.root),
         modified: modified(document))
     }
     feed(.versionsFound(documents, all: true))
@@ -294,7 +294,7 @@ public struct WatchRunner {
     guard context.syncProvider.folderKind(of: path) != .plain,
       let versions = context.syncProvider.conflictVersions(of: path), !versions.isEmpty
     else { return }
-    feed(.versionsFound([WatchCopy(path: path.string, modified: context.now())], all: false))
+    feed(.versionsFound([WatchCopy(path: path, modified: context.now())], all: false))
   }
 
   /// The modification time of a document's file; now when it cannot be told.
@@ -326,7 +326,7 @@ public struct WatchRunner {
     }
   }
 
-  private mutating func merge(_ paths: [String]) throws(ChangeNotifierError) {
+  private mutating func merge(_ paths: [AbsolutePath]) throws(ChangeNotifierError) {
     do {
       guard
         let outcome = try withLock({ runner -> WatchInput? in
@@ -349,37 +349,37 @@ public struct WatchRunner {
 
   /// Merges the copies among `paths` that the scan still finds, each document with only its
   /// quiet copies (a copy still being written stays out of the merge and in the folder).
-  private mutating func mergeQuiet(_ paths: [String], _ listing: FolderListing) throws
+  private mutating func mergeQuiet(_ paths: [AbsolutePath], _ listing: FolderListing) throws
     -> WatchInput
   {
     let wanted = Set(paths)
     var entries: [DocumentEntry] = []
     for var document in listing.documents where document.hasCopies {
-      document.copies = document.copies.filter { wanted.contains($0.path.string) }
+      document.copies = document.copies.filter { wanted.contains($0.path) }
       if !document.copies.isEmpty { entries.append(document) }
     }
     let plan = try MergeConflictsOperation.plan(
       entries, listing: listing, inputs: .copies, provider: context.syncProvider,
       fileSystem: context.fileSystem)
     let result = try runMerge(plan).copies
-    var removed: [String] = []
-    var retry: [String] = []
-    var dropped: [String] = []
-    var seen = Set<String>()
+    var removed: [AbsolutePath] = []
+    var retry: [AbsolutePath] = []
+    var dropped: [AbsolutePath] = []
+    var seen = Set<AbsolutePath>()
     var placeholder = false
-    var arriving: [String] = []
+    var arriving: [AbsolutePath] = []
     for var document in result.documents {
-      for copy in document.copies { seen.insert(copy.copy.path.string) }
+      for copy in document.copies { seen.insert(copy.copy.path) }
       // A copy that does not decode but changed recently is still being written: waited
       // for, not reported as damaged (mn.md §12).
-      let waiting = document.copies.filter { isArriving($0) }.map(\.copy.path.string)
+      let waiting = document.copies.filter { isArriving($0) }.map(\.copy.path)
       if !waiting.isEmpty {
         arriving += waiting
         retry += waiting
-        document.copies.removeAll { waiting.contains($0.copy.path.string) }
+        document.copies.removeAll { waiting.contains($0.copy.path) }
         if document.copies.isEmpty { continue }
       }
-      let paths = document.copies.map(\.copy.path.string)
+      let paths = document.copies.map(\.copy.path)
       if let refusal = document.refusal {
         context.report(.merged(document))
         switch refusal {
@@ -400,15 +400,15 @@ public struct WatchRunner {
         switch copy.problem {
         case .none:
           if copy.removed {
-            removed.append(copy.copy.path.string)
+            removed.append(copy.copy.path)
           } else {
-            retry.append(copy.copy.path.string)
+            retry.append(copy.copy.path)
           }
-        case .changedDuringRun: retry.append(copy.copy.path.string)
+        case .changedDuringRun: retry.append(copy.copy.path)
         case .notDownloaded:
           placeholder = true
-          dropped.append(copy.copy.path.string)
-        default: dropped.append(copy.copy.path.string)
+          dropped.append(copy.copy.path)
+        default: dropped.append(copy.copy.path)
         }
       }
     }
@@ -447,7 +447,7 @@ public struct WatchRunner {
     return state.isArriving(modified: modified, at: context.now())
   }
 
-  private mutating func mergeVersions(_ paths: [String]) throws(ChangeNotifierError) {
+  private mutating func mergeVersions(_ paths: [AbsolutePath]) throws(ChangeNotifierError) {
     do {
       guard
         let outcome = try withLock({ runner -> WatchInput? in
@@ -473,23 +473,23 @@ public struct WatchRunner {
   /// merged, written, made durable and read back, and only then its merged versions
   /// resolved. A version that cannot be read stays unresolved and is reported; a document
   /// that is not current is left (and fetched with `--fetch`).
-  private mutating func mergeVersions(_ paths: [String], _ listing: FolderListing) throws
+  private mutating func mergeVersions(_ paths: [AbsolutePath], _ listing: FolderListing) throws
     -> WatchInput
   {
     let context = self.context
     let root = context.root
     let wanted = Set(paths)
-    let documents = listing.documents.filter { wanted.contains($0.name.path(root: root).string) }
+    let documents = listing.documents.filter { wanted.contains($0.name.path(root: root)) }
     let plan = try MergeConflictsOperation.plan(
       documents, listing: listing, inputs: .versions, provider: context.syncProvider,
       fileSystem: context.fileSystem)
     let report = try runMerge(plan).versions
-    var retry: [String] = []
+    var retry: [AbsolutePath] = []
     var placeholder = false
     for document in report.documents {
       context.report(.mergedVersions(document))
       guard let refusal = document.refusal else { continue }
-      if refusal == .changedDuringRun { retry.append(document.path.string) }
+      if refusal == .changedDuringRun { retry.append(document.path) }
       if refusal == .notDownloaded || refusal.isNotCurrent { placeholder = true }
     }
     if placeholder { feed(.placeholderSeen) }

@@ -1,11 +1,13 @@
+import Platform
+
 /// A conflict copy that a scan found (downloaded; placeholders are not copies to merge yet).
 public struct WatchCopy: Sendable, Equatable {
   /// The copy's absolute path.
-  public var path: String
+  public var path: AbsolutePath
   /// Its modification time, seconds since the epoch.
   public var modified: Double
 
-  public init(path: String, modified: Double) {
+  public init(path: AbsolutePath, modified: Double) {
     self.path = path
     self.modified = modified
   }
@@ -16,9 +18,9 @@ public enum WatchInput: Sendable, Equatable {
   /// Time passed (a wait ended with nothing new).
   case tick
   /// A conflict copy was created or written.
-  case copyChanged(String)
+  case copyChanged(AbsolutePath)
   /// A conflict copy was removed or renamed away.
-  case copyRemoved(String)
+  case copyRemoved(AbsolutePath)
   /// A full scan found these downloaded copies (every other copy is gone).
   case scanned([WatchCopy])
   /// A placeholder was seen (by a scan or a change).
@@ -31,16 +33,16 @@ public enum WatchInput: Sendable, Equatable {
   case versionsFound([WatchCopy], all: Bool)
   /// A merge of versions ended: the documents settled (every version resolved, or kept
   /// and reported), those to try again once quiet (they changed during the merge).
-  case versionsMerged(settled: [String], retry: [String])
+  case versionsMerged(settled: [AbsolutePath], retry: [AbsolutePath])
   /// A merge of versions failed as a whole: try again after `retryAfter`.
-  case versionsFailed([String])
+  case versionsFailed([AbsolutePath])
   /// A merge ended: the copies removed, those to try again once quiet (they changed during
   /// the merge, or it was interrupted), those to leave until they change (unreadable,
   /// refused).
-  case mergeFinished(removed: [String], retry: [String], dropped: [String])
+  case mergeFinished(removed: [AbsolutePath], retry: [AbsolutePath], dropped: [AbsolutePath])
   /// A merge failed as a whole (a write, the backup, the lock file): try again after
   /// `retryAfter`.
-  case mergeFailed([String])
+  case mergeFailed([AbsolutePath])
   /// A fetch ended (whatever it brought; what is still missing waits for the next change).
   case fetchFinished
   /// A scheduled backup was written (`written`), or failed: then it is tried again at the
@@ -65,10 +67,10 @@ public enum WatchAction: Sendable, Equatable {
   /// Scan the whole folder and report `.scanned` (and `.placeholderSeen`).
   case rescan
   /// Merge these copies (absolute paths, sorted), each quiet for long enough.
-  case merge([String])
+  case merge([AbsolutePath])
   /// Merge the conflict versions of these documents (absolute paths, sorted), each quiet
   /// for long enough, as `merge-conflicts` does (`ConflictVersions`).
-  case mergeVersions([String])
+  case mergeVersions([AbsolutePath])
   /// Fetch the placeholders.
   case fetch
   /// Write a scheduled backup.
@@ -104,9 +106,9 @@ public enum WatchAction: Sendable, Equatable {
 public struct WatchState: Sendable {
   public let policy: WatchPolicy
   /// Each pending copy's path and the time it is due.
-  public private(set) var due: [String: Double] = [:]
+  public private(set) var due: [AbsolutePath: Double] = [:]
   /// Each document with unresolved conflict versions and the time their merge is due.
-  public private(set) var versionsDue: [String: Double] = [:]
+  public private(set) var versionsDue: [AbsolutePath: Double] = [:]
   /// Whether a fetch is wanted.
   public private(set) var fetchWanted = false
   /// When the next scheduled backup is due; nil when there is none.
@@ -144,7 +146,7 @@ public struct WatchState: Sendable {
     case .copyRemoved(let path):
       due[path] = nil
     case .scanned(let copies):
-      var next: [String: Double] = [:]
+      var next: [AbsolutePath: Double] = [:]
       for copy in copies {
         let quietSince = min(copy.modified, now)
         next[copy.path] = max(due[copy.path] ?? -.infinity, quietSince + policy.quietFor)
@@ -223,10 +225,12 @@ public struct WatchState: Sendable {
   func dueActions(at now: Double) -> [WatchAction] {
     guard folderPresent else { return [] }
     var actions: [WatchAction] = []
-    let ready = due.filter { $0.value <= now }.keys.sorted { $0.precedesByBytes($1) }
+    let ready = due.filter { $0.value <= now }.keys.sorted { $0.string.precedesByBytes($1.string) }
     if fetchWanted { actions.append(.fetch) }
     if !ready.isEmpty { actions.append(.merge(ready)) }
-    let versions = versionsDue.filter { $0.value <= now }.keys.sorted { $0.precedesByBytes($1) }
+    let versions = versionsDue.filter { $0.value <= now }.keys.sorted {
+      $0.string.precedesByBytes($1.string)
+    }
     if !versions.isEmpty { actions.append(.mergeVersions(versions)) }
     if let next = nextBackup, next <= now { actions.append(.backup) }
     return actions

@@ -208,7 +208,7 @@ final class ScriptedNotifier: ChangeNotifier, @unchecked Sendable {
     #expect(FileManager.default.fileExists(atPath: run.folder.absolute(fresh)))
     #expect(
       run.reports.contains {
-        if case .notQuietYet([run.folder.absolute(fresh)]) = $0 { true } else { false }
+        if case .notQuietYet([run.folder.location(fresh)]) = $0 { true } else { false }
       })
   }
 

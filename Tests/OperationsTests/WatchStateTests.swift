@@ -1,12 +1,13 @@
 import Testing
 
 @testable import Operations
+@testable import Platform
 @testable import TestSupport
 
 /// The decisions of `mn watch` (mn.md §12), events and time in, actions out.
 @Suite struct WatchStateTests {
-  let copy = "/d/records/2026/09 2.automerge"
-  let other = "/d/records/2026/10 (Ada's conflicted copy).automerge"
+  let copy: AbsolutePath = "/d/records/2026/09 2.automerge"
+  let other: AbsolutePath = "/d/records/2026/10 (Ada's conflicted copy).automerge"
 
   @Test func aCopyIsMergedOnceQuietForTheQuietPeriod() {
     var s = WatchState(policy: WatchPolicy(quietFor: 10), lastBackup: nil, now: 0)
@@ -60,7 +61,7 @@ import Testing
 
   @Test func mergeOutcomesRetryDropOrForget() {
     var s = WatchState(policy: WatchPolicy(quietFor: 1, retryAfter: 60), lastBackup: nil, now: 0)
-    for p in ["/a", "/b", "/c", "/e"] { _ = s.step(.copyChanged(p), at: 0) }
+    for p: AbsolutePath in ["/a", "/b", "/c", "/e"] { _ = s.step(.copyChanged(p), at: 0) }
     #expect(s.step(.tick, at: 1) == [.merge(["/a", "/b", "/c", "/e"])])
     _ = s.step(.mergeFinished(removed: ["/a"], retry: ["/b"], dropped: ["/c"]), at: 1)
     _ = s.step(.mergeFailed(["/e"]), at: 1)

@@ -155,7 +155,7 @@ extension Watch {
         ]
       case .notQuietYet(let paths):
         return [
-          ("event", .string("not-quiet-yet")), ("copies", .array(paths.map(JSONValue.string))),
+          ("event", .string("not-quiet-yet")), ("copies", .array(paths.map(JSONValue.path))),
         ]
       case .notWatched(let count, let setting, let every):
         return [
@@ -163,7 +163,7 @@ extension Watch {
           ("setting", .string(setting)), ("rescan-every", .double(every)),
         ]
       case .arriving(let paths):
-        return [("event", .string("arriving")), ("copies", .array(paths.map(JSONValue.string)))]
+        return [("event", .string("arriving")), ("copies", .array(paths.map(JSONValue.path)))]
       case .folderGone(let root):
         return [("event", .string("folder-gone")), ("root", .path(root))]
       case .folderBack(let root):

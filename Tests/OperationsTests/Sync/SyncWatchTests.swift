@@ -203,8 +203,8 @@ import Testing
 
   @Test func versionsAreDueOnceTheirDocumentIsQuiet() {
     var state = WatchState(policy: WatchPolicy(quietFor: 10), lastBackup: nil, now: 100)
-    let a = "/d/records/2026/09.automerge"
-    let b = "/d/records/2026/10.automerge"
+    let a: AbsolutePath = "/d/records/2026/09.automerge"
+    let b: AbsolutePath = "/d/records/2026/10.automerge"
     let found = state.step(.versionsFound([WatchCopy(path: a, modified: 95)], all: true), at: 100)
     #expect(found == [])
     #expect(state.deadline() == 105)

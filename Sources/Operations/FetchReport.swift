@@ -17,7 +17,7 @@ public struct FetchedFile: Sendable, Equatable {
   }
 
   public var logicalName: String
-  public var path: String
+  public var path: AbsolutePath
   public var action: Action
   /// Bytes of the file on disk now.
   public var size: Int64
@@ -79,7 +79,7 @@ public struct FetchFailure: Sendable, Equatable {
   }
 
   public var logicalName: String
-  public var path: String
+  public var path: AbsolutePath
   public var reason: Reason
 }
 
@@ -115,7 +115,7 @@ public struct FetchMissing: Sendable, Equatable {
   }
 
   public var logicalName: String
-  public var path: String
+  public var path: AbsolutePath
   public var reason: Reason
 }
 

@@ -291,7 +291,7 @@ struct FetchRun {
     }
     report.fetched.append(
       FetchedFile(
-        logicalName: item.logicalName, path: item.path.string, action: action,
+        logicalName: item.logicalName, path: item.path, action: action,
         size: Int64(bytes.count), declaredSize: item.declaredSize, fetchedSize: fetchedSize,
         removedPlaceholders: removed, keptPlaceholders: kept, replace: replaced))
     advance(item)
@@ -299,13 +299,13 @@ struct FetchRun {
 
   mutating func settle(failed item: FetchItem, _ reason: FetchFailure.Reason) {
     report.failed.append(
-      FetchFailure(logicalName: item.logicalName, path: item.path.string, reason: reason))
+      FetchFailure(logicalName: item.logicalName, path: item.path, reason: reason))
     advance(item)
   }
 
   mutating func settle(missing item: FetchItem, _ reason: FetchMissing.Reason) {
     report.missing.append(
-      FetchMissing(logicalName: item.logicalName, path: item.path.string, reason: reason))
+      FetchMissing(logicalName: item.logicalName, path: item.path, reason: reason))
     advance(item)
   }
 

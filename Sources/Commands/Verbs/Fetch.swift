@@ -105,7 +105,7 @@ enum Fetch {
     }
     let fetched: [JSONValue] = report.fetched.map { f in
       var members: [(String, JSONValue)] = [
-        ("name", .string(f.logicalName)), ("path", .string(f.path)),
+        ("name", .string(f.logicalName)), ("path", .path(f.path)),
         ("action", .string(f.action.rawValue)), ("size", .int(f.size)),
       ]
       if let declared = f.declaredSize { members.append(("declaredSize", .int(declared))) }
@@ -114,8 +114,8 @@ enum Fetch {
       members.append(("removedPlaceholders", .array(f.removedPlaceholders.map(JSONValue.string))))
       return .object(members)
     }
-    func unsettled(_ name: String, _ path: String, _ reason: String) -> JSONValue {
-      .object([("name", .string(name)), ("path", .string(path)), ("reason", .string(reason))])
+    func unsettled(_ name: String, _ path: AbsolutePath, _ reason: String) -> JSONValue {
+      .object([("name", .string(name)), ("path", .path(path)), ("reason", .string(reason))])
     }
     let failed = report.failed.map { unsettled($0.logicalName, $0.path, "\($0.reason)") }
     let missing = report.missing.map { unsettled($0.logicalName, $0.path, "\($0.reason)") }

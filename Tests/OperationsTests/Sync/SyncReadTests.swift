@@ -111,7 +111,7 @@ import Testing
       requestDownload: { try SyncDownload.request($0, provider: provider) })
     let (report, again) = try Migration.fetch(
       plan, source: .sync, options: FetchOptions(timeout: 10, pollInterval: 1), context: context)
-    #expect(report.fetched.map(\.path) == [month])
+    #expect(report.fetched.map(\.path.string) == [month])
     #expect(sim.provider.snapshot.startedDownloads == [month])
     #expect(again.blocker == nil, "\(String(describing: again.blocker))")
     #expect(

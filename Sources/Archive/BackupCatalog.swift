@@ -353,15 +353,14 @@ public enum BackupCatalog {
 
   /// Unlinks `entry` if it is still the regular file that was read.
   static func remove(_ entry: Entry, fileSystem: FileSystem) -> PrunedBackup.Removal {
-    let file = entry.path
     do {
-      guard let now = try fileSystem.info(file), now.kind == .regular,
+      guard let now = try fileSystem.info(entry.path), now.kind == .regular,
         now.device == entry.info.device, now.inode == entry.info.inode,
         now.size == entry.info.size,
         now.modificationSeconds == entry.info.modificationSeconds,
         now.modificationNanoseconds == entry.info.modificationNanoseconds
       else { return .changed }
-      try fileSystem.removeFile(file)
+      try fileSystem.removeFile(entry.path)
       return .removed
     } catch let error as FileSystemError {
       if error.errno == .noSuchFileOrDirectory { return .changed }

@@ -80,13 +80,12 @@ public enum BackupLineage {
     source: AbsolutePath, destination: AbsolutePath, directory: AbsolutePath, now: Int64,
     fileSystem: any FileSystem, wait: Double, sleep: (Double) -> Void
   ) throws {
-    let folder = directory
-    try fileSystem.makeDirectories(folder, permissions: 0o700)
+    try fileSystem.makeDirectories(directory, permissions: 0o700)
     let lock = try FileLock.acquire(
-      file: folder.appending(BackupCatalog.lockFileName), timeout: wait,
+      file: directory.appending(BackupCatalog.lockFileName), timeout: wait,
       fileSystem: fileSystem, sleep: sleep)
     defer { lock.release() }
-    let path = folder.appending(fileName)
+    let path = directory.appending(fileName)
     var bytes =
       try fileSystem.info(path) == nil ? [] : try fileSystem.readFile(path, limit: 64 << 20)
     if let last = bytes.last, last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }

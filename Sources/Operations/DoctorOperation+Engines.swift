@@ -14,13 +14,13 @@ extension DoctorOperation {
   /// renames them `.lst-err` and refuses to run until `--resync`; after a safety abort (too
   /// many deletes) the `.lst-new` files of the failed run stay.
   static func examineBisync(
-    root: String, bisyncDirectory: String?, into report: inout DoctorReport,
+    root: AbsolutePath, bisyncDirectory: String?, into report: inout DoctorReport,
     fileSystem: any FileSystem
   ) {
     guard let directory = bisyncDirectory.map { AbsolutePath($0) },
       let names = try? fileSystem.contentsOfDirectory(directory)
     else { return }
-    let encoded = String(root.drop { $0 == "/" }).replacing("/", with: "_")
+    let encoded = String(root.string.drop { $0 == "/" }).replacing("/", with: "_")
     let ours = names.filter {
       $0.hasPrefix(encoded + "..") || $0.contains(".." + encoded + ".path")
     }
@@ -42,11 +42,10 @@ extension DoctorOperation {
   /// folder under `.stversions`; a version that does not decode is left alone (it is not a
   /// document of the folder).
   static func examineSyncthingVersions(
-    root: String, listing: FolderListing, into report: inout DoctorReport,
+    root: AbsolutePath, listing: FolderListing, into report: inout DoctorReport,
     fileSystem: any FileSystem
   ) {
-    let rootPath = AbsolutePath(root)
-    let versions = rootPath.appending(".stversions")
+    let versions = root.appending(".stversions")
     guard (try? fileSystem.info(versions))??.kind == .directory else { return }
     for document in listing.documents {
       let name = document.logicalName
@@ -75,9 +74,9 @@ extension DoctorOperation {
         guard missing > 0 else { continue }
         let stamp = entry.dropFirst(stem.count + 1).dropLast(".automerge".count)
         let versionPath = directory.appending(entry)
-        let copy = rootPath.appending(folder).appending("\(stem).sync-conflict-\(stamp).automerge")
+        let copy = root.appending(folder).appending("\(stem).sync-conflict-\(stamp).automerge")
         report.add(
-          .syncthingVersion, versionPath.logicalName(in: rootPath)?.string ?? versionPath.string,
+          .syncthingVersion, versionPath.logicalName(in: root)?.string ?? versionPath.string,
           "a Syncthing version of '\(name)' holds \(count(missing, "change", "changes")) the document lacks",
           fix: "cp \(ShellQuote.word(versionPath.string)) \(ShellQuote.word(copy.string))"
             + " && mn merge-conflicts \(ShellQuote.word(name))")

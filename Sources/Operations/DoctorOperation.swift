@@ -32,10 +32,11 @@ public enum DoctorOperation {
   /// - Returns: the report.
   /// - Throws: `StorageError` when the root itself cannot be listed.
   public static func examine(
-    root: String, source: DiscoverySource, warnings: [String] = [], fileSystem: any FileSystem,
+    root: AbsolutePath, source: DiscoverySource, warnings: [String] = [],
+    fileSystem: any FileSystem,
     syncProvider: any SyncProvider = NoSyncProvider(), bisyncDirectory: String? = nil
   ) throws(StorageError) -> DoctorReport {
-    let listing = try FolderScan.scan(root: AbsolutePath(root), fileSystem: fileSystem)
+    let listing = try FolderScan.scan(root: root, fileSystem: fileSystem)
     var report = DoctorReport(root: root, source: source)
     report.lock = lockState(root: root, fileSystem: fileSystem)
     for warning in warnings {
@@ -64,16 +65,16 @@ public enum DoctorOperation {
   }
 
   /// Whether another process holds the write lock; the lock file is never created.
-  static func lockState(root: String, fileSystem: any FileSystem) -> LockState {
+  static func lockState(root: AbsolutePath, fileSystem: any FileSystem) -> LockState {
     do {
-      guard try fileSystem.info(DataFolder.lockPath(root: AbsolutePath(root))) != nil else {
+      guard try fileSystem.info(DataFolder.lockPath(root: root)) != nil else {
         return .free
       }
     } catch {
       return .unknown("\(error)")
     }
     do {
-      let lock = try WriteLocks.acquire([AbsolutePath(root)], timeout: 0, fileSystem: fileSystem) {
+      let lock = try WriteLocks.acquire([root], timeout: 0, fileSystem: fileSystem) {
         _ in
       }
       lock.release()
@@ -286,7 +287,7 @@ public struct DoctorFinding: Sendable, Equatable {
 /// What `mn doctor` reports.
 public struct DoctorReport: Sendable, Equatable {
   /// The data folder.
-  public var root: String
+  public var root: AbsolutePath
   /// How discovery found it.
   public var source: DiscoverySource
   /// How many documents are in each state.
@@ -300,7 +301,7 @@ public struct DoctorReport: Sendable, Equatable {
   /// Things worth knowing that need no fix, each said once.
   public var notes: [String] = []
 
-  public init(root: String, source: DiscoverySource) {
+  public init(root: AbsolutePath, source: DiscoverySource) {
     self.root = root
     self.source = source
   }

@@ -240,12 +240,11 @@ struct FetchRun {
 
   /// Whether an item's real file is on disk, downloaded, and valid Automerge.
   func look(at item: FetchItem) -> Look {
-    let path = item.path
     do {
-      guard let info = try fileSystem.info(path), info.kind == .regular,
-        SyncDownload.isCurrent(path, info: info, provider: context.syncProvider)
+      guard let info = try fileSystem.info(item.path), info.kind == .regular,
+        SyncDownload.isCurrent(item.path, info: info, provider: context.syncProvider)
       else { return .absent }
-      let bytes = try fileSystem.readFile(path, limit: FetchOperation.maxDocumentSize)
+      let bytes = try fileSystem.readFile(item.path, limit: FetchOperation.maxDocumentSize)
       do {
         _ = try AutomergeFile.decode(bytes)
       } catch {

@@ -477,9 +477,10 @@ public struct WatchRunner {
     -> WatchInput
   {
     let context = self.context
-    let root = context.root
     let wanted = Set(paths)
-    let documents = listing.documents.filter { wanted.contains($0.name.path(root: root)) }
+    let documents = listing.documents.filter {
+      wanted.contains($0.name.path(root: context.root))
+    }
     let plan = try MergeConflictsOperation.plan(
       documents, listing: listing, inputs: .versions, provider: context.syncProvider,
       fileSystem: context.fileSystem)

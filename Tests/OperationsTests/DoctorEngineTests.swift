@@ -30,7 +30,7 @@ import Testing
     try s.write("bisync/other_folder..hub_Minuta.path1.lst-err", [])
     func findings() throws -> [DoctorFinding] {
       try DoctorOperation.examine(
-        root: root, source: .flag, fileSystem: fs, bisyncDirectory: bisync
+        root: AbsolutePath(root), source: .flag, fileSystem: fs, bisyncDirectory: bisync
       )
       .findings
     }
@@ -44,7 +44,9 @@ import Testing
     #expect(failed.map(\.kind) == [.bisyncAborted])
     #expect(failed.first?.subject == bisync + "/" + listing(root, "path1.lst-err"))
     #expect(failed.first?.fix.contains("--resync") == true)
-    #expect(try DoctorOperation.examine(root: root, source: .flag, fileSystem: fs).findings == [])
+    #expect(
+      try DoctorOperation.examine(root: AbsolutePath(root), source: .flag, fileSystem: fs).findings
+        == [])
   }
 
   @Test func aSyncthingVersionWithChangesTheDocumentLacksIsReported() throws {
@@ -58,7 +60,8 @@ import Testing
     try s.write(".stversions/tags~20261201-101010.automerge", tags)
     try s.write(".stversions/tags~20261201-111111.automerge", other)
     try s.write(".stversions/records/2026/09~20261201-121212.automerge", Array("junk".utf8))
-    let report = try DoctorOperation.examine(root: s.path, source: .flag, fileSystem: fs)
+    let report = try DoctorOperation.examine(
+      root: AbsolutePath(s.path), source: .flag, fileSystem: fs)
     let have = Set(try AutomergeFile.decode(tags).changes.map(\.hash))
     let lacking = try AutomergeFile.decode(other).changes.count { !have.contains($0.hash) }
     #expect(report.findings.map(\.kind) == [.syncthingVersion])

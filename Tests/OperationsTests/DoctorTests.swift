@@ -35,7 +35,8 @@ import Testing
     try s.write("records/2026/09.automerge", try SampleDocuments.september)
     try s.write(".minuta-version", Array("1\n".utf8))
     let before = try snapshot(s.path)
-    let report = try DoctorOperation.examine(root: s.path, source: .flag, fileSystem: fs)
+    let report = try DoctorOperation.examine(
+      root: AbsolutePath(s.path), source: .flag, fileSystem: fs)
     #expect(report.findings == [])
     #expect(report.isHealthy && report.lock == .free)
     #expect(
@@ -61,7 +62,8 @@ import Testing
     try s.symlink("records/2025", to: "/etc")
     let before = try snapshot(s.path)
     let report = try DoctorOperation.examine(
-      root: s.path, source: .pointer, warnings: ["pointer file names a missing folder"],
+      root: AbsolutePath(s.path), source: .pointer,
+      warnings: ["pointer file names a missing folder"],
       fileSystem: fs)
     let found = report.findings.map { "\($0.kind.rawValue) \($0.subject) | \($0.fix)" }
     #expect(
@@ -106,17 +108,20 @@ import Testing
     try s.write("tags.automerge", try SampleDocuments.tags)
     let lock = try FileLock.acquire(root: s.location(), timeout: 0, fileSystem: fs) { _ in }
     defer { lock.release() }
-    let report = try DoctorOperation.examine(root: s.path, source: .local, fileSystem: fs)
+    let report = try DoctorOperation.examine(
+      root: AbsolutePath(s.path), source: .local, fileSystem: fs)
     #expect(report.lock == .held)
     #expect(report.isHealthy)
     lock.release()
-    #expect(try DoctorOperation.examine(root: s.path, source: .local, fileSystem: fs).lock == .free)
+    #expect(
+      try DoctorOperation.examine(root: AbsolutePath(s.path), source: .local, fileSystem: fs).lock
+        == .free)
   }
 
   @Test func aMissingRootThrows() throws {
     let s = try ScratchFolder()
     #expect(throws: StorageError.noSuchFolder(s.absolute("gone"))) {
-      try DoctorOperation.examine(root: s.absolute("gone"), source: .flag, fileSystem: fs)
+      try DoctorOperation.examine(root: s.location("gone"), source: .flag, fileSystem: fs)
     }
   }
 }

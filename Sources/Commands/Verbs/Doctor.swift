@@ -45,7 +45,7 @@ enum Doctor {
     // its download; materialization is off, so nothing else downloads either.
     let report = try env.syncProvider.withoutMaterializing {
       try DoctorOperation.examine(
-        root: root.string, source: source, warnings: found.warnings, fileSystem: env.fileSystem,
+        root: root, source: source, warnings: found.warnings, fileSystem: env.fileSystem,
         syncProvider: env.syncProvider, bisyncDirectory: bisyncDirectory(env.variables))
     }
     if call.global.json {
@@ -104,7 +104,7 @@ enum Doctor {
       ($0.rawValue, JSONValue.int(Int64(report.documents[$0] ?? 0)))
     }
     return .object([
-      ("root", .string(report.root)), ("source", .string(report.source.rawValue)),
+      ("root", .path(report.root)), ("source", .string(report.source.rawValue)),
       ("healthy", .bool(report.isHealthy)),
       ("documents", .object([("total", .int(Int64(report.documentCount)))] + counts)),
       ("filesDecoded", .int(Int64(report.filesDecoded))),

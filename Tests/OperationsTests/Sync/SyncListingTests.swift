@@ -74,7 +74,8 @@ struct SimulatedFolder {
     let listing = try sim.scan()
     let report = try sim.provider.withoutMaterializing {
       try DoctorOperation.examine(
-        root: sim.root, source: .flag, fileSystem: sim.fileSystem, syncProvider: sim.provider)
+        root: AbsolutePath(sim.root), source: .flag, fileSystem: sim.fileSystem,
+        syncProvider: sim.provider)
     }
 
     let state = sim.provider.snapshot
@@ -98,7 +99,7 @@ struct SimulatedFolder {
     let sim = try SimulatedFolder()
     let path = try sim.write(SimulatedFolder.month, device: 0)
     try sim.provider.makeDataless(path)
-    var report = DoctorReport(root: sim.root, source: .flag)
+    var report = DoctorReport(root: AbsolutePath(sim.root), source: .flag)
     sim.provider.withoutMaterializing {
       DoctorOperation.check(
         path, name: SimulatedFolder.month, isCopy: false, into: &report,
@@ -141,14 +142,16 @@ struct SimulatedFolder {
     try sim.provider.addVersion(
       of: sim.path(SimulatedFolder.month), bytes: try SimulatedFolder.device(1))
     let report = try DoctorOperation.examine(
-      root: sim.root, source: .flag, fileSystem: sim.fileSystem, syncProvider: sim.provider)
+      root: AbsolutePath(sim.root), source: .flag, fileSystem: sim.fileSystem,
+      syncProvider: sim.provider)
     #expect(report.findings.map(\.kind) == [.unresolvedVersions])
     #expect(report.findings.first?.subject == SimulatedFolder.month)
     #expect(report.notes.isEmpty)
 
     sim.provider.hideVersions()
     let hidden = try DoctorOperation.examine(
-      root: sim.root, source: .flag, fileSystem: sim.fileSystem, syncProvider: sim.provider)
+      root: AbsolutePath(sim.root), source: .flag, fileSystem: sim.fileSystem,
+      syncProvider: sim.provider)
     #expect(hidden.notes.count == 1)
     #expect(hidden.findings.isEmpty)
   }

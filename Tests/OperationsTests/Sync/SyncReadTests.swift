@@ -76,7 +76,8 @@ import Testing
     sim.provider.makeStale(copy, newer: try SimulatedFolder.device(1))
     let report = try sim.provider.withoutMaterializing {
       try DoctorOperation.examine(
-        root: sim.root, source: .flag, fileSystem: sim.fileSystem, syncProvider: sim.provider)
+        root: AbsolutePath(sim.root), source: .flag, fileSystem: sim.fileSystem,
+        syncProvider: sim.provider)
     }
     let log = sim.provider.snapshot.log
     #expect(log.contains("read \(month) [in reading \(month)]"))

@@ -202,7 +202,7 @@ public enum ConflictMerge {
         prepared.document.refusal = .canonicalNotAutomerge(error)
       case .failure(.notDownloaded):
         // EDEADLK: the file went dataless since the scan (mn.md §15).
-        prepared.document.refusal = .notCurrent(path: canonicalPath.string, .notDownloaded)
+        prepared.document.refusal = .notCurrent(path: canonicalPath, .notDownloaded)
       case .failure(.cannotRead(let error)):
         prepared.document.refusal = .canonicalCannotRead(error)
       case .failure:

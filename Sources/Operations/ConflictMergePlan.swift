@@ -138,7 +138,7 @@ public enum ConflictMergeRefusal: Sendable, Equatable, CustomStringConvertible {
   case notDownloaded
   /// An input (`path`: the file or a copy) is dataless, stale or not downloaded by its sync
   /// provider (mn.md §15); only current inputs are merged.
-  case notCurrent(path: String, SyncItemStatus)
+  case notCurrent(path: AbsolutePath, SyncItemStatus)
   /// The canonical file is not a valid Automerge file.
   case canonicalNotAutomerge(AutomergeDecodeError)
   /// The canonical file cannot be read.

@@ -65,13 +65,12 @@ public enum ConflictVersions {
     for document in documents {
       guard let found = versions[document.logicalName] else { continue }
       let location = document.name.path(root: root)
-      let path = location.string
       var entry = VersionMergeDocument(
         logicalName: document.logicalName, path: location,
         versions: found.map { VersionMergeItem(version: $0) })
       let info = try? fileSystem.info(location)
       if let problem = SyncReadiness.check(location, info: info ?? nil, provider: provider) {
-        entry.refusal = .notCurrent(path: problem.path.string, problem.status)
+        entry.refusal = .notCurrent(path: problem.path, problem.status)
         plan.documents.append(entry)
         continue
       }
@@ -82,7 +81,7 @@ public enum ConflictVersions {
       } catch let error as FileSystemError {
         entry.refusal =
           error.meansNotDownloaded
-          ? .notCurrent(path: path, .notDownloaded) : .canonicalCannotRead(error)
+          ? .notCurrent(path: location, .notDownloaded) : .canonicalCannotRead(error)
         plan.documents.append(entry)
         continue
       } catch let error as AutomergeDecodeError {
@@ -188,7 +187,7 @@ public enum ConflictVersions {
     let path = location.string
     let info = try fileSystem.info(location)
     if let problem = SyncReadiness.check(location, info: info, provider: provider) {
-      document.refusal = .notCurrent(path: problem.path.string, problem.status)
+      document.refusal = .notCurrent(path: problem.path, problem.status)
       return
     }
     let current: [UInt8]
@@ -196,7 +195,7 @@ public enum ConflictVersions {
       current = try fileSystem.readFile(location, limit: DocumentName.maxFileSize)
     } catch let error as FileSystemError where error.meansNotDownloaded {
       // EDEADLK: dataless since the plan (mn.md §15); its versions wait for `mn fetch`.
-      document.refusal = .notCurrent(path: path, .notDownloaded)
+      document.refusal = .notCurrent(path: location, .notDownloaded)
       return
     }
     var inputs = [current]

@@ -115,7 +115,7 @@ public enum DoctorOperation {
     }
     if document.isDownloaded {
       check(
-        document.path.string, name: name, isCopy: false, into: &report, fileSystem: fileSystem,
+        document.path, name: name, isCopy: false, into: &report, fileSystem: fileSystem,
         provider: provider)
     }
     for copy in document.copies {
@@ -125,7 +125,7 @@ public enum DoctorOperation {
           fix: "mn fetch \(ShellQuote.word(copy.logicalName))")
       } else {
         check(
-          copy.path.string, name: copy.logicalName, isCopy: true, into: &report,
+          copy.path, name: copy.logicalName, isCopy: true, into: &report,
           fileSystem: fileSystem,
           provider: provider)
       }
@@ -136,10 +136,9 @@ public enum DoctorOperation {
   /// synced folder the provider is asked first: a file that is not current (dataless, not
   /// downloaded, stale) is a finding and is not read.
   static func check(
-    _ path: String, name: String, isCopy: Bool, into report: inout DoctorReport,
+    _ location: AbsolutePath, name: String, isCopy: Bool, into report: inout DoctorReport,
     fileSystem: any FileSystem, provider: any SyncProvider = NoSyncProvider()
   ) {
-    let location = AbsolutePath(path)
     if provider.folderKind(of: location) != .plain,
       let problem = SyncReadiness.check(
         location, info: (try? fileSystem.info(location)) ?? nil, provider: provider)

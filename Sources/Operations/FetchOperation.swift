@@ -82,24 +82,24 @@ public enum FetchOperation {
   ///   - fileSystem: used to look.
   /// - Returns: `.directory` or `.archive`.
   /// - Throws: `FetchError.sourceNotFound`, `.sourceNotUsable`, `.sourceIsDataFolder`.
-  public static func source(from path: String, root: AbsolutePath, fileSystem: any FileSystem)
+  public static func source(from path: AbsolutePath, root: AbsolutePath, fileSystem: any FileSystem)
     throws(FetchError) -> FetchSource
   {
     let info: FileInfo?
     do {
-      info = try fileSystem.infoFollowingLinks(AbsolutePath(path))
+      info = try fileSystem.infoFollowingLinks(path)
     } catch {
-      throw .sourceNotUsable(path, "\((error as? FileSystemError)?.errno ?? .ioError)")
+      throw .sourceNotUsable(path.string, "\((error as? FileSystemError)?.errno ?? .ioError)")
     }
-    guard let info else { throw .sourceNotFound(path) }
+    guard let info else { throw .sourceNotFound(path.string) }
     switch info.kind {
     case .directory:
-      let real = (try? fileSystem.realPath(AbsolutePath(path)).string) ?? path
-      let realRoot = (try? fileSystem.realPath(root).string) ?? root.string
-      if real == realRoot { throw .sourceIsDataFolder(path) }
+      let real = (try? fileSystem.realPath(path)) ?? path
+      let realRoot = (try? fileSystem.realPath(root)) ?? root
+      if real == realRoot { throw .sourceIsDataFolder(path.string) }
       return .directory(path)
     case .regular: return .archive(path)
-    default: throw .sourceNotUsable(path, "not a directory or an archive")
+    default: throw .sourceNotUsable(path.string, "not a directory or an archive")
     }
   }
 

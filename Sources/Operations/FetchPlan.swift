@@ -48,9 +48,9 @@ public enum FetchSource: Sendable, Equatable {
   /// No source: on macOS the system is asked to download; then the sync client is awaited.
   case sync
   /// Another copy of the data folder (absolute path).
-  case directory(String)
+  case directory(AbsolutePath)
   /// An archive written by `mn export` (absolute path).
-  case archive(String)
+  case archive(AbsolutePath)
   /// A shell command per item; `{}` is the file's absolute path and `{rel}` its logical name
   /// (both shell-quoted); with neither, the path is appended.
   case command(String)

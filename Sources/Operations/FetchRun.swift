@@ -26,12 +26,11 @@ struct FetchRun {
     switch source {
     case .directory(let directory):
       for item in plan.items {
-        let origin = AbsolutePath(directory).appending(item.logicalName).string
+        let origin = directory.appending(item.logicalName)
         do {
           deliver(
-            item,
-            try fileSystem.readFile(AbsolutePath(origin), limit: FetchOperation.maxDocumentSize),
-            origin)
+            item, try fileSystem.readFile(origin, limit: FetchOperation.maxDocumentSize),
+            origin.string)
         } catch let error as FileSystemError
           where error.errno == .noSuchFileOrDirectory || error.errno == .notDirectory
         {
@@ -41,10 +40,10 @@ struct FetchRun {
         }
       }
     case .archive(let path):
-      let archive = try ArchiveReader.verify(path: AbsolutePath(path), fileSystem: fileSystem)
+      let archive = try ArchiveReader.verify(path: path, fileSystem: fileSystem)
       for item in plan.items {
         if let entry = archive.entry(item.logicalName) {
-          deliver(item, entry.bytes, path + ":" + archive.topFolder + "/" + entry.path)
+          deliver(item, entry.bytes, "\(path):\(archive.topFolder)/\(entry.path)")
         } else {
           settle(missing: item, .notInSource)
         }

@@ -53,13 +53,13 @@ public enum MigrateOperation {
   /// `--fetch`: where the placeholders' content comes from, as for `mn fetch`.
   public struct FetchRequest: Sendable, Equatable {
     /// `--fetch-from`, absolute: another copy of the data folder, or an archive.
-    public var from: String?
+    public var from: AbsolutePath?
     /// `--fetch-exec`: a shell command per placeholder.
     public var command: String?
     /// `--fetch-timeout`, in seconds, for both folders together.
     public var timeout: Double
 
-    public init(from: String?, command: String?, timeout: Double) {
+    public init(from: AbsolutePath?, command: String?, timeout: Double) {
       self.from = from
       self.command = command
       self.timeout = timeout

@@ -156,13 +156,13 @@ public enum Migration {
     }
     for entry in destinationListing?.documents ?? [] {
       check(entry, into: &plan)
-      if entry.isDownloaded, let file = decode(entry.path.string, into: &plan, fileSystem: fs) {
+      if entry.isDownloaded, let file = decode(entry.path, into: &plan, fileSystem: fs) {
         destinationHashes[entry.name] = Set(file.changes.map(\.hash))
       }
     }
     for entry in sourceListing.documents {
       check(entry, into: &plan)
-      guard entry.isDownloaded, let file = decode(entry.path.string, into: &plan, fileSystem: fs)
+      guard entry.isDownloaded, let file = decode(entry.path, into: &plan, fileSystem: fs)
       else {
         continue
       }
@@ -188,7 +188,7 @@ public enum Migration {
     }
     for other in sourceListing.others {
       if let placeholder = other.placeholder {
-        plan.placeholders.append(placeholder.path.string)
+        plan.placeholders.append(placeholder.path)
         continue
       }
       let target = destination.appending(other.logicalName)
@@ -202,17 +202,17 @@ public enum Migration {
           destinationPath: target))
     }
     for other in destinationListing?.others ?? [] {
-      if let placeholder = other.placeholder { plan.placeholders.append(placeholder.path.string) }
+      if let placeholder = other.placeholder { plan.placeholders.append(placeholder.path) }
     }
-    plan.placeholders.sort { $0.precedesByBytes($1) }
-    plan.conflictCopies.sort { $0.precedesByBytes($1) }
+    plan.placeholders.sort { $0.string.precedesByBytes($1.string) }
+    plan.conflictCopies.sort { $0.string.precedesByBytes($1.string) }
     return plan
   }
 
   /// Records a document's placeholder.
   static func check(_ entry: DocumentEntry, into plan: inout MigrationPlan) {
     if entry.isNotDownloaded, let placeholder = entry.placeholder {
-      plan.placeholders.append(placeholder.path.string)
+      plan.placeholders.append(placeholder.path)
     }
   }
 
@@ -231,7 +231,7 @@ public enum Migration {
       if let problem = SyncReadiness.firstNotCurrent(
         document, root: listing.root, provider: provider, fileSystem: fileSystem)
       {
-        plan.placeholders.append(problem.path.string)
+        plan.placeholders.append(problem.path)
       }
     }
     let merge = try MergeConflictsOperation.plan(
@@ -246,12 +246,12 @@ public enum Migration {
     plan.conflicts.append(conflicts)
     for document in conflicts.documents {
       for copy in document.copies {
-        plan.conflictCopies.append(copy.copy.path.string)
+        plan.conflictCopies.append(copy.copy.path)
         switch copy.problem {
         case .notDownloaded?:
-          plan.placeholders.append((copy.copy.placeholder?.path ?? copy.copy.path).string)
+          plan.placeholders.append(copy.copy.placeholder?.path ?? copy.copy.path)
         case let problem?:
-          plan.unreadable.append(.init(path: copy.copy.path.string, reason: problem.description))
+          plan.unreadable.append(.init(path: copy.copy.path, reason: problem.description))
         case nil: break
         }
       }
@@ -309,11 +309,11 @@ public enum Migration {
   }
 
   /// Reads and decodes one file; a failure goes to `plan.unreadable`.
-  static func decode(_ path: String, into plan: inout MigrationPlan, fileSystem: any FileSystem)
-    -> AutomergeFile?
-  {
+  static func decode(
+    _ path: AbsolutePath, into plan: inout MigrationPlan, fileSystem: any FileSystem
+  ) -> AutomergeFile? {
     do {
-      return try AutomergeFile.decode(try fileSystem.readFile(AbsolutePath(path), limit: readLimit))
+      return try AutomergeFile.decode(try fileSystem.readFile(path, limit: readLimit))
     } catch let error as FileSystemError where error.meansNotDownloaded {
       plan.placeholders.append(path)
       return nil

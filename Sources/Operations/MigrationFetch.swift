@@ -40,14 +40,14 @@ extension Migration {
   /// - Parameters:
   ///   - plan: from `plan(source:destination:fileSystem:)`.
   ///   - provider: as for `fetchPlans`.
-  /// - Returns: absolute paths, sorted.
+  /// - Returns: sorted as `plan.placeholders`.
   public static func unfetchable(
     _ plan: MigrationPlan, staleFrom provider: any SyncProvider = NoSyncProvider()
-  ) -> [String] {
-    var covered = Set<String>()
+  ) -> [AbsolutePath] {
+    var covered = Set<AbsolutePath>()
     for item in fetchPlans(plan, staleFrom: provider).flatMap(\.items) {
-      covered.formUnion(item.placeholders.map(\.path.string))
-      if item.isStale { covered.insert(item.path.string) }
+      covered.formUnion(item.placeholders.map(\.path))
+      if item.isStale { covered.insert(item.path) }
     }
     return plan.placeholders.filter { !covered.contains($0) }
   }
@@ -60,7 +60,9 @@ extension Migration {
   ///   - fileSystem: used to look.
   /// - Returns: `.directory` or `.archive`.
   /// - Throws: `FetchError`, as `FetchOperation.source(from:root:fileSystem:)`.
-  public static func fetchSource(from path: String, plan: MigrationPlan, fileSystem: any FileSystem)
+  public static func fetchSource(
+    from path: AbsolutePath, plan: MigrationPlan, fileSystem: any FileSystem
+  )
     throws(FetchError) -> FetchSource
   {
     var source = FetchSource.sync

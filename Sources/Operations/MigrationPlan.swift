@@ -75,8 +75,7 @@ public struct MigrationPlan: Sendable {
 
   /// A document or conflict copy that cannot be read or decoded.
   public struct Unreadable: Sendable, Equatable, CustomStringConvertible {
-    /// Absolute path.
-    public var path: String
+    public var path: AbsolutePath
     /// Why, in words.
     public var reason: String
 
@@ -93,12 +92,12 @@ public struct MigrationPlan: Sendable {
   public var documents: [Document]
   /// Every other file of the source, by logical name.
   public var files: [File]
-  /// Placeholders on either side (absolute paths): the migration waits for downloads.
-  public var placeholders: [String]
+  /// Placeholders on either side: the migration waits for downloads.
+  public var placeholders: [AbsolutePath]
   /// Documents and conflict copies on either side that do not read or parse.
   public var unreadable: [Unreadable]
-  /// Conflict copies on either side (absolute paths), merged into their documents first.
-  public var conflictCopies: [String]
+  /// Conflict copies on either side, merged into their documents first.
+  public var conflictCopies: [AbsolutePath]
   /// The conflict merges to do first: one plan per side that has copies (mn.md §7, step 2).
   public var conflicts: [ConflictMergePlan] = []
   /// The unresolved iCloud conflict versions of each folder's documents (mn.md §15), merged
@@ -121,7 +120,8 @@ public struct MigrationPlan: Sendable {
 
   init(
     source: AbsolutePath, destination: AbsolutePath, destinationExists: Bool, documents: [Document],
-    files: [File], placeholders: [String], unreadable: [Unreadable], conflictCopies: [String],
+    files: [File], placeholders: [AbsolutePath], unreadable: [Unreadable],
+    conflictCopies: [AbsolutePath],
     warnings: [MigrationWarning], sourceListing: FolderListing, destinationListing: FolderListing?
   ) {
     self.source = source
@@ -141,7 +141,7 @@ public struct MigrationPlan: Sendable {
   /// (69), unreadable documents or copies (65), copies that cannot be merged (65); nil
   /// when it can start.
   public var blocker: MigrationError? {
-    if !placeholders.isEmpty { return .placeholders(placeholders) }
+    if !placeholders.isEmpty { return .placeholders(placeholders.map(\.string)) }
     if !unreadable.isEmpty { return .unreadable(unreadable) }
     if !refusedConflicts.isEmpty { return .conflictsRefused(refusedConflicts) }
     return nil

@@ -110,10 +110,10 @@ public enum RepairOperation {
     // Archives are read once each, for every target at once.
     var archived = [[Input]](repeating: [], count: targets.count)
     var archives: [(kind: RepairSource.Kind, path: AbsolutePath)] = []
-    var directories: [String] = []
+    var directories: [AbsolutePath] = []
     for origin in origins {
       switch origin {
-      case .archive(let path): archives.append((.from, AbsolutePath(path)))
+      case .archive(let path): archives.append((.from, path))
       case .directory(let path): directories.append(path)
       }
     }
@@ -135,7 +135,7 @@ public enum RepairOperation {
       do {
         archive = try ArchiveReader.verify(path: path, fileSystem: fileSystem)
       } catch {
-        report.unusableArchives.append((path.string, error.description))
+        report.unusableArchives.append((path, error.description))
         continue
       }
       // A backup's folders by entry prefix, and whether each is of this folder's lineage.
@@ -171,14 +171,14 @@ public enum RepairOperation {
       progress(t, targets.count, target.logicalName)
       var inputs: [Input] = []
       var unreadable: [RepairSource] = []
-      func read(_ kind: RepairSource.Kind, _ path: String) {
+      func read(_ kind: RepairSource.Kind, _ path: AbsolutePath) {
         do {
           inputs.append(
             Input(
-              kind: kind, location: path,
-              bytes: try fileSystem.readFile(AbsolutePath(path), limit: maxFileSize)))
+              kind: kind, location: path.string,
+              bytes: try fileSystem.readFile(path, limit: maxFileSize)))
         } catch {
-          var source = RepairSource(kind: kind, location: path)
+          var source = RepairSource(kind: kind, location: path.string)
           source.problem = "\(error)"
           unreadable.append(source)
         }
@@ -187,7 +187,7 @@ public enum RepairOperation {
       target.input = []
       if target.copyOf == nil {
         for copy in target.entry.copies where copy.placeholder == nil {
-          read(.copy, copy.path.string)
+          read(.copy, copy.path)
         }
         for directory in directories {
           for path in fromFiles(in: directory, logicalName: target.logicalName, fileSystem) {
@@ -218,16 +218,16 @@ public enum RepairOperation {
 
   /// The files of another data folder that hold the document: its file, then its conflict
   /// copies (by name).
-  static func fromFiles(in root: String, logicalName: String, _ fileSystem: any FileSystem)
-    -> [String]
+  static func fromFiles(in root: AbsolutePath, logicalName: String, _ fileSystem: any FileSystem)
+    -> [AbsolutePath]
   {
-    let document = AbsolutePath(root).appending(logicalName)
+    let document = root.appending(logicalName)
     let (folder, name) = (document.parent, document.lastComponent)
     let names = (try? fileSystem.contentsOfDirectory(folder)) ?? []
     let copies = names.filter { other in
       other != name && ConflictCopy.parse(fileName: other)?.canonicalName == name
     }.sorted { $0.precedesByBytes($1) }
-    return ((names.contains(name) ? [name] : []) + copies).map { folder.appending($0).string }
+    return ((names.contains(name) ? [name] : []) + copies).map { folder.appending($0) }
   }
 
   /// Whether an archive entry is the document `logicalName` or one of its conflict copies,

@@ -7,10 +7,10 @@ import Storage
 /// (mn.md §14).
 public enum RepairOrigin: Sendable, Equatable {
   /// Another copy of the data folder (absolute path): its file of the same logical name.
-  case directory(String)
+  case directory(AbsolutePath)
   /// An archive (absolute path) written by `mn export` or a backup, checked against its
   /// manifest: its entries for the document and its conflict copies.
-  case archive(String)
+  case archive(AbsolutePath)
 }
 
 /// One place a damaged document's changes were looked for.
@@ -160,7 +160,7 @@ public struct RepairReport: Sendable {
   /// The damaged documents (and those named that load), in listing order.
   public var documents: [RepairDocument]
   /// Archives that could not be used (path and why), each looked at once for all documents.
-  public var unusableArchives: [(path: String, problem: String)] = []
+  public var unusableArchives: [(path: AbsolutePath, problem: String)] = []
   /// The backup written before the first write; nil when nothing was written.
   public var backupPath: AbsolutePath?
 

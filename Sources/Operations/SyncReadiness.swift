@@ -76,7 +76,7 @@ public enum SyncReadiness {
         ConflictMergeDocument(
           entry: document, canonicalPath: document.name.path(root: root),
           copies: document.copies.map { ConflictMergeCopy(copy: $0) },
-          refusal: .notCurrent(path: problem.path.string, problem.status)))
+          refusal: .notCurrent(path: problem.path, problem.status)))
     }
     return (ready, refused)
   }

@@ -90,7 +90,7 @@ import Testing
     var context = context(clock)
     context.progress = { done, total, item in progress.append("\(done)/\(total) \(item)") }
     let report = try FetchOperation.run(
-      try f.plan(fs), source: .directory(f.other), context: context)
+      try f.plan(fs), source: .directory(f.scratch.location("other")), context: context)
     #expect(report.failed == [] && report.missing == [])
     #expect(report.fetched.map(\.action) == [.fetched, .fetched])
     let first = report.fetched[0]
@@ -111,7 +111,8 @@ import Testing
     let f = try Folders()
     try f.write("records/2026/09.automerge.nextcloud", [])
     let report = try FetchOperation.run(
-      try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
+      try f.plan(fs), source: .directory(f.scratch.location("other")), context: context(FakeClock())
+    )
     #expect(report.fetched == [])
     #expect(report.missing.map(\.reason) == [.notInSource])
     #expect(f.exists("records/2026/09.automerge.nextcloud"))
@@ -124,7 +125,8 @@ import Testing
     corrupt[corrupt.count / 2] ^= 0xff
     try f.writeOther("records/2026/09.automerge", corrupt)
     let report = try FetchOperation.run(
-      try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
+      try f.plan(fs), source: .directory(f.scratch.location("other")), context: context(FakeClock())
+    )
     #expect(report.fetched == [])
     guard case .invalidContent(let origin, _) = report.failed.first?.reason else {
       Issue.record("expected invalid content, got \(report.failed)")
@@ -145,7 +147,8 @@ import Testing
     try f.write(".tags.automerge.icloud", try StubBytes.stub(name: "tags.automerge", size: 1))
     try f.writeOther("tags.automerge", theirs)
     let report = try FetchOperation.run(
-      try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
+      try f.plan(fs), source: .directory(f.scratch.location("other")), context: context(FakeClock())
+    )
     #expect(report.fetched.map(\.action) == [.merged])
     #expect(report.fetched.first?.sizeMatches == false)
     let merged = try f.read("tags.automerge")
@@ -165,7 +168,7 @@ import Testing
     // The sync client delivers the file between plan and write.
     try f.write("tags.automerge", try SampleDocuments.tags)
     let report = try FetchOperation.run(
-      plan, source: .directory(f.other), context: context(FakeClock()))
+      plan, source: .directory(f.scratch.location("other")), context: context(FakeClock()))
     #expect(report.fetched.map(\.action) == [.merged])
     let union = try SampleDocuments.hashes(try SampleDocuments.tags)
       .union(try SampleDocuments.hashes(try SampleDocuments.tagsOther))
@@ -179,7 +182,8 @@ import Testing
     try f.write("tags.automerge.nextcloud", [])
     try f.writeOther("tags.automerge", tags)
     let report = try FetchOperation.run(
-      try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
+      try f.plan(fs), source: .directory(f.scratch.location("other")), context: context(FakeClock())
+    )
     #expect(report.fetched.map(\.action) == [.unchanged])
     #expect(try f.read("tags.automerge") == tags)
     #expect(!f.exists("tags.automerge.nextcloud"))
@@ -191,7 +195,8 @@ import Testing
     try f.write("tags.automerge.nextcloud", [])
     try f.writeOther("tags.automerge", try SampleDocuments.tags)
     let report = try FetchOperation.run(
-      try f.plan(fs), source: .directory(f.other), context: context(FakeClock()))
+      try f.plan(fs), source: .directory(f.scratch.location("other")), context: context(FakeClock())
+    )
     guard case .invalidFile = report.failed.first?.reason else {
       Issue.record("expected an invalid present file, got \(report.failed)")
       return
@@ -208,7 +213,7 @@ import Testing
     var context = context(FakeClock())
     context.system.fileSystem = faulty
     let report = try FetchOperation.run(
-      try f.plan(fs), source: .directory(f.other), context: context)
+      try f.plan(fs), source: .directory(f.scratch.location("other")), context: context)
     #expect(report.failed.first?.reason.isIOError == true)
     #expect(!f.exists("tags.automerge") && f.exists("tags.automerge.nextcloud"))
     #expect(try FolderScan.scan(root: AbsolutePath(f.root), fileSystem: fs).temporaries == [])
@@ -234,7 +239,7 @@ import Testing
       now: 0,
       fileSystem: fs, inspect: DocumentTools.inspect)
     let report = try FetchOperation.run(
-      try f.plan(fs), source: .archive(archive), context: context(FakeClock()))
+      try f.plan(fs), source: .archive(AbsolutePath(archive)), context: context(FakeClock()))
     #expect(report.fetched.map(\.logicalName) == ["tags.automerge"])
     #expect(report.missing.map(\.logicalName) == ["records/2026/09.automerge"])
     #expect(try f.read("tags.automerge") == tags)
@@ -246,7 +251,7 @@ import Testing
     try f.write("records/2026/10.automerge.nextcloud", [])
     #expect(throws: ArchiveError.self) {
       _ = try FetchOperation.run(
-        try f.plan(fs), source: .archive(f.scratch.absolute("damaged.tar.gz")),
+        try f.plan(fs), source: .archive(f.scratch.location("damaged.tar.gz")),
         context: context(FakeClock()))
     }
     #expect(f.exists("records/2026/10.automerge.nextcloud"))
@@ -256,18 +261,20 @@ import Testing
     let f = try Folders()
     try f.scratch.write("file.tar", [1])
     #expect(
-      try FetchOperation.source(from: f.other, root: AbsolutePath(f.root), fileSystem: fs)
-        == .directory(f.other))
+      try FetchOperation.source(
+        from: f.scratch.location("other"), root: AbsolutePath(f.root), fileSystem: fs)
+        == .directory(f.scratch.location("other")))
     #expect(
       try FetchOperation.source(
-        from: f.scratch.absolute("file.tar"), root: AbsolutePath(f.root), fileSystem: fs)
-        == .archive(f.scratch.absolute("file.tar")))
+        from: f.scratch.location("file.tar"), root: AbsolutePath(f.root), fileSystem: fs)
+        == .archive(f.scratch.location("file.tar")))
     #expect(throws: FetchError.sourceNotFound(f.scratch.absolute("nope"))) {
       try FetchOperation.source(
-        from: f.scratch.absolute("nope"), root: AbsolutePath(f.root), fileSystem: fs)
+        from: f.scratch.location("nope"), root: AbsolutePath(f.root), fileSystem: fs)
     }
     #expect(throws: FetchError.sourceIsDataFolder(f.root + "/.")) {
-      try FetchOperation.source(from: f.root + "/.", root: AbsolutePath(f.root), fileSystem: fs)
+      try FetchOperation.source(
+        from: AbsolutePath(f.root + "/."), root: AbsolutePath(f.root), fileSystem: fs)
     }
   }
 

@@ -75,7 +75,7 @@ import Testing
         .documents)
       let clock = FakeClock()
       let report = try FetchOperation.run(
-        plan, source: .directory(folder.absolute("other")),
+        plan, source: .directory(folder.location("other")),
         context: FetchContext(
           system: SystemContext(
             fileSystem: fs, now: clock.now, sleep: clock.sleep,

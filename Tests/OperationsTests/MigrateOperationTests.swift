@@ -132,7 +132,7 @@ import Testing
       try MigrateOperation.run(request(), context: context())
     } throws: { error in
       guard case MigrationError.unreadable(let files) = error else { return false }
-      return files.map(\.path) == [scene.source + "/records/2026/11.automerge"]
+      return files.map(\.path.string) == [scene.source + "/records/2026/11.automerge"]
     }
     #expect(recorder.events == ["planned 4 0 blocked"])
     #expect(recorder.confirmations == 0)

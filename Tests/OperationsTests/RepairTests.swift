@@ -56,7 +56,7 @@ import Testing
   {
     RepairOperation.plan(
       listing: try FolderScan.scan(root: AbsolutePath(folder.data.path), fileSystem: fs),
-      origins: [.directory(folder.other.path)], backupDirectory: AbsolutePath(folder.backups),
+      origins: [.directory(folder.other.location())], backupDirectory: AbsolutePath(folder.backups),
       fileSystem: fs)
   }
 
@@ -165,7 +165,8 @@ import Testing
       ])
     #expect(report.documents.first?.recovered == (try merged()).count)
     #expect(
-      RepairOperation.fromFiles(in: folder.other.path, logicalName: "tags.automerge", fs).isEmpty)
+      RepairOperation.fromFiles(in: folder.other.location(), logicalName: "tags.automerge", fs)
+        .isEmpty)
   }
 
   @Test func aFailingBackupWritesNothing() throws {
@@ -197,7 +198,7 @@ import Testing
     let report = try plan(folder)
     #expect(
       report.unusableArchives.map(\.path) == [
-        AbsolutePath(folder.backups).appending("minuta-backup-20990101-000000-x.tar.gz").string
+        AbsolutePath(folder.backups).appending("minuta-backup-20990101-000000-x.tar.gz")
       ])
     #expect(report.documents.first?.recovered == (try merged()).count)
   }

@@ -63,8 +63,8 @@ enum Fetch {
     var source = FetchSource.sync
     if let from = call[names.from] {
       source = try FetchOperation.source(
-        from: AbsolutePath(normalizing: from, relativeTo: env.currentDirectory)
-          .string, root: root, fileSystem: fs)
+        from: AbsolutePath(normalizing: from, relativeTo: env.currentDirectory), root: root,
+        fileSystem: fs)
     } else if let command = call[names.exec] {
       source = .command(command)
     }
@@ -99,8 +99,8 @@ enum Fetch {
     let sourceValue: [(String, JSONValue)]
     switch source {
     case .sync: sourceValue = [("kind", .string("sync"))]
-    case .directory(let p): sourceValue = [("kind", .string("directory")), ("path", .string(p))]
-    case .archive(let p): sourceValue = [("kind", .string("archive")), ("path", .string(p))]
+    case .directory(let p): sourceValue = [("kind", .string("directory")), ("path", .path(p))]
+    case .archive(let p): sourceValue = [("kind", .string("archive")), ("path", .path(p))]
     case .command(let c): sourceValue = [("kind", .string("command")), ("command", .string(c))]
     }
     let fetched: [JSONValue] = report.fetched.map { f in

@@ -108,19 +108,21 @@ extension Migrate {
       ),
       ("warnings", strings(plan.warnings.map(\.description))),
     ]
-    if !plan.placeholders.isEmpty { members.append(("placeholders", strings(plan.placeholders))) }
+    if !plan.placeholders.isEmpty {
+      members.append(("placeholders", .array(plan.placeholders.map(JSONValue.path))))
+    }
     if !plan.unreadable.isEmpty {
       members.append(
         (
           "unreadable",
           .array(
             plan.unreadable.map {
-              .object([("path", .string($0.path)), ("reason", .string($0.reason))])
+              .object([("path", .path($0.path)), ("reason", .string($0.reason))])
             })
         ))
     }
     if !plan.conflictCopies.isEmpty {
-      members.append(("conflictCopies", strings(plan.conflictCopies)))
+      members.append(("conflictCopies", .array(plan.conflictCopies.map(JSONValue.path))))
     }
     if let report {
       members += [

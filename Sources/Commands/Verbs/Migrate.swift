@@ -83,7 +83,7 @@ enum Migrate {
       keepSource: call[Options.keepSource],
       fetch: call[Options.fetch]
         ? MigrateOperation.FetchRequest(
-          from: call[names.from].map { absolute($0).string }, command: call[names.exec],
+          from: call[names.from].map(absolute), command: call[names.exec],
           timeout: names.timeout(call)) : nil,
       lockTimeout: call[CommonOptions.wait],
       pointerFile: WellKnownPaths.pointerFile(

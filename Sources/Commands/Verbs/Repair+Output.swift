@@ -90,7 +90,7 @@ extension Repair {
           "unusableArchives",
           .array(
             report.unusableArchives.map {
-              .object([("path", .string($0.path)), ("problem", .string($0.problem))])
+              .object([("path", .path($0.path)), ("problem", .string($0.problem))])
             })
         ),
       ])

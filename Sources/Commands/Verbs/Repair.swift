@@ -70,7 +70,6 @@ enum Repair {
     var origins: [RepairOrigin] = []
     for value in call[all: Options.from] {
       let path = AbsolutePath(normalizing: value, relativeTo: env.currentDirectory)
-        .string
       switch try FetchOperation.source(from: path, root: root, fileSystem: fs) {
       case .archive(let archive): origins.append(.archive(archive))
       default: origins.append(.directory(path))

@@ -195,8 +195,7 @@ enum Watch {
     var source = FetchSource.sync
     if let from = call[names.from] {
       source = try FetchOperation.source(
-        from: AbsolutePath(normalizing: from, relativeTo: env.currentDirectory)
-          .string, root: root,
+        from: AbsolutePath(normalizing: from, relativeTo: env.currentDirectory), root: root,
         fileSystem: env.fileSystem)
     } else if let command = call[names.exec] {
       source = .command(command)

@@ -41,7 +41,7 @@ import Testing
       fileSystem: sim.fileSystem)
     #expect(ready.isEmpty)
     #expect(refused.count == 1)
-    #expect(refused.first?.refusal == .notCurrent(path: copy, .stale))
+    #expect(refused.first?.refusal == .notCurrent(path: AbsolutePath(copy), .stale))
     #expect(refused.first?.refusal?.description.contains(copy) == true)
     // Nothing of the document was read, and merging what is ready changes nothing.
     #expect(!sim.provider.snapshot.log.contains { $0.hasPrefix("read ") })
@@ -69,7 +69,7 @@ import Testing
     let plan = ConflictVersions.plan(
       try sim.scan().documents, root: AbsolutePath(sim.root), provider: sim.provider,
       fileSystem: sim.fileSystem)
-    #expect(plan.documents.first?.refusal == .notCurrent(path: month, .stale))
+    #expect(plan.documents.first?.refusal == .notCurrent(path: AbsolutePath(month), .stale))
     #expect(!plan.mergesVersions)
     #expect(!sim.provider.snapshot.log.contains { $0.hasPrefix("read") })
   }
@@ -149,7 +149,7 @@ import Testing
     let clock = FakeClock()
     let report = try sim.provider.withoutMaterializing {
       try FetchOperation.run(
-        plan, source: .directory(sim.folder.absolute("source")),
+        plan, source: .directory(sim.folder.location("source")),
         options: FetchOptions(timeout: 5, pollInterval: 1),
         context: FetchContext(
           system: SystemContext(
@@ -168,7 +168,7 @@ import Testing
     // Once downloaded, the same fetch merges the source into iCloud's version.
     sim.provider.finishDownload(month)
     let merged = try FetchOperation.run(
-      plan, source: .directory(sim.folder.absolute("source")),
+      plan, source: .directory(sim.folder.location("source")),
       options: FetchOptions(timeout: 5, pollInterval: 1),
       context: FetchContext(
         system: SystemContext(

@@ -102,7 +102,7 @@ struct SimulatedFolder {
     var report = DoctorReport(root: AbsolutePath(sim.root), source: .flag)
     sim.provider.withoutMaterializing {
       DoctorOperation.check(
-        path, name: SimulatedFolder.month, isCopy: false, into: &report,
+        AbsolutePath(path), name: SimulatedFolder.month, isCopy: false, into: &report,
         fileSystem: sim.fileSystem)
     }
     #expect(report.findings.map(\.kind) == [.placeholder])

@@ -17,7 +17,7 @@ import Testing
     let plan = try Migration.plan(
       source: AbsolutePath(sim.root), destination: AbsolutePath(sim.folder.absolute("destination")),
       fileSystem: sim.fileSystem, syncProvider: sim.provider)
-    #expect(plan.placeholders == [month])
+    #expect(plan.placeholders == [AbsolutePath(month)])
     guard case .placeholders(let paths)? = plan.blocker else {
       Issue.record("not blocked: \(String(describing: plan.blocker))")
       return

@@ -53,7 +53,7 @@ import Testing
       try ConflictMerge.plan(
         listing: listing, documents: listing.documents, fileSystem: sim.fileSystem)
     }
-    #expect(plan.documents.first?.refusal == .notCurrent(path: month, .notDownloaded))
+    #expect(plan.documents.first?.refusal == .notCurrent(path: AbsolutePath(month), .notDownloaded))
   }
 
   @Test func repairCallsAnEvictedDocumentNotDownloaded() throws {
@@ -97,10 +97,10 @@ import Testing
     let plan = try Migration.plan(
       source: AbsolutePath(sim.root), destination: AbsolutePath(sim.folder.absolute("destination")),
       fileSystem: sim.fileSystem, syncProvider: sim.provider)
-    #expect(plan.placeholders == [month])
+    #expect(plan.placeholders == [AbsolutePath(month)])
     // From --fetch-from or --fetch-exec (no provider asked) a stale file cannot be fetched.
     #expect(Migration.fetchPlans(plan).isEmpty)
-    #expect(Migration.unfetchable(plan) == [month])
+    #expect(Migration.unfetchable(plan) == [AbsolutePath(month)])
     #expect(Migration.fetchPlans(plan, staleFrom: sim.provider).first?.items.first?.isStale == true)
     #expect(Migration.unfetchable(plan, staleFrom: sim.provider).isEmpty)
 

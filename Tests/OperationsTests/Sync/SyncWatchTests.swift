@@ -170,7 +170,7 @@ import Testing
     try run.run(once: true)
 
     let report = try #require(run.versionReports.first)
-    #expect(report.refusal == .notCurrent(path: month, .stale))
+    #expect(report.refusal == .notCurrent(path: AbsolutePath(month), .stale))
     #expect(sim.provider.unresolved(month).count == 1)
     #expect(!sim.provider.snapshot.log.contains { $0.hasPrefix("read \(month)") })
     #expect(run.backups.isEmpty)
@@ -185,7 +185,7 @@ import Testing
     let run = Run(sim)
     try run.run(once: true)
 
-    #expect(run.merged.first?.refusal == .notCurrent(path: copy, .stale))
+    #expect(run.merged.first?.refusal == .notCurrent(path: AbsolutePath(copy), .stale))
     #expect(FileManager.default.fileExists(atPath: copy))
     #expect(try sim.hashesOnDisk(SimulatedFolder.month) == before)
     #expect(!sim.provider.snapshot.log.contains { $0.hasPrefix("read \(copy)") })

@@ -14,10 +14,10 @@ extension DoctorOperation {
   /// renames them `.lst-err` and refuses to run until `--resync`; after a safety abort (too
   /// many deletes) the `.lst-new` files of the failed run stay.
   static func examineBisync(
-    root: AbsolutePath, bisyncDirectory: String?, into report: inout DoctorReport,
+    root: AbsolutePath, bisyncDirectory: AbsolutePath?, into report: inout DoctorReport,
     fileSystem: any FileSystem
   ) {
-    guard let directory = bisyncDirectory.map { AbsolutePath($0) },
+    guard let directory = bisyncDirectory,
       let names = try? fileSystem.contentsOfDirectory(directory)
     else { return }
     let encoded = String(root.string.drop { $0 == "/" }).replacing("/", with: "_")

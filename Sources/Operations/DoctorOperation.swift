@@ -34,7 +34,7 @@ public enum DoctorOperation {
   public static func examine(
     root: AbsolutePath, source: DiscoverySource, warnings: [String] = [],
     fileSystem: any FileSystem,
-    syncProvider: any SyncProvider = NoSyncProvider(), bisyncDirectory: String? = nil
+    syncProvider: any SyncProvider = NoSyncProvider(), bisyncDirectory: AbsolutePath? = nil
   ) throws(StorageError) -> DoctorReport {
     let listing = try FolderScan.scan(root: root, fileSystem: fileSystem)
     var report = DoctorReport(root: root, source: source)

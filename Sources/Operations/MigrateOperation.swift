@@ -27,7 +27,7 @@ public enum MigrateOperation {
     /// `--wait`: how long to wait for each lock, in seconds.
     public var lockTimeout: Double
     /// The pointer file (mn.md §2), updated when it names the source; nil when unknown.
-    public var pointerFile: String?
+    public var pointerFile: AbsolutePath?
     /// The tool's version, for the backup's manifest.
     public var version: String
 
@@ -35,7 +35,7 @@ public enum MigrateOperation {
       from: AbsolutePath?, to: AbsolutePath?, defaultSource: AbsolutePath?,
       defaultDestination: AbsolutePath?,
       dryRun: Bool, keepSource: Bool, fetch: FetchRequest?, lockTimeout: Double,
-      pointerFile: String?, version: String
+      pointerFile: AbsolutePath?, version: String
     ) {
       self.from = from
       self.to = to

@@ -19,7 +19,7 @@ public struct MigrationReport: Sendable, Equatable {
   /// Source directories removed because they became empty (logical; `""` is the root).
   public var removedDirectories: [String] = []
   /// The pointer file, when it named the source and now names the destination.
-  public var pointerUpdated: String?
+  public var pointerUpdated: AbsolutePath?
   /// Steps that an interrupted run had already done (from its journal).
   public var resumedSteps = 0
   /// Files left in the source: mn never moves a file it does not understand.
@@ -73,7 +73,8 @@ extension Migration {
   ///   `stepFailed` (wrapping the I/O error), `verificationFailed` or `sourceChanging`
   ///   part-way. Every change is then still on disk, and a rerun resumes.
   public static func execute(
-    _ plan: MigrationPlan, keepSource: Bool, pointerFile: String?, previous: MigrationJournal?,
+    _ plan: MigrationPlan, keepSource: Bool, pointerFile: AbsolutePath?,
+    previous: MigrationJournal?,
     fileSystem: any FileSystem, syncProvider: any SyncProvider = NoSyncProvider(),
     progress: (String) -> Void = { _ in }
   ) throws(MigrationError) -> MigrationReport {
@@ -137,7 +138,7 @@ extension Migration {
     do {
       if let pointerFile, pointerNames(pointerFile, plan.source, fileSystem: fs) {
         try AtomicFile.write(
-          Array((plan.destination.string + "\n").utf8), to: AbsolutePath(pointerFile),
+          Array((plan.destination.string + "\n").utf8), to: pointerFile,
           fileSystem: fs)
         report.pointerUpdated = pointerFile
       }
@@ -151,7 +152,8 @@ extension Migration {
       try MigrationJournal.remove(destination: plan.destination, fileSystem: fs)
     } catch {
       throw .stepFailed(
-        name: pointerFile ?? MigrationJournal.fileName, done: total, total: total, underlying: error
+        name: pointerFile?.string ?? MigrationJournal.fileName, done: total, total: total,
+        underlying: error
       )
     }
     let removed = Set(report.removedFromSource)
@@ -361,21 +363,22 @@ extension Migration {
 
   /// Whether the pointer file names `source` (as written, or with links resolved).
   static func pointerNames(
-    _ pointerFile: String, _ source: AbsolutePath, fileSystem fs: any FileSystem
+    _ pointerFile: AbsolutePath, _ source: AbsolutePath, fileSystem fs: any FileSystem
   )
     -> Bool
   {
-    guard let bytes = try? fs.readFile(AbsolutePath(pointerFile), limit: 64 * 1024) else {
+    guard let bytes = try? fs.readFile(pointerFile, limit: 64 * 1024) else {
       return false
     }
     let text = String(decoding: bytes, as: UTF8.self)
     let target = String(
       text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     guard target.hasPrefix("/") else { return false }
-    if AbsolutePath(target).normalized == source.normalized {
+    let named = AbsolutePath(target)
+    if named.normalized == source.normalized {
       return true
     }
-    guard let a = try? fs.realPath(AbsolutePath(target)),
+    guard let a = try? fs.realPath(named),
       let b = try? fs.realPath(source)
     else { return false }
     return a == b

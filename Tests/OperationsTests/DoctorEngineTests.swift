@@ -30,7 +30,8 @@ import Testing
     try s.write("bisync/other_folder..hub_Minuta.path1.lst-err", [])
     func findings() throws -> [DoctorFinding] {
       try DoctorOperation.examine(
-        root: AbsolutePath(root), source: .flag, fileSystem: fs, bisyncDirectory: bisync
+        root: AbsolutePath(root), source: .flag, fileSystem: fs,
+        bisyncDirectory: AbsolutePath(bisync)
       )
       .findings
     }

@@ -94,7 +94,8 @@ final class MigrationScene {
       previous = journal
     }
     return try Migration.execute(
-      plan, keepSource: keepSource, pointerFile: pointerFile, previous: previous,
+      plan, keepSource: keepSource, pointerFile: pointerFile.map { AbsolutePath($0) },
+      previous: previous,
       fileSystem: fileSystem)
   }
 }
@@ -199,7 +200,7 @@ final class MigrationScene {
     #expect(report.merged == ["records/2026/09.automerge", "tags.automerge"])
     #expect(report.same == ["records/2026/07.automerge"])
     #expect(report.removedDirectories == ["records/2026", "records", ""])
-    #expect(report.pointerUpdated == pointer)
+    #expect(report.pointerUpdated == AbsolutePath(pointer))
     #expect(!FileManager.default.fileExists(atPath: scene.source))
     #expect(try String(contentsOfFile: pointer, encoding: .utf8) == scene.destination + "\n")
     #expect(scene.read("icloud/.minuta-version") == Array("1\n".utf8))
@@ -282,7 +283,7 @@ final class MigrationScene {
     let report = try scene.migrate(pointerFile: pointer)
     #expect(report.resumedSteps == 1)
     #expect(report.removedDirectories == ["records/2026", "records", ""])
-    #expect(report.pointerUpdated == pointer)
+    #expect(report.pointerUpdated == AbsolutePath(pointer))
     #expect(
       !FileManager.default.fileExists(
         atPath: MigrationJournal.path(destination: AbsolutePath(scene.destination)).string)

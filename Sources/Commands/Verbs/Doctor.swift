@@ -1,5 +1,6 @@
 import AutomergeCodec
 import Operations
+import Platform
 import Storage
 
 /// `mn doctor`: one health report of the data folder (mn.md §11).
@@ -58,12 +59,14 @@ enum Doctor {
 
   /// rclone bisync's default work directory: `bisync` in rclone's cache directory
   /// (`RCLONE_CACHE_DIR`, else the user's cache directory, as rclone finds it).
-  static func bisyncDirectory(_ variables: [String: String]) -> String? {
-    if let cache = variables["RCLONE_CACHE_DIR"], !cache.isEmpty { return cache + "/bisync" }
+  static func bisyncDirectory(_ variables: [String: String]) -> AbsolutePath? {
+    if let cache = variables["RCLONE_CACHE_DIR"], !cache.isEmpty {
+      return AbsolutePath(cache).appending("bisync")
+    }
     guard let home = variables["HOME"], !home.isEmpty else { return nil }
-    if Environment.isDarwin { return home + "/Library/Caches/rclone/bisync" }
+    if Environment.isDarwin { return AbsolutePath(home).appending("Library/Caches/rclone/bisync") }
     let cache = variables["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.cache"
-    return cache + "/rclone/bisync"
+    return AbsolutePath(cache).appending("rclone/bisync")
   }
 
   static func summary(_ report: DoctorReport) -> String {

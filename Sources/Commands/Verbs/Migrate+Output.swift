@@ -133,7 +133,7 @@ extension Migrate {
         ("removedFromSource", strings(report.removedFromSource)),
         ("removedDirectories", strings(report.removedDirectories)),
         ("leftInSource", strings(report.leftInSource)),
-        ("pointerUpdated", report.pointerUpdated.map(JSONValue.string) ?? .null),
+        ("pointerUpdated", report.pointerUpdated.map(JSONValue.path) ?? .null),
         ("resumedSteps", .int(Int64(report.resumedSteps))),
       ]
     }

@@ -87,7 +87,7 @@ enum Migrate {
           timeout: names.timeout(call)) : nil,
       lockTimeout: call[CommonOptions.wait],
       pointerFile: WellKnownPaths.pointerFile(
-        variables: env.variables, isDarwin: Environment.isDarwin)?.string,
+        variables: env.variables, isDarwin: Environment.isDarwin),
       version: CommandTable.version)
     var progress: Progress?
     let context = MigrateOperation.Context(

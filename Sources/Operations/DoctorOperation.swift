@@ -29,12 +29,15 @@ public enum DoctorOperation {
   ///   - syncProvider: says which documents are stale and which have versions.
   ///   - bisyncDirectory: rclone bisync's work directory, whose listings of this folder are
   ///     looked at (nil: not looked at).
+  ///   - threads: how many documents are decoded at once (the processors, for a live run);
+  ///     the report is the same for any number.
   /// - Returns: the report.
   /// - Throws: `StorageError` when the root itself cannot be listed.
   public static func examine(
     root: AbsolutePath, source: DiscoverySource, warnings: [String] = [],
     fileSystem: any FileSystem,
-    syncProvider: any SyncProvider = NoSyncProvider(), bisyncDirectory: AbsolutePath? = nil
+    syncProvider: any SyncProvider = NoSyncProvider(), bisyncDirectory: AbsolutePath? = nil,
+    threads: Int = 1
   ) throws(StorageError) -> DoctorReport {
     let listing = try FolderScan.scan(root: root, fileSystem: fileSystem)
     var report = DoctorReport(root: root, source: source)
@@ -43,10 +46,22 @@ public enum DoctorOperation {
       report.add(
         .discovery, "", warning, fix: "fix or remove the pointer file (see mn resolve --explain)")
     }
-    for document in listing.documents {
-      report.documents[document.state, default: 0] += 1
-      examine(document, into: &report, fileSystem: fileSystem, provider: syncProvider)
-    }
+    // Each document examined in order on this thread (what reads the disk or asks the
+    // provider), its files decoded on up to `threads` threads, its findings added in order.
+    let documents = listing.documents
+    OrderedWork.run(
+      count: documents.count, width: threads,
+      produce: { i -> Examination in
+        var examination = Examination()
+        examine(documents[i], into: &examination, fileSystem: fileSystem, provider: syncProvider)
+        return examination
+      },
+      transform: { $0.decoded() },
+      consume: { i, examination in
+        report.documents[documents[i].state, default: 0] += 1
+        report.filesDecoded += examination.filesRead
+        report.findings += examination.findings
+      })
     examineSync(listing, into: &report, provider: syncProvider)
     for temporary in listing.temporaries {
       let note = report.lock == .held ? "; the lock is held, so it may be a write in progress" : ""
@@ -86,7 +101,7 @@ public enum DoctorOperation {
   }
 
   static func examine(
-    _ document: DocumentEntry, into report: inout DoctorReport, fileSystem: any FileSystem,
+    _ document: DocumentEntry, into report: inout Examination, fileSystem: any FileSystem,
     provider: any SyncProvider = NoSyncProvider()
   ) {
     let name = document.logicalName
@@ -132,11 +147,11 @@ public enum DoctorOperation {
     }
   }
 
-  /// Decodes one file; an unreadable one or one with orphan changes is a finding. In a
-  /// synced folder the provider is asked first: a file that is not current (dataless, not
-  /// downloaded, stale) is a finding and is not read.
+  /// Reads one file, to be decoded with the document's others (`Examination.decoded`); one
+  /// that cannot be read is a finding. In a synced folder the provider is asked first: a
+  /// file that is not current (dataless, not downloaded, stale) is a finding and is not read.
   static func check(
-    _ location: AbsolutePath, name: String, isCopy: Bool, into report: inout DoctorReport,
+    _ location: AbsolutePath, name: String, isCopy: Bool, into report: inout Examination,
     fileSystem: any FileSystem, provider: any SyncProvider = NoSyncProvider()
   ) {
     if provider.folderKind(of: location) != .plain,
@@ -151,26 +166,30 @@ public enum DoctorOperation {
       }
       return
     }
-    report.filesDecoded += 1
-    let file: AutomergeFile
-    let bytes: [UInt8]
+    report.filesRead += 1
     do {
-      // Validity and orphans only: every op is still checked, none is kept.
-      bytes = try fileSystem.readFile(location, limit: maxDocumentSize)
-      file = try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false)
+      report.steps.append(
+        .decode(try fileSystem.readFile(location, limit: maxDocumentSize), name, isCopy: isCopy))
     } catch let error as FileSystemError where error.meansNotDownloaded {
       report.add(
         .placeholder, name, "not downloaded (reading it gives EDEADLK: a dataless file)",
         fix: "mn fetch \(ShellQuote.word(name))")
-      return
     } catch {
-      let word = ShellQuote.word(name)
-      report.add(
-        isCopy ? .unreadableCopy : .unreadableDocument, name,
-        "not a valid Automerge file: \(error)",
-        fix: isCopy
-          ? "mn repair \(word) rebuilds it from its verified chunks (mn doc check says why)"
-          : "mn repair \(word) (mn doc check says why)")
+      report.add(unreadable: name, isCopy: isCopy, error)
+    }
+  }
+
+  /// Decodes one file's bytes: one that does not decode, one with orphan changes, and a
+  /// document that would take less than half its size as one document chunk are findings.
+  static func decode(
+    _ bytes: [UInt8], name: String, isCopy: Bool, into report: inout Examination
+  ) {
+    let file: AutomergeFile
+    do {
+      // Validity and orphans only: every op is still checked, none is kept.
+      file = try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false)
+    } catch {
+      report.add(unreadable: name, isCopy: isCopy, error)
       return
     }
     if !file.orphans.isEmpty {
@@ -233,6 +252,54 @@ public enum DoctorOperation {
 
   static func count(_ n: Int, _ one: String, _ many: String) -> String {
     "\(n) \(n == 1 ? one : many)"
+  }
+}
+
+/// What `mn doctor` found of one document, in the order it reports it: findings, and the
+/// files read whose decoding (`decoded`, on any thread) gives the rest.
+struct Examination: Sendable {
+  enum Step: Sendable {
+    case found(DoctorFinding)
+    case decode([UInt8], String, isCopy: Bool)
+  }
+
+  var steps: [Step] = []
+  /// How many files were read (or tried) to be decoded.
+  var filesRead = 0
+
+  /// The findings, once `decoded`.
+  var findings: [DoctorFinding] {
+    steps.compactMap {
+      if case .found(let finding) = $0 { return finding }
+      return nil
+    }
+  }
+
+  mutating func add(_ kind: DoctorFinding.Kind, _ subject: String, _ message: String, fix: String) {
+    steps.append(.found(DoctorFinding(kind: kind, subject: subject, message: message, fix: fix)))
+  }
+
+  /// A document or copy that cannot be read or does not decode.
+  mutating func add(unreadable name: String, isCopy: Bool, _ error: any Error) {
+    let word = ShellQuote.word(name)
+    add(
+      isCopy ? .unreadableCopy : .unreadableDocument, name, "not a valid Automerge file: \(error)",
+      fix: isCopy
+        ? "mn repair \(word) rebuilds it from its verified chunks (mn doc check says why)"
+        : "mn repair \(word) (mn doc check says why)")
+  }
+
+  /// Every file decoded, in place: its findings where it stood.
+  func decoded() -> Examination {
+    var result = Examination(filesRead: filesRead)
+    for step in steps {
+      switch step {
+      case .found: result.steps.append(step)
+      case .decode(let bytes, let name, let isCopy):
+        DoctorOperation.decode(bytes, name: name, isCopy: isCopy, into: &result)
+      }
+    }
+    return result
   }
 }
 

@@ -49,52 +49,68 @@ public enum FolderLog {
 
   /// Reads the changes of `documents` and of their conflict copies.
   ///
+  /// The files are read in order on the calling thread and decoded on up to `threads`
+  /// threads (`OrderedWork`); the listing is the same for any number.
+  ///
   /// - Parameters:
   ///   - documents: entries of a folder scan (`FolderListing.select`).
   ///   - root: the data folder.
   ///   - fileSystem: where to read.
+  ///   - threads: how many files are decoded at once (the processors, for a live run).
   /// - Returns: the changes and the files that could not be read.
   public static func read(
-    _ documents: [DocumentEntry], root: AbsolutePath, fileSystem: any FileSystem
+    _ documents: [DocumentEntry], root: AbsolutePath, fileSystem: any FileSystem,
+    threads: Int = 1
   )
     -> Listing
   {
+    // Each document's file, then its copies (a copy adds what neither the document nor an
+    // earlier copy has); a placeholder is listed where it stands, as not downloaded.
+    var files: [(document: Int, copy: ConflictCopy?)] = []
+    for (d, document) in documents.enumerated() {
+      if document.state != .copiesOnly { files.append((d, nil)) }
+      for copy in document.copies { files.append((d, copy)) }
+    }
     var listing = Listing(entries: [], problems: [])
-    for document in documents {
-      var held = Set<ChangeHash>()
-      if document.state == .placeholder {
-        listing.problems.append(Problem(file: document.logicalName, reason: .notDownloaded))
-      } else if document.state != .copiesOnly {
-        let path = document.name.path(root: root)
-        if let file = decode(path, document.logicalName, fileSystem, &listing.problems) {
-          for entry in DocumentDiff.entries(of: file, where: { _ in true }) {
+    var held = Set<ChangeHash>()
+    var heldFor: Int?
+    OrderedWork.run(
+      count: files.count, width: threads,
+      produce: { i -> FileStep in
+        let (d, copy) = files[i]
+        let document = documents[d]
+        if copy?.placeholder != nil || (copy == nil && document.state == .placeholder) {
+          return .failed(.notDownloaded)
+        }
+        let path = copy?.path ?? document.name.path(root: root)
+        do {
+          return .read(try fileSystem.readFile(path, limit: DocumentName.maxFileSize), path)
+        } catch let error as FileSystemError {
+          return .failed(error.meansNotDownloaded ? .notDownloaded : .cannotRead(error))
+        } catch {
+          return .failed(.cannotRead(FileSystemError("read", path, .ioError)))
+        }
+      },
+      transform: { $0.decoded() },
+      consume: { i, step in
+        let (d, copy) = files[i]
+        let document = documents[d]
+        if heldFor != d { (held, heldFor) = ([], d) }
+        switch step {
+        case .failed(let reason):
+          listing.problems.append(
+            Problem(file: copy?.logicalName ?? document.logicalName, reason: reason))
+        case .decoded(let file):
+          for entry in DocumentDiff.entries(of: file, where: { !held.contains($0.hash) }) {
             held.insert(entry.change.hash)
             listing.entries.append(
-              Entry(document: document.logicalName, copy: nil, change: entry.change, ops: entry.ops)
-            )
+              Entry(
+                document: document.logicalName, copy: copy?.logicalName, change: entry.change,
+                ops: entry.ops))
           }
+        case .read: break  // every read is decoded
         }
-      }
-      for copy in document.copies {
-        guard copy.placeholder == nil else {
-          listing.problems.append(Problem(file: copy.logicalName, reason: .notDownloaded))
-          continue
-        }
-        guard
-          let file = decode(
-            copy.path, copy.logicalName, fileSystem, &listing.problems)
-        else {
-          continue
-        }
-        for entry in DocumentDiff.entries(of: file, where: { !held.contains($0.hash) }) {
-          held.insert(entry.change.hash)
-          listing.entries.append(
-            Entry(
-              document: document.logicalName, copy: copy.logicalName, change: entry.change,
-              ops: entry.ops))
-        }
-      }
-    }
+      })
     return listing
   }
 
@@ -144,24 +160,22 @@ public enum FolderLog {
     return length
   }
 
-  /// Reads and decodes one file (metadata kept, ops and chunks not); nil, with the
-  /// problem recorded, when it cannot be read or decoded.
-  private static func decode(
-    _ path: AbsolutePath, _ name: String, _ fileSystem: any FileSystem,
-    _ problems: inout [Problem]
-  ) -> AutomergeFile? {
-    do {
-      let bytes = try fileSystem.readFile(path, limit: DocumentName.maxFileSize)
-      return try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false)
-    } catch let error as FileSystemError {
-      let reason: Problem.Reason = error.meansNotDownloaded ? .notDownloaded : .cannotRead(error)
-      problems.append(Problem(file: name, reason: reason))
-    } catch let error as AutomergeDecodeError {
-      problems.append(Problem(file: name, reason: .notAutomerge(error)))
-    } catch {
-      problems.append(
-        Problem(file: name, reason: .cannotRead(FileSystemError("read", path, .ioError))))
+  /// One file on its way through `read`: its bytes (and path), then its decoding, or why not.
+  private enum FileStep: Sendable {
+    case read([UInt8], AbsolutePath)
+    case decoded(AutomergeFile)
+    case failed(Problem.Reason)
+
+    /// The bytes decoded (metadata kept, ops and chunks not); any other step as it is.
+    func decoded() -> FileStep {
+      guard case .read(let bytes, let path) = self else { return self }
+      do {
+        return .decoded(try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false))
+      } catch let error as AutomergeDecodeError {
+        return .failed(.notAutomerge(error))
+      } catch {
+        return .failed(.cannotRead(FileSystemError("read", path, .ioError)))
+      }
     }
-    return nil
   }
 }

@@ -30,6 +30,9 @@ public struct SystemContext: Sendable {
   public var syncProvider: any SyncProvider
   /// The random part of temporary names.
   public var random: @Sendable () -> String
+  /// How many threads may work at once: the processors online for a live run, 1 in tests
+  /// unless one asks for more. Asked only by the work that spreads over threads.
+  public var processors: @Sendable () -> Int
 
   public init(
     variables: [String: String] = [:], fileSystem: any FileSystem,
@@ -37,7 +40,8 @@ public struct SystemContext: Sendable {
     processRunner: any ProcessRunner = LiveProcessRunner(),
     processVariables: (@Sendable () -> [String: String])? = nil,
     syncProvider: any SyncProvider = NoSyncProvider(),
-    random: @escaping @Sendable () -> String = AtomicFile.randomSuffix
+    random: @escaping @Sendable () -> String = AtomicFile.randomSuffix,
+    processors: @escaping @Sendable () -> Int = { 1 }
   ) {
     self.variables = variables
     self.fileSystem = fileSystem
@@ -47,6 +51,7 @@ public struct SystemContext: Sendable {
     self.processVariables = processVariables ?? { variables }
     self.syncProvider = syncProvider
     self.random = random
+    self.processors = processors
   }
 
   /// Seconds since the epoch, whole: for manifests and backup names.

@@ -45,7 +45,9 @@ import Testing
     #expect(Set(after.keys) == Set(before.keys), "no lock file or anything else is created")
   }
 
-  @Test func everyKindOfFinding() throws {
+  /// The same findings in the same order whether the files are decoded on one thread or
+  /// on several.
+  @Test(arguments: [1, 4]) func everyKindOfFinding(threads: Int) throws {
     let s = try ScratchFolder()
     try s.write("tags.automerge", try withOrphan())
     try s.write("tags 2.automerge", try SampleDocuments.tagsOther)
@@ -64,7 +66,8 @@ import Testing
     let report = try DoctorOperation.examine(
       root: AbsolutePath(s.path), source: .pointer,
       warnings: ["pointer file names a missing folder"],
-      fileSystem: fs)
+      fileSystem: fs, threads: threads)
+    #expect(report.filesDecoded == 6)
     let found = report.findings.map { "\($0.kind.rawValue) \($0.subject) | \($0.fix)" }
     #expect(
       found == [

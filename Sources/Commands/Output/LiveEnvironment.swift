@@ -88,7 +88,8 @@ extension Environment {
         return Double(seconds) + Double(nanoseconds) / 1e9
       },
       sleep: { LiveSystem.sleep($0) },
-      processVariables: { Environment.processEnvironment() }, syncProvider: provider)
+      processVariables: { Environment.processEnvironment() }, syncProvider: provider,
+      processors: { LiveSystem.processorCount() })
     return Environment(
       system: system, currentDirectory: AbsolutePath(LiveSystem.currentDirectory()),
       stdout: FileDescriptorSink(fd: 1, bufferLimit: 1 << 16),

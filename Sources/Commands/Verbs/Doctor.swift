@@ -47,7 +47,8 @@ enum Doctor {
     let report = try env.syncProvider.withoutMaterializing {
       try DoctorOperation.examine(
         root: root, source: source, warnings: found.warnings, fileSystem: env.fileSystem,
-        syncProvider: env.syncProvider, bisyncDirectory: bisyncDirectory(env.variables))
+        syncProvider: env.syncProvider, bisyncDirectory: bisyncDirectory(env.variables),
+        threads: env.processors())
     }
     if call.global.json {
       try env.stdout.write(JSONWriter.string(json(report), indent: 2) + "\n")

@@ -82,7 +82,8 @@ enum Log {
       for problem in listing.problems { try env.stderr.write("mn: warning: \(problem)\n") }
     }
     let documents = try DocumentSelection.select(call.arguments, in: listing, env)
-    let log = FolderLog.read(documents, root: root, fileSystem: env.fileSystem)
+    let log = FolderLog.read(
+      documents, root: root, fileSystem: env.fileSystem, threads: env.processors())
     let out = ChangeLogOutput(
       call: call, env: env, actors: Set(log.entries.map(\.change.author)), utc: call[Options.utc])
     var entries = FolderLog.newestFirst(log.entries.filter(filter.keeps))

@@ -107,3 +107,35 @@ private protocol Runnable: AnyObject { func runOnThread() }
 extension Worker: Runnable {
   func runOnThread() { run() }
 }
+
+/// A loop over `count` items whose middle step runs on up to `width` threads at once.
+///
+/// `produce` and `consume` run on the calling thread, in index order, as in a plain loop:
+/// reading files stays in order (a test's fault at the third read is the third file's), and
+/// whatever `consume` builds comes out as the loop would build it. Only `transform` (pure
+/// work on what `produce` gave, such as decoding bytes) runs on a thread of its own. At most
+/// `width` items are between `produce` and `consume`, so memory stays bounded.
+/// A width of 1, or a thread that cannot be made, runs the step in place.
+public enum OrderedWork {
+  public static func run<Input: Sendable, Output: Sendable>(
+    count: Int, width: Int, produce: (Int) -> Input,
+    transform: @escaping @Sendable (Input) -> Output, consume: (Int, Output) -> Void
+  ) {
+    var pending: [(index: Int, input: Input, worker: Worker<Output>)] = []
+    func finishFirst() {
+      let (index, input, worker) = pending.removeFirst()
+      consume(index, worker.join() ?? transform(input))
+    }
+    for index in 0..<count {
+      let input = produce(index)
+      guard width > 1, let worker = Worker.start({ transform(input) }) else {
+        while !pending.isEmpty { finishFirst() }
+        consume(index, transform(input))
+        continue
+      }
+      pending.append((index, input, worker))
+      if pending.count >= width { finishFirst() }
+    }
+    while !pending.isEmpty { finishFirst() }
+  }
+}

@@ -110,6 +110,8 @@ int isatty(int fildes);
 char *getcwd(char *buf, size_t size);
 pid_t getpid(void);
 void _exit(int status) __attribute__((noreturn));
+long sysconf(int name);
+#define _SC_NPROCESSORS_ONLN 58
 
 // <stdlib.h>, <string.h> (Libc)
 char *getenv(const char *name);

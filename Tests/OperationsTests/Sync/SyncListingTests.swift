@@ -99,7 +99,7 @@ struct SimulatedFolder {
     let sim = try SimulatedFolder()
     let path = try sim.write(SimulatedFolder.month, device: 0)
     try sim.provider.makeDataless(path)
-    var report = DoctorReport(root: AbsolutePath(sim.root), source: .flag)
+    var report = Examination()
     sim.provider.withoutMaterializing {
       DoctorOperation.check(
         AbsolutePath(path), name: SimulatedFolder.month, isCopy: false, into: &report,

@@ -74,13 +74,52 @@ public enum ChangeTime {
   /// a `Z` when `utc`.
   public static func format(_ seconds: Int64, utc: Bool, utcOffset: (Int64) -> Int64) -> String {
     let offset = utc ? 0 : utcOffset(seconds)
-    let iso = UTCDateTime(secondsSinceEpoch: seconds + offset).iso8601
-    let text = String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(8))
+    let t = UTCDateTime(secondsSinceEpoch: seconds + offset)
+    let minutes = Int(offset.magnitude / 60)
+    let sign = UInt8(ascii: offset < 0 ? "-" : "+")
+    guard (0...9999).contains(t.year), minutes < 100 * 60 else {
+      return padded(t, utc: utc, sign: sign, minutes: minutes)
+    }
+    // Byte by byte: `mn log` prints one per change.
+    return String(unsafeUninitializedCapacity: 25) { out in
+      var at = 0
+      func put(_ value: Int, _ width: Int, then separator: UInt8? = nil) {
+        NameBytes.putDigits(value, width: width, into: out, at: &at)
+        if let separator {
+          out[at] = separator
+          at += 1
+        }
+      }
+      put(t.year, 4, then: UInt8(ascii: "-"))
+      put(t.month, 2, then: UInt8(ascii: "-"))
+      put(t.day, 2, then: UInt8(ascii: " "))
+      put(t.hour, 2, then: UInt8(ascii: ":"))
+      put(t.minute, 2, then: UInt8(ascii: ":"))
+      if utc {
+        put(t.second, 2, then: UInt8(ascii: "Z"))
+      } else {
+        put(t.second, 2, then: UInt8(ascii: " "))
+        out[at] = sign
+        at += 1
+        put(minutes / 60, 2)
+        put(minutes % 60, 2)
+      }
+      return at
+    }
+  }
+
+  /// `format` for any year (negative or past 9999) and offset, from padded strings.
+  static func padded(_ t: UTCDateTime, utc: Bool, sign: UInt8, minutes: Int) -> String {
+    func pad(_ value: Int, _ width: Int) -> String {
+      let digits = String(value.magnitude)
+      let zeros = String(repeating: "0", count: max(0, width - digits.count))
+      return (value < 0 ? "-" : "") + zeros + digits
+    }
+    let text =
+      "\(pad(t.year, 4))-\(pad(t.month, 2))-\(pad(t.day, 2)) "
+      + "\(pad(t.hour, 2)):\(pad(t.minute, 2)):\(pad(t.second, 2))"
     if utc { return text + "Z" }
-    let sign = offset < 0 ? "-" : "+"
-    let minutes = offset.magnitude / 60
-    func two(_ n: UInt64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return text + " " + sign + two(minutes / 60) + two(minutes % 60)
+    return text + " " + String(UnicodeScalar(sign)) + pad(minutes / 60, 2) + pad(minutes % 60, 2)
   }
 
   /// The days from 1970-01-01 to a civil date (proleptic Gregorian; Howard Hinnant's

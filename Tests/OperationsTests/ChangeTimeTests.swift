@@ -37,6 +37,13 @@ import Testing
     #expect(
       ChangeTime.format(1_788_264_000, utc: false, utcOffset: { _ in -16_200 })
         == "2026-09-01 07:30:00 -0430")
+    // Years outside 0...9999 (a writer's nonsense time) are printed whole.
+    #expect(
+      ChangeTime.format(300_000_000_000, utc: true, utcOffset: { _ in 0 })
+        == "11476-08-15 05:20:00Z")
+    #expect(
+      ChangeTime.format(-62_198_755_200, utc: false, utcOffset: { _ in 3600 })
+        == "-0001-01-01 01:00:00 +0100")
   }
 
   @Test func changeTimesInMillisecondsAreRead() {

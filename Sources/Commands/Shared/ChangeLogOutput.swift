@@ -11,6 +11,8 @@ struct ChangeLogOutput {
   var json: Bool
   /// The hex digits an actor is shortened to: unambiguous among the folder's actors.
   var actorLength: Int
+  /// Each of the folder's actors, shortened once.
+  private var shortActors: [ActorId: String] = [:]
 
   init(call: Invocation, env: Environment, actors: Set<ActorId>, utc: Bool) {
     self.env = env
@@ -18,6 +20,7 @@ struct ChangeLogOutput {
     verbose = call.global.verbose
     json = call.global.json
     actorLength = FolderLog.shortActorLength(actors)
+    for actor in actors { shortActors[actor] = String(actor.description.prefix(actorLength)) }
   }
 
   func time(_ raw: Int64) -> String {
@@ -30,13 +33,25 @@ struct ChangeLogOutput {
     return ChangeTime.format(t, utc: utc, utcOffset: env.utcOffset)
   }
 
-  func actor(_ id: ActorId) -> String { String(id.description.prefix(actorLength)) }
+  func actor(_ id: ActorId) -> String {
+    shortActors[id] ?? String(id.description.prefix(actorLength))
+  }
 
   /// One change: time, document, actor, seq, ops, message, and the copy it is only in.
   func line(_ e: FolderLog.Entry) -> String {
     let c = e.change
-    var s = time(c.time) + "  " + e.document + "  " + actor(c.author)
-    s += "  seq \(c.seq)  \(e.ops) op" + (e.ops == 1 ? "" : "s")
+    var s = ""
+    s.reserveCapacity(96 + e.document.utf8.count + (c.message?.utf8.count ?? 0))
+    s += time(c.time)
+    s += "  "
+    s += e.document
+    s += "  "
+    s += actor(c.author)
+    s += "  seq "
+    s += String(c.seq)
+    s += "  "
+    s += String(e.ops)
+    s += e.ops == 1 ? " op" : " ops"
     if let m = c.message { s += "  " + Self.printable(m) }
     if let copy = e.copy { s += "  [only in '\(copy)']" }
     if verbose { s += "  " + c.hash.description }

@@ -280,6 +280,9 @@ typedef struct _opaque_pthread_condattr_t pthread_condattr_t;
 int pthread_create(pthread_t _Nullable *_Nonnull thread, const pthread_attr_t *_Nullable attr,
                    void *_Nullable (*_Nonnull start)(void *_Nullable), void *_Nullable arg);
 int pthread_join(pthread_t thread, void *_Nullable *_Nullable value);
+int pthread_attr_init(pthread_attr_t *_Nonnull attr);
+int pthread_attr_setstacksize(pthread_attr_t *_Nonnull attr, size_t stacksize);
+int pthread_attr_destroy(pthread_attr_t *_Nonnull attr);
 pthread_t _Nonnull pthread_self(void);
 int pthread_mutex_init(pthread_mutex_t *_Nonnull mutex, const pthread_mutexattr_t *_Nullable attr);
 int pthread_mutex_destroy(pthread_mutex_t *_Nonnull mutex);

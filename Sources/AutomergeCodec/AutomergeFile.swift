@@ -210,9 +210,9 @@ public struct AutomergeFile: Sendable {
           opCounts.append(contentsOf: decoded.opCounts)
           try AutomergeFile.check(h, computed)
           if let reason = decoded.refusedByNewerAutomerge {
-            refusedByNewerAutomerge.append("document chunk at offset \(offset): \(reason)")
+            refusedByNewerAutomerge.append(AutomergeFile.refusal(ofDocumentAt: offset, reason))
           }
-          info.changes = decoded.changes.map(\.hash)
+          info.changes = decoded.hashes
           if offset == 0 { trusted = decoded.isDependency }
           if incoming.isEmpty {
             swap(&incoming, &decoded.changes)
@@ -274,7 +274,13 @@ public struct AutomergeFile: Sendable {
     return count
   }
 
-  private static func check(_ h: ChunkHeader, _ hash: ChangeHash) throws {
+  /// The entry of `refusedByNewerAutomerge` for the document chunk at `offset`.
+  static func refusal(ofDocumentAt offset: Int, _ reason: String) -> String {
+    "document chunk at offset \(offset): \(reason)"
+  }
+
+  /// Throws `checksumMismatch` unless the chunk's stored checksum is that of `hash` (§3).
+  static func check(_ h: ChunkHeader, _ hash: ChangeHash) throws {
     let computed = Chunk.checksum(of: hash)
     guard computed == h.checksum else {
       throw AutomergeDecodeError.checksumMismatch(

@@ -186,7 +186,7 @@ public struct AutomergeFile: Sendable {
   /// - Returns: when the file's first chunk is a document chunk at offset 0, the changes
   ///   `apply` may trust: for each of its changes, whether another one depends on it; else
   ///   empty.
-  private mutating func readChunks(
+  mutating func readChunks(
     _ bytes: [UInt8], from start: Int, keepOps: Bool, chunks kept: KeptChunks,
     into incoming: inout [Change],
     opCounts: inout [Int32], inspectFirstDocument: ((Reconstruction) -> Void)? = nil
@@ -212,7 +212,7 @@ public struct AutomergeFile: Sendable {
           if let reason = decoded.refusedByNewerAutomerge {
             refusedByNewerAutomerge.append(AutomergeFile.refusal(ofDocumentAt: offset, reason))
           }
-          info.changes = decoded.hashes
+          info.changes = decoded.changes.map(\.hash)
           if offset == 0 { trusted = decoded.isDependency }
           if incoming.isEmpty {
             swap(&incoming, &decoded.changes)

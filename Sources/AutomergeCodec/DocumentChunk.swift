@@ -6,7 +6,8 @@ enum DocumentChunk {
     /// The reconstructed changes, in the chunk's (causal) row order; empty when they were
     /// not kept (`keepChanges: false`).
     var changes: [Change]
-    /// The hash of each change, in row order.
+    /// The hash of each change, in row order, when the changes are not kept; else empty
+    /// (each change has its own, and a copy here would be 32 bytes more per change).
     var hashes: [ChangeHash]
     /// The stored heads, sorted.
     var heads: [ChangeHash]
@@ -14,6 +15,8 @@ enum DocumentChunk {
     var opCounts: [Int32]
     /// Per change: whether another change of the chunk depends on it.
     var isDependency: [Bool]
+    /// Each author's last seq (its number of changes); only when the changes are not kept.
+    var lastSeq: [ActorId: UInt64]
     /// Why Automerge 0.11 and later refuse this chunk, when Automerge 0.6.1 (the app's)
     /// opens it and nothing of the content depends on the difference (§8.6); else nil.
     var refusedByNewerAutomerge: String?
@@ -107,14 +110,24 @@ enum DocumentChunk {
     let rebuilt = try builder.reconstruct(
       keepChanges: keepChanges, keepOps: keepOps, chunks: chunks, spareCapacity: spareCapacity)
 
-    let (isDep, regenerated) = regeneratedHeads(rebuilt.hashes, depsIndex: builder.depsIndex)
+    let (isDep, regenerated) =
+      keepChanges
+      ? regeneratedHeads(rebuilt.changes.lazy.map(\.hash), depsIndex: builder.depsIndex)
+      : regeneratedHeads(rebuilt.hashes, depsIndex: builder.depsIndex)
     let stored = Array(Set(heads)).sorted()
     guard regenerated == stored || !verifyHeads else {
       throw AutomergeDecodeError.headsMismatch(offset: chunkOffset)
     }
+    var lastSeq: [ActorId: UInt64] = [:]
+    if !keepChanges {
+      // Each author's rows are numbered 1...n in row order (`rowsByActor` checks it).
+      var last = [UInt64](repeating: 0, count: actors.count)
+      for r in builder.rowActor.indices { last[Int(builder.rowActor[r])] = builder.rowSeq[r] }
+      for (a, seq) in zip(actors, last) where seq > 0 { lastSeq[a] = seq }
+    }
     return Decoded(
       changes: rebuilt.changes, hashes: rebuilt.hashes, heads: stored, opCounts: rebuilt.opCounts,
-      isDependency: isDep,
+      isDependency: isDep, lastSeq: lastSeq,
       refusedByNewerAutomerge: builder.refusedByNewerAutomerge)
   }
 
@@ -125,9 +138,9 @@ enum DocumentChunk {
   ///   - hashes: the regenerated changes' hashes, in row order.
   ///   - depsIndex: every row's dependency rows (`Reconstruction.depsIndex`).
   /// - Returns: per change, whether another depends on it; the regenerated heads, sorted.
-  static func regeneratedHeads(_ hashes: [ChangeHash], depsIndex: [Int64]) -> (
-    isDependency: [Bool], heads: [ChangeHash]
-  ) {
+  static func regeneratedHeads<Hashes: RandomAccessCollection<ChangeHash>>(
+    _ hashes: Hashes, depsIndex: [Int64]
+  ) -> (isDependency: [Bool], heads: [ChangeHash]) where Hashes.Index == Int {
     var isDep = [Bool](repeating: false, count: hashes.count)
     for j in depsIndex where j >= 0 { isDep[Int(j)] = true }
     var heads: [ChangeHash] = []

@@ -100,7 +100,8 @@ extension Reconstruction {
   struct Rebuilt {
     /// The changes; empty when they were not kept (`keepChanges: false`).
     var changes: [Change]
-    /// Every change's hash.
+    /// Every change's hash when the changes are not kept; else empty (each change has its
+    /// own).
     var hashes: [ChangeHash]
     /// Every change's op count.
     var opCounts: [Int32]
@@ -336,8 +337,10 @@ extension Reconstruction {
     var encoder = ChangeEncoder()
     var changes: [Change] = []
     if keepChanges { changes.reserveCapacity(rows + spareCapacity) }
+    // The hashes are kept apart only when the changes are not (a second array appended to
+    // in this loop costs more than mapping the changes once they are built).
     var hashes: [ChangeHash] = []
-    hashes.reserveCapacity(rows)
+    if !keepChanges { hashes.reserveCapacity(rows) }
     var opCounts: [Int32] = []
     opCounts.reserveCapacity(rows)
     var local = [Int32](repeating: -1, count: actors.count)
@@ -386,15 +389,19 @@ extension Reconstruction {
           local[author] = -1
           for a in others { local[Int(a)] = -1 }
 
-          let deps = self.deps(ofRow: r, hashes)
+          let deps =
+            keepChanges
+            ? self.deps(ofRow: r, changes.lazy.map(\.hash)) : self.deps(ofRow: r, hashes)
           let message = self.message(ofRow: r)
           let extra = extraBytes(r)
           let hash = encoder.finish(
             actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message,
             deps: deps, extra: extra)
-          hashes.append(hash)
           opCounts.append(Int32(truncatingIfNeeded: count))
-          guard keepChanges else { continue }
+          guard keepChanges else {
+            hashes.append(hash)
+            continue
+          }
           let chunkBytes = chunks.keeps(hash) ? encoder.lastChunk : []
           changes.append(
             Change(
@@ -452,7 +459,9 @@ extension Reconstruction {
 
   /// The deps of change row `r`: the hashes of the rows it lists, sorted (§7.5 step 6;
   /// every one is an earlier row, checked by `decodeChangeColumns`).
-  private func deps(ofRow r: Int, _ hashes: [ChangeHash]) -> ChangeDeps {
+  private func deps<Hashes: RandomAccessCollection<ChangeHash>>(ofRow r: Int, _ hashes: Hashes)
+    -> ChangeDeps where Hashes.Index == Int
+  {
     let ds = rowDepsStart[r]
     let de = rowDepsStart[r + 1]
     switch de - ds {

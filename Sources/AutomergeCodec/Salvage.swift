@@ -184,7 +184,7 @@ public enum Salvage {
         if h.type == .document {
           let decoded = try DocumentChunk.decode(
             buf, body: h.body, chunkOffset: offset, keepOps: keepOps)
-          info.changes = decoded.hashes
+          info.changes = decoded.changes.map(\.hash)
           return .verified(info, decoded.changes)
         }
         let chunk = Array(UnsafeBufferPointer(rebasing: buf[offset..<h.end]))

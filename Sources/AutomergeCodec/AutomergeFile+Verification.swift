@@ -72,9 +72,7 @@ extension AutomergeFile {
     var following: [Change] = []
     var opCounts: [Int32] = []
     let documentLength = try bytes.withUnsafeBufferPointer { try Chunk.header($0, at: 0).end }
-    _ = try rest.readChunks(
-      bytes, from: documentLength, keepOps: false, chunks: .none, into: &following,
-      opCounts: &opCounts)
+    try rest.readChunks(bytes, from: documentLength, into: &following, opCounts: &opCounts)
     var facts = try load(document, following, opCounts: opCounts)
     facts.chunkCount += rest.chunks.count
     facts.refusedByNewerAutomerge += rest.refusedByNewerAutomerge

@@ -186,7 +186,7 @@ public struct AutomergeFile: Sendable {
   /// - Returns: when the file's first chunk is a document chunk at offset 0, the changes
   ///   `apply` may trust: for each of its changes, whether another one depends on it; else
   ///   empty.
-  mutating func readChunks(
+  private mutating func readChunks(
     _ bytes: [UInt8], from start: Int, keepOps: Bool, chunks kept: KeptChunks,
     into incoming: inout [Change],
     opCounts: inout [Int32], inspectFirstDocument: ((Reconstruction) -> Void)? = nil
@@ -259,6 +259,16 @@ public struct AutomergeFile: Sendable {
       }
     }
     return trusted
+  }
+
+  /// Reads the chunks of `bytes` from `start` to the end as `decode` reads them, without
+  /// their ops or chunks, into `incoming` and `opCounts` (for `verify`; `readChunks` stays
+  /// private, which keeps its specializations for `decode`).
+  mutating func readChunks(
+    _ bytes: [UInt8], from start: Int, into incoming: inout [Change], opCounts: inout [Int32]
+  ) throws {
+    _ = try readChunks(
+      bytes, from: start, keepOps: false, chunks: .none, into: &incoming, opCounts: &opCounts)
   }
 
   /// How many change chunks (each one change) follow `offset` before the next document

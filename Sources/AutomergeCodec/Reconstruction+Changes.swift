@@ -391,23 +391,23 @@ extension Reconstruction {
 
           let deps =
             keepChanges
-            ? self.deps(ofRow: r, changes.lazy.map(\.hash)) : self.deps(ofRow: r, hashes)
+            ? self.deps(ofRow: r) { changes[$0].hash } : self.deps(ofRow: r) { hashes[$0] }
           let message = self.message(ofRow: r)
           let extra = extraBytes(r)
           let hash = encoder.finish(
             actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message,
             deps: deps, extra: extra)
-          opCounts.append(Int32(truncatingIfNeeded: count))
-          guard keepChanges else {
+          if keepChanges {
+            let chunkBytes = chunks.keeps(hash) ? encoder.lastChunk : []
+            changes.append(
+              Change(
+                hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r],
+                message: message,
+                deps: deps, ops: keepOps ? ops : [], extra: extra, chunk: chunkBytes))
+          } else {
             hashes.append(hash)
-            continue
           }
-          let chunkBytes = chunks.keeps(hash) ? encoder.lastChunk : []
-          changes.append(
-            Change(
-              hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r],
-              message: message,
-              deps: deps, ops: keepOps ? ops : [], extra: extra, chunk: chunkBytes))
+          opCounts.append(Int32(truncatingIfNeeded: count))
         }
       }
     }
@@ -459,15 +459,15 @@ extension Reconstruction {
 
   /// The deps of change row `r`: the hashes of the rows it lists, sorted (§7.5 step 6;
   /// every one is an earlier row, checked by `decodeChangeColumns`).
-  private func deps<Hashes: RandomAccessCollection<ChangeHash>>(ofRow r: Int, _ hashes: Hashes)
-    -> ChangeDeps where Hashes.Index == Int
-  {
+  /// `hash(j)` is the hash of row `j` (a closure, not a collection: a lazy map over the
+  /// changes copied each `Change` it read, its references retained and released).
+  @inline(__always) private func deps(ofRow r: Int, hash: (Int) -> ChangeHash) -> ChangeDeps {
     let ds = rowDepsStart[r]
     let de = rowDepsStart[r + 1]
     switch de - ds {
     case 0: return []
-    case 1: return [hashes[Int(depsIndex[ds])]]
-    default: return ChangeDeps(depsIndex[ds..<de].map { hashes[Int($0)] }.sorted())
+    case 1: return [hash(Int(depsIndex[ds]))]
+    default: return ChangeDeps(depsIndex[ds..<de].map { hash(Int($0)) }.sorted())
     }
   }
 

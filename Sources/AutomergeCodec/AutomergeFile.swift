@@ -210,7 +210,7 @@ public struct AutomergeFile: Sendable {
           opCounts.append(contentsOf: decoded.opCounts)
           try AutomergeFile.check(h, computed)
           if let reason = decoded.refusedByNewerAutomerge {
-            refusedByNewerAutomerge.append("document chunk at offset \(offset): \(reason)")
+            refusedByNewerAutomerge.append(AutomergeFile.refusal(ofDocumentAt: offset, reason))
           }
           info.changes = decoded.changes.map(\.hash)
           if offset == 0 { trusted = decoded.isDependency }
@@ -261,6 +261,16 @@ public struct AutomergeFile: Sendable {
     return trusted
   }
 
+  /// Reads the chunks of `bytes` from `start` to the end as `decode` reads them, without
+  /// their ops or chunks, into `incoming` and `opCounts` (for `verify`; `readChunks` stays
+  /// private, which keeps its specializations for `decode`).
+  mutating func readChunks(
+    _ bytes: [UInt8], from start: Int, into incoming: inout [Change], opCounts: inout [Int32]
+  ) throws {
+    _ = try readChunks(
+      bytes, from: start, keepOps: false, chunks: .none, into: &incoming, opCounts: &opCounts)
+  }
+
   /// How many change chunks (each one change) follow `offset` before the next document
   /// chunk, the end, or a malformed header: the room `decode` reserves for them, so that
   /// hundreds of thousands of document changes are not copied to grow the array.
@@ -274,7 +284,13 @@ public struct AutomergeFile: Sendable {
     return count
   }
 
-  private static func check(_ h: ChunkHeader, _ hash: ChangeHash) throws {
+  /// The entry of `refusedByNewerAutomerge` for the document chunk at `offset`.
+  static func refusal(ofDocumentAt offset: Int, _ reason: String) -> String {
+    "document chunk at offset \(offset): \(reason)"
+  }
+
+  /// Throws `checksumMismatch` unless the chunk's stored checksum is that of `hash` (§3).
+  static func check(_ h: ChunkHeader, _ hash: ChangeHash) throws {
     let computed = Chunk.checksum(of: hash)
     guard computed == h.checksum else {
       throw AutomergeDecodeError.checksumMismatch(

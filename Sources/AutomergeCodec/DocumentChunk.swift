@@ -3,14 +3,20 @@
 enum DocumentChunk {
   /// The decoded content of a document chunk.
   struct Decoded {
-    /// The reconstructed changes, in the chunk's (causal) row order.
+    /// The reconstructed changes, in the chunk's (causal) row order; empty when they were
+    /// not kept (`keepChanges: false`).
     var changes: [Change]
+    /// The hash of each change, in row order, when the changes are not kept; else empty
+    /// (each change has its own, and a copy here would be 32 bytes more per change).
+    var hashes: [ChangeHash]
     /// The stored heads, sorted.
     var heads: [ChangeHash]
     /// The number of ops of each change (`changes[i].ops` may be empty, see `keepOps`).
     var opCounts: [Int32]
     /// Per change: whether another change of the chunk depends on it.
     var isDependency: [Bool]
+    /// Each author's last seq (its number of changes); only when the changes are not kept.
+    var lastSeq: [ActorId: UInt64]
     /// Why Automerge 0.11 and later refuse this chunk, when Automerge 0.6.1 (the app's)
     /// opens it and nothing of the content depends on the difference (§8.6); else nil.
     var refusedByNewerAutomerge: String?
@@ -48,17 +54,21 @@ enum DocumentChunk {
   ///   - body: the range of the document body in `buf`.
   ///   - chunkOffset: the offset of the chunk, for errors.
   ///   - verifyHeads: check the regenerated heads against the stored ones.
+  ///   - keepChanges: keep the `Change` values (else only each one's hash and op count:
+  ///     every change is still rebuilt, encoded and hashed).
   ///   - keepOps: keep each change's ops (else only their count).
   ///   - chunks: the changes whose canonical chunk is kept (of the others, only the hash).
   ///   - spareCapacity: room to reserve in `Decoded.changes` for changes the caller appends.
   ///   - inspect: called with the decoded stored ops (§7.3) before the changes are
   ///     reconstructed from them (`DocumentMaterializer` reads them there).
-  /// - Returns: the regenerated changes, the stored heads and each change's op count.
+  /// - Returns: the regenerated changes or their hashes, the stored heads and each change's op
+  ///   count.
   /// - Throws: `AutomergeDecodeError` for malformed bytes, and `headsMismatch` when the
   ///   regenerated heads differ from the stored ones.
   static func decode(
     _ buf: UnsafeBufferPointer<UInt8>, body: Range<Int>, chunkOffset: Int, verifyHeads: Bool = true,
-    keepOps: Bool = true, chunks: KeptChunks = .all, spareCapacity: Int = 0,
+    keepChanges: Bool = true, keepOps: Bool = true, chunks: KeptChunks = .all,
+    spareCapacity: Int = 0,
     inspect: ((Reconstruction) -> Void)? = nil
   ) throws -> Decoded {
     var r = ByteReader(buf, from: body.lowerBound, to: body.upperBound)
@@ -97,16 +107,27 @@ enum DocumentChunk {
     var builder = try decodedColumns()
     inspect?(builder)
     // §7.5 steps 1 to 6 (`Reconstruction+Changes.swift`), then step 7 here.
-    let (changes, opCounts) = try builder.reconstruct(
-      keepOps: keepOps, chunks: chunks, spareCapacity: spareCapacity)
+    let rebuilt = try builder.reconstruct(
+      keepChanges: keepChanges, keepOps: keepOps, chunks: chunks, spareCapacity: spareCapacity)
 
-    let (isDep, regenerated) = regeneratedHeads(changes, depsIndex: builder.depsIndex)
+    let (isDep, regenerated) =
+      keepChanges
+      ? regeneratedHeads(rebuilt.changes.lazy.map(\.hash), depsIndex: builder.depsIndex)
+      : regeneratedHeads(rebuilt.hashes, depsIndex: builder.depsIndex)
     let stored = Array(Set(heads)).sorted()
     guard regenerated == stored || !verifyHeads else {
       throw AutomergeDecodeError.headsMismatch(offset: chunkOffset)
     }
+    var lastSeq: [ActorId: UInt64] = [:]
+    if !keepChanges {
+      // Each author's rows are numbered 1...n in row order (`rowsByActor` checks it).
+      var last = [UInt64](repeating: 0, count: actors.count)
+      for r in builder.rowActor.indices { last[Int(builder.rowActor[r])] = builder.rowSeq[r] }
+      for (a, seq) in zip(actors, last) where seq > 0 { lastSeq[a] = seq }
+    }
     return Decoded(
-      changes: changes, heads: stored, opCounts: opCounts, isDependency: isDep,
+      changes: rebuilt.changes, hashes: rebuilt.hashes, heads: stored, opCounts: rebuilt.opCounts,
+      isDependency: isDep, lastSeq: lastSeq,
       refusedByNewerAutomerge: builder.refusedByNewerAutomerge)
   }
 
@@ -114,16 +135,16 @@ enum DocumentChunk {
   /// changes regenerate, to compare with the stored heads as sets).
   ///
   /// - Parameters:
-  ///   - changes: the regenerated changes, in row order.
+  ///   - hashes: the regenerated changes' hashes, in row order.
   ///   - depsIndex: every row's dependency rows (`Reconstruction.depsIndex`).
   /// - Returns: per change, whether another depends on it; the regenerated heads, sorted.
-  static func regeneratedHeads(_ changes: [Change], depsIndex: [Int64]) -> (
-    isDependency: [Bool], heads: [ChangeHash]
-  ) {
-    var isDep = [Bool](repeating: false, count: changes.count)
+  static func regeneratedHeads<Hashes: RandomAccessCollection<ChangeHash>>(
+    _ hashes: Hashes, depsIndex: [Int64]
+  ) -> (isDependency: [Bool], heads: [ChangeHash]) where Hashes.Index == Int {
+    var isDep = [Bool](repeating: false, count: hashes.count)
     for j in depsIndex where j >= 0 { isDep[Int(j)] = true }
     var heads: [ChangeHash] = []
-    for i in changes.indices where !isDep[i] { heads.append(changes[i].hash) }
+    for i in hashes.indices where !isDep[i] { heads.append(hashes[i]) }
     heads.sort()
     return (isDep, heads)
   }

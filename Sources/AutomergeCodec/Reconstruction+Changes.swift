@@ -96,11 +96,31 @@ extension Reconstruction {
     let valueStart: Int
   }
 
+  /// What `reconstruct` returns of the regenerated changes, in row order.
+  struct Rebuilt {
+    /// The changes; empty when they were not kept (`keepChanges: false`).
+    var changes: [Change]
+    /// Every change's hash when the changes are not kept; else empty (each change has its
+    /// own).
+    var hashes: [ChangeHash]
+    /// Every change's op count.
+    var opCounts: [Int32]
+  }
+
   /// Runs §7.5 steps 1 to 6 and returns the regenerated changes in row order.
-  /// `spareCapacity`: room to reserve in the returned array beyond its changes.
-  mutating func reconstruct(keepOps: Bool, chunks: KeptChunks = .all, spareCapacity: Int = 0)
-    throws -> (changes: [Change], opCounts: [Int32])
-  {
+  ///
+  /// - Parameters:
+  ///   - keepChanges: build the `Change` values; else every change is still rebuilt,
+  ///     encoded and hashed, and only its hash and op count are kept (a check needs no
+  ///     more, and is spared a value of 152 bytes and its references per change).
+  ///   - keepOps: keep each change's ops (only with `keepChanges`).
+  ///   - chunks: the changes whose canonical chunk is kept (only with `keepChanges`).
+  ///   - spareCapacity: room to reserve in `changes` beyond its changes.
+  /// - Returns: the changes (when kept), their hashes and op counts, in row order.
+  /// - Throws: `invalidDocument` or a column error for the first invalid op or row.
+  mutating func reconstruct(
+    keepChanges: Bool = true, keepOps: Bool, chunks: KeptChunks = .all, spareCapacity: Int = 0
+  ) throws -> Rebuilt {
     let preds = try predsFromSuccs()
     // The successor columns are consumed: free them before the changes are built.
     succNum = PackedUInts()
@@ -108,7 +128,8 @@ extension Reconstruction {
     let owners = try rowsByActor()
     let assignment = try assignOps(preds, owners)
     return try buildChanges(
-      preds, assignment, keepOps: keepOps, chunks: chunks, spareCapacity: spareCapacity)
+      preds, assignment, keepChanges: keepChanges, keepOps: keepOps && keepChanges,
+      chunks: chunks, spareCapacity: spareCapacity)
   }
 
   /// §7.5 steps 1 to 4: rebuilds every op's preds from the succ lists, group by group
@@ -308,14 +329,18 @@ extension Reconstruction {
   /// - Throws: `invalidDocument` for a row whose ops are not the counters up to its max op,
   ///   and the checks of `checkedOp` on the stored ops, in row order.
   func buildChanges(
-    _ preds: Preds, _ assignment: Assignment, keepOps: Bool, chunks: KeptChunks,
-    spareCapacity: Int
-  ) throws -> (changes: [Change], opCounts: [Int32]) {
+    _ preds: Preds, _ assignment: Assignment, keepChanges: Bool, keepOps: Bool,
+    chunks: KeptChunks, spareCapacity: Int
+  ) throws -> Rebuilt {
     let n = opCount
     let rows = rowActor.count
     var encoder = ChangeEncoder()
     var changes: [Change] = []
-    changes.reserveCapacity(rows + spareCapacity)
+    if keepChanges { changes.reserveCapacity(rows + spareCapacity) }
+    // The hashes are kept apart only when the changes are not (a second array appended to
+    // in this loop costs more than mapping the changes once they are built).
+    var hashes: [ChangeHash] = []
+    if !keepChanges { hashes.reserveCapacity(rows) }
     var opCounts: [Int32] = []
     opCounts.reserveCapacity(rows)
     var local = [Int32](repeating: -1, count: actors.count)
@@ -364,23 +389,29 @@ extension Reconstruction {
           local[author] = -1
           for a in others { local[Int(a)] = -1 }
 
-          let deps = self.deps(ofRow: r, changes)
+          let deps =
+            keepChanges
+            ? self.deps(ofRow: r) { changes[$0].hash } : self.deps(ofRow: r) { hashes[$0] }
           let message = self.message(ofRow: r)
           let extra = extraBytes(r)
           let hash = encoder.finish(
             actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message,
             deps: deps, extra: extra)
-          let chunkBytes = chunks.keeps(hash) ? encoder.lastChunk : []
-          changes.append(
-            Change(
-              hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r],
-              message: message,
-              deps: deps, ops: keepOps ? ops : [], extra: extra, chunk: chunkBytes))
+          if keepChanges {
+            let chunkBytes = chunks.keeps(hash) ? encoder.lastChunk : []
+            changes.append(
+              Change(
+                hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r],
+                message: message,
+                deps: deps, ops: keepOps ? ops : [], extra: extra, chunk: chunkBytes))
+          } else {
+            hashes.append(hash)
+          }
           opCounts.append(Int32(truncatingIfNeeded: count))
         }
       }
     }
-    return (changes, opCounts)
+    return Rebuilt(changes: changes, hashes: hashes, opCounts: opCounts)
   }
 
   /// Appends to `others` every actor other than `author` that the ops `counters` name
@@ -428,13 +459,15 @@ extension Reconstruction {
 
   /// The deps of change row `r`: the hashes of the rows it lists, sorted (§7.5 step 6;
   /// every one is an earlier row, checked by `decodeChangeColumns`).
-  private func deps(ofRow r: Int, _ changes: [Change]) -> ChangeDeps {
+  /// `hash(j)` is the hash of row `j` (a closure, not a collection: a lazy map over the
+  /// changes copied each `Change` it read, its references retained and released).
+  @inline(__always) private func deps(ofRow r: Int, hash: (Int) -> ChangeHash) -> ChangeDeps {
     let ds = rowDepsStart[r]
     let de = rowDepsStart[r + 1]
     switch de - ds {
     case 0: return []
-    case 1: return [changes[Int(depsIndex[ds])].hash]
-    default: return ChangeDeps(depsIndex[ds..<de].map { changes[Int($0)].hash }.sorted())
+    case 1: return [hash(Int(depsIndex[ds]))]
+    default: return ChangeDeps(depsIndex[ds..<de].map { hash(Int($0)) }.sorted())
     }
   }
 

@@ -1,0 +1,183 @@
+extension AutomergeFile {
+  /// What decoding a file establishes about it, without its changes: for checks, which
+  /// need the verdict and the counts only.
+  public struct Verification: Equatable, Sendable {
+    /// The number of chunks (`AutomergeFile.chunks.count`).
+    public var chunkCount: Int
+    /// The number of distinct changes (`AutomergeFile.changes.count`).
+    public var changeCount: Int
+    /// The total number of ops of all changes (deletions included).
+    public var opCount: Int
+    /// The heads of the loaded (non-orphan) changes, sorted.
+    public var heads: [ChangeHash]
+    /// Changes whose dependencies are not all present, as in `AutomergeFile.orphans`.
+    public var orphans: [ChangeHash]
+    /// Dependency hashes that no change of the file has, sorted.
+    public var missingDependencies: [ChangeHash]
+    /// Why Automerge 0.11 and later refuse this file, as in
+    /// `AutomergeFile.refusedByNewerAutomerge`.
+    public var refusedByNewerAutomerge: [String]
+
+    /// The facts of a decoded file.
+    init(_ file: AutomergeFile) {
+      chunkCount = file.chunks.count
+      changeCount = file.changes.count
+      opCount = file.opCount
+      heads = file.heads
+      orphans = file.orphans
+      missingDependencies = file.missingDependencies
+      refusedByNewerAutomerge = file.refusedByNewerAutomerge
+    }
+
+    init(
+      chunkCount: Int, changeCount: Int, opCount: Int, heads: [ChangeHash], orphans: [ChangeHash],
+      missingDependencies: [ChangeHash], refusedByNewerAutomerge: [String]
+    ) {
+      self.chunkCount = chunkCount
+      self.changeCount = changeCount
+      self.opCount = opCount
+      self.heads = heads
+      self.orphans = orphans
+      self.missingDependencies = missingDependencies
+      self.refusedByNewerAutomerge = refusedByNewerAutomerge
+    }
+  }
+
+  /// Decodes and verifies a whole file as `decode` does, with the same checks and the same
+  /// errors, and returns what that establishes, without the changes.
+  ///
+  /// A file that starts with a document chunk (as Automerge's `save()` writes it, and a
+  /// merge appends change chunks to) is verified without a `Change` value per document
+  /// change: each is rebuilt, encoded and hashed from the op columns, and only its hash and
+  /// op count are kept. The chunks after it are decoded as `decode` decodes them, and
+  /// loaded with `apply`'s rules against the document's hashes (`load`). Any other file is
+  /// decoded without its ops and chunks, and summarised.
+  ///
+  /// - Parameter bytes: the file's bytes; empty input is an empty document.
+  /// - Returns: the chunk, change and op counts, the heads, orphans and missing dependencies.
+  /// - Throws: `AutomergeDecodeError`, as `decode` does.
+  public static func verify(_ bytes: [UInt8]) throws -> Verification {
+    let document = try bytes.withUnsafeBufferPointer { buf -> DocumentChunk.Decoded? in
+      guard let h = try? Chunk.header(buf, at: 0), h.type == .document else { return nil }
+      let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
+      let decoded = try DocumentChunk.decode(
+        buf, body: h.body, chunkOffset: 0, keepChanges: false, keepOps: false, chunks: .none)
+      try AutomergeFile.check(h, computed)
+      return decoded
+    }
+    guard let document else {
+      return Verification(try decode(bytes, keepOps: false, keepChunks: false))
+    }
+    var rest = AutomergeFile()
+    var following: [Change] = []
+    var opCounts: [Int32] = []
+    let documentLength = try bytes.withUnsafeBufferPointer { try Chunk.header($0, at: 0).end }
+    try rest.readChunks(bytes, from: documentLength, into: &following, opCounts: &opCounts)
+    var facts = try load(document, following, opCounts: opCounts)
+    facts.chunkCount += rest.chunks.count
+    facts.refusedByNewerAutomerge += rest.refusedByNewerAutomerge
+    return facts
+  }
+
+  /// `apply`'s rules (§4 step 4) for a file whose first chunk is the document `document`
+  /// (its changes trusted, as `apply` trusts them) followed by the changes `following`, in
+  /// file order: duplicates skipped, `(actor, seq)` collisions rejected, each change applied
+  /// once its deps are in, the others orphans.
+  ///
+  /// The document's hashes are searched only for the hashes and deps of `following`, in one
+  /// pass, instead of being indexed.
+  ///
+  /// - Throws: `duplicateSeq` for a change of `following` that reuses an `(actor, seq)`.
+  private static func load(
+    _ document: DocumentChunk.Decoded, _ following: [Change], opCounts: [Int32]
+  ) throws -> Verification {
+    // Where each hash that `following` names sits in the document, if it does.
+    var wanted = Set<ChangeHash>()
+    for c in following {
+      wanted.insert(c.hash)
+      for d in c.deps { wanted.insert(d) }
+    }
+    var inDocument: [ChangeHash: Int] = [:]
+    if !wanted.isEmpty {
+      // A filter on the first word spares most rows a lookup in `wanted`.
+      var maybe = [Bool](repeating: false, count: 4096)
+      for w in wanted { maybe[Int(w.w0 & 4095)] = true }
+      for (r, hash) in document.hashes.enumerated()
+      where maybe[Int(hash.w0 & 4095)] && wanted.contains(hash) {
+        inDocument[hash] = r
+      }
+    }
+
+    // The changes of `following` that are new, in file order; the first of each hash.
+    var position: [ChangeHash: Int] = [:]
+    var unique: [Int] = []
+    var bySeq: [ActorId: Set<UInt64>] = [:]
+    for (i, c) in following.enumerated() {
+      if inDocument[c.hash] != nil || position[c.hash] != nil { continue }
+      position[c.hash] = i
+      unique.append(i)
+      let author = c.actors[0]
+      if let last = document.lastSeq[author], c.seq <= last {
+        throw AutomergeDecodeError.duplicateSeq(actor: author, seq: c.seq)
+      }
+      if !bySeq[author, default: []].insert(c.seq).inserted {
+        throw AutomergeDecodeError.duplicateSeq(actor: author, seq: c.seq)
+      }
+    }
+
+    // Each change once its deps are in: the document's are.
+    var applied = [Bool](repeating: false, count: following.count)
+    var order: [Int] = []
+    var missing = [Int](repeating: 0, count: following.count)
+    var waiting: [ChangeHash: [Int]] = [:]
+    for i in unique {
+      for d in following[i].deps where inDocument[d] == nil {
+        if let j = position[d], applied[j] { continue }
+        missing[i] += 1
+        waiting[d, default: []].append(i)
+      }
+      guard missing[i] == 0 else { continue }
+      var work = [i]
+      while let w = work.popLast() {
+        applied[w] = true
+        order.append(w)
+        for x in waiting.removeValue(forKey: following[w].hash) ?? [] {
+          missing[x] -= 1
+          if missing[x] == 0 { work.append(x) }
+        }
+      }
+    }
+    let orphans = unique.filter { !applied[$0] }
+    var absent = Set<ChangeHash>()
+    for i in orphans {
+      for d in following[i].deps where inDocument[d] == nil && position[d] == nil {
+        absent.insert(d)
+      }
+    }
+
+    // The heads: the document's, less those an applied change depends on, and the applied
+    // changes no other applied change depends on.
+    var documentDeps = Set<ChangeHash>()
+    var isDep = [Bool](repeating: false, count: following.count)
+    for i in order {
+      for d in following[i].deps {
+        if inDocument[d] != nil {
+          documentDeps.insert(d)
+        } else if let j = position[d] {
+          isDep[j] = true
+        }
+      }
+    }
+    var heads = document.heads.filter { !documentDeps.contains($0) }
+    for i in order where !isDep[i] { heads.append(following[i].hash) }
+    return Verification(
+      chunkCount: 1, changeCount: document.hashes.count + unique.count,
+      opCount: document.opCounts.reduce(0) { $0 + Int($1) }
+        + unique.reduce(0) { $0 + Int(opCounts[$1]) },
+      heads: heads.sorted(), orphans: orphans.map { following[$0].hash },
+      missingDependencies: absent.sorted(),
+      refusedByNewerAutomerge: document.refusedByNewerAutomerge.map {
+        [AutomergeFile.refusal(ofDocumentAt: 0, $0)]
+      } ?? [])
+  }
+}

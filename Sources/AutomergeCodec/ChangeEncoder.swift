@@ -18,6 +18,8 @@ struct ChangeEncoder: ~Copyable {
   private var expand = BooleanEncoder()
   private var markName = StringRLEEncoder()
   private var body = ByteWriter()
+  /// The byte length of each column of `columnSpecs` (reused).
+  private var lengths = [Int](repeating: 0, count: 14)
   /// The chunk being written, reused from change to change.
   private var chunk = ByteBuffer()
 
@@ -130,9 +132,6 @@ struct ChangeEncoder: ~Copyable {
     // written once, straight into the chunk: no copy of the column data in between, and
     // no allocation per change once the buffers have grown.
     let hasExpand = expand.anyTrue
-    // The byte length of each column of `columnSpecs`: inline, since each store into an
-    // array held by `self` checked its uniqueness (1.6% of a document check).
-    var lengths = InlineArray<14, Int>(repeating: 0)
     lengths[0] = objActor.close()
     lengths[1] = objCtr.close()
     lengths[2] = keyActor.close()
@@ -160,14 +159,14 @@ struct ChangeEncoder: ~Copyable {
     for a in actors.dropFirst() { body.byteString(a.bytes) }
     var present = 0
     var dataLength = 0
-    for c in lengths.indices where lengths[c] > 0 {
+    for n in lengths where n > 0 {
       present += 1
-      dataLength += lengths[c]
+      dataLength += n
     }
     body.uleb(UInt64(present))
-    for c in lengths.indices where lengths[c] > 0 {
+    for (c, n) in lengths.enumerated() where n > 0 {
       body.uleb(UInt64(ChangeEncoder.columnSpecs[c]))
-      body.uleb(UInt64(lengths[c]))
+      body.uleb(UInt64(n))
     }
     // The chunk is written in place: header, body fields, column data, extra bytes.
     let bodyLength = body.count + dataLength + extra.count
@@ -204,13 +203,10 @@ struct ChangeEncoder: ~Copyable {
 
   /// A chunk header (§3) with its checksum left zero: magic, checksum, type, length.
   private static func putHeader(type: UInt8, bodyLength: Int, into chunk: ByteBuffer) {
-    // `Chunk.magic` byte by byte: reading the array cost more than the rest of the header.
-    chunk.put(count: 9) { header in
-      (header[0], header[1], header[2], header[3]) = (0x85, 0x6f, 0x4a, 0x83)
-      (header + 4).initialize(repeating: 0, count: 4)
-      header[8] = type
-    }
     var sink = chunk  // a class; `putULEB`, a protocol extension, is mutating
+    sink.put(Chunk.magic)
+    sink.put(0, count: 4)
+    sink.put(type)
     sink.putULEB(UInt64(bodyLength))
   }
 

@@ -184,10 +184,10 @@ public enum DoctorOperation {
   static func decode(
     _ bytes: [UInt8], name: String, isCopy: Bool, into report: inout Examination
   ) {
-    let file: AutomergeFile
+    let file: AutomergeFile.Verification
     do {
-      // Validity and orphans only: every op is still checked, none is kept.
-      file = try AutomergeFile.decode(bytes, keepOps: false, keepChunks: false)
+      // Validity and orphans only: every op is still checked, no change is kept.
+      file = try AutomergeFile.verify(bytes)
     } catch {
       report.add(unreadable: name, isCopy: isCopy, error)
       return
@@ -201,14 +201,14 @@ public enum DoctorOperation {
     }
     // Appended chunks (merges keep the app's bytes and append changes): estimated in
     // memory, nothing written.
-    if !isCopy, file.chunks.count > 1 + file.orphans.count,
+    if !isCopy, file.chunkCount > 1 + file.orphans.count,
       case .success(let saved) = CompactOperation.estimate(bytes),
       bytes.count > 2 * saved.bytes.count
     {
       report.add(
         .compactable, name,
         "\(bytes.count) bytes, \(saved.bytes.count) as one document chunk "
-          + "(\(file.chunks.count) chunks): it loads slower than it needs to",
+          + "(\(file.chunkCount) chunks): it loads slower than it needs to",
         fix: "mn compact \(ShellQuote.word(name))")
     }
   }

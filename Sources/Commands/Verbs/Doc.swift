@@ -278,7 +278,7 @@ enum Doc {
     for argument in call.arguments {
       let input = try DocInput.read(argument, call, env)
       do {
-        let file = try AutomergeFile.decode(input.bytes, keepOps: false, keepChunks: false)
+        let file = try AutomergeFile.verify(input.bytes)
         if !file.orphans.isEmpty && !call.global.quiet {
           try env.stderr.write(
             "mn: warning: '\(input.displayName)': \(file.orphans.count) changes have missing dependencies\n"
@@ -292,11 +292,11 @@ enum Doc {
           }
         }
         if call.global.verbose && !call.global.json {
-          try env.stdout.write("\(input.displayName): ok, \(file.changes.count) changes\n")
+          try env.stdout.write("\(input.displayName): ok, \(file.changeCount) changes\n")
         }
         var report: [(String, JSONValue)] = [
           ("path", .string(input.displayName)), ("valid", .bool(true)),
-          ("changes", .int(Int64(file.changes.count))),
+          ("changes", .int(Int64(file.changeCount))),
         ]
         if !file.refusedByNewerAutomerge.isEmpty {
           report.append(

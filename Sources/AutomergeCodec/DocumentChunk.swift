@@ -112,8 +112,12 @@ enum DocumentChunk {
 
     let (isDep, regenerated) =
       keepChanges
-      ? regeneratedHeads(rebuilt.changes.lazy.map(\.hash), depsIndex: builder.depsIndex)
-      : regeneratedHeads(rebuilt.hashes, depsIndex: builder.depsIndex)
+      ? regeneratedHeads(rebuilt.changes.count, depsIndex: builder.depsIndex) {
+        rebuilt.changes[$0].hash
+      }
+      : regeneratedHeads(rebuilt.hashes.count, depsIndex: builder.depsIndex) {
+        rebuilt.hashes[$0]
+      }
     let stored = Array(Set(heads)).sorted()
     guard regenerated == stored || !verifyHeads else {
       throw AutomergeDecodeError.headsMismatch(offset: chunkOffset)
@@ -135,16 +139,18 @@ enum DocumentChunk {
   /// changes regenerate, to compare with the stored heads as sets).
   ///
   /// - Parameters:
-  ///   - hashes: the regenerated changes' hashes, in row order.
+  ///   - count: the number of regenerated changes.
   ///   - depsIndex: every row's dependency rows (`Reconstruction.depsIndex`).
+  ///   - hash: the hash of row `i`, from the changes or from the hashes kept without them
+  ///     (a closure, as `Reconstruction.deps(ofRow:hash:)` takes).
   /// - Returns: per change, whether another depends on it; the regenerated heads, sorted.
-  static func regeneratedHeads<Hashes: RandomAccessCollection<ChangeHash>>(
-    _ hashes: Hashes, depsIndex: [Int64]
-  ) -> (isDependency: [Bool], heads: [ChangeHash]) where Hashes.Index == Int {
-    var isDep = [Bool](repeating: false, count: hashes.count)
+  static func regeneratedHeads(
+    _ count: Int, depsIndex: [Int64], hash: (Int) -> ChangeHash
+  ) -> (isDependency: [Bool], heads: [ChangeHash]) {
+    var isDep = [Bool](repeating: false, count: count)
     for j in depsIndex where j >= 0 { isDep[Int(j)] = true }
     var heads: [ChangeHash] = []
-    for i in hashes.indices where !isDep[i] { heads.append(hashes[i]) }
+    for i in 0..<count where !isDep[i] { heads.append(hash(i)) }
     heads.sort()
     return (isDep, heads)
   }

@@ -57,6 +57,13 @@ extension AutomergeFile {
   /// - Returns: the chunk, change and op counts, the heads, orphans and missing dependencies.
   /// - Throws: `AutomergeDecodeError`, as `decode` does.
   public static func verify(_ bytes: [UInt8]) throws -> Verification {
+    try verifyListing(bytes).facts
+  }
+
+  /// `verify`, and the hash of every distinct change of the file (orphans included), in no
+  /// particular order: what `DocumentEncoder.save` compares its read-back with.
+  static func verifyListing(_ bytes: [UInt8]) throws -> (facts: Verification, hashes: [ChangeHash])
+  {
     let document = try bytes.withUnsafeBufferPointer { buf -> DocumentChunk.Decoded? in
       guard let h = try? Chunk.header(buf, at: 0), h.type == .document else { return nil }
       let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
@@ -65,18 +72,23 @@ extension AutomergeFile {
       try AutomergeFile.check(h, computed)
       return decoded
     }
-    guard let document else {
-      return Verification(try decode(bytes, keepOps: false, keepChunks: false))
+    guard var document else {
+      let file = try decode(bytes, keepOps: false, keepChunks: false)
+      return (Verification(file), file.changes.map(\.hash))
     }
     var rest = AutomergeFile()
     var following: [Change] = []
     var opCounts: [Int32] = []
     let documentLength = try bytes.withUnsafeBufferPointer { try Chunk.header($0, at: 0).end }
     try rest.readChunks(bytes, from: documentLength, into: &following, opCounts: &opCounts)
-    var facts = try load(document, following, opCounts: opCounts)
+    var (facts, new) = try load(document, following, opCounts: opCounts)
     facts.chunkCount += rest.chunks.count
     facts.refusedByNewerAutomerge += rest.refusedByNewerAutomerge
-    return facts
+    var hashes: [ChangeHash] = []
+    swap(&hashes, &document.hashes)
+    hashes.reserveCapacity(hashes.count + new.count)
+    for i in new { hashes.append(following[i].hash) }
+    return (facts, hashes)
   }
 
   /// `apply`'s rules (§4 step 4) for a file whose first chunk is the document `document`
@@ -87,10 +99,11 @@ extension AutomergeFile {
   /// The document's hashes are searched only for the hashes and deps of `following`, in one
   /// pass, instead of being indexed.
   ///
+  /// - Returns: the facts, and the positions in `following` of its distinct new changes.
   /// - Throws: `duplicateSeq` for a change of `following` that reuses an `(actor, seq)`.
   private static func load(
     _ document: DocumentChunk.Decoded, _ following: [Change], opCounts: [Int32]
-  ) throws -> Verification {
+  ) throws -> (Verification, unique: [Int]) {
     // Where each hash that `following` names sits in the document, if it does.
     var wanted = Set<ChangeHash>()
     for c in following {
@@ -170,7 +183,7 @@ extension AutomergeFile {
     }
     var heads = document.heads.filter { !documentDeps.contains($0) }
     for i in order where !isDep[i] { heads.append(following[i].hash) }
-    return Verification(
+    let facts = Verification(
       chunkCount: 1, changeCount: document.hashes.count + unique.count,
       opCount: document.opCounts.reduce(0) { $0 + Int($1) }
         + unique.reduce(0) { $0 + Int(opCounts[$1]) },
@@ -179,5 +192,6 @@ extension AutomergeFile {
       refusedByNewerAutomerge: document.refusedByNewerAutomerge.map {
         [AutomergeFile.refusal(ofDocumentAt: 0, $0)]
       } ?? [])
+    return (facts, unique)
   }
 }

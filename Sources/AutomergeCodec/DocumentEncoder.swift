@@ -279,6 +279,10 @@ private struct OpTable {
   var element: [UInt64] = []
   var change: [Int32] = []
   var index: [Int32] = []
+  /// Per op, its action and whether it inserts: read from its `Op` once, here, so that the
+  /// passes below read one byte instead of copying the `Op` (its key, value and preds).
+  var action: [Action] = []
+  var insert: [Bool] = []
   /// Per change, its actor table as document actor indices.
   var actorMaps: [[UInt32]] = []
   /// The succs of op i are `succs[succStart[i]..<succStart[i + 1]]`, in Lamport order.
@@ -310,6 +314,8 @@ private struct OpTable {
     element.reserveCapacity(total)
     change.reserveCapacity(total)
     index.reserveCapacity(total)
+    action.reserveCapacity(total)
+    insert.reserveCapacity(total)
     position = OpIdTable(capacity: total)
     // Consecutive changes mostly share one actor table (the same array): its map is reused
     // instead of hashing every actor's bytes again.
@@ -329,26 +335,35 @@ private struct OpTable {
           map.append(g)
         }
       }
-      for (i, op) in c.ops.enumerated() {
+      // Each op's fields are read in place: a copy of the `Op` would retain its key, value
+      // and preds.
+      for i in c.ops.indices {
         let opId = OpTable.pack(UInt32(truncatingIfNeeded: c.startOp + UInt64(i)), map[0])
         position.set(opId, Int32(id.count))
         id.append(opId)
-        switch op.object {
+        switch c.ops[i].object {
         case .root: object.append(0)
         case .object(let o): object.append(OpTable.pack(o.counter, map[Int(o.actor)]))
         }
-        switch op.key {
-        case .map, .head: element.append(0)
-        case .element(let e): element.append(OpTable.pack(e.counter, map[Int(e.actor)]))
+        if case .element(let e) = c.ops[i].key {
+          element.append(OpTable.pack(e.counter, map[Int(e.actor)]))
+        } else {
+          element.append(0)
         }
         change.append(Int32(ci))
         index.append(Int32(i))
+        action.append(c.ops[i].action)
+        insert.append(c.ops[i].insert)
       }
       actorMaps.append(map)
     }
   }
 
-  func op(_ i: Int) -> Op { file.changes[Int(change[i])].ops[Int(index[i])] }
+  /// Op `i`'s key (without a copy of the rest of its `Op`).
+  func key(_ i: Int) -> Key { file.changes[Int(change[i])].ops[Int(index[i])].key }
+
+  /// Op `i`'s preds, as stored in its change (actor indices of the change's table).
+  func preds(_ i: Int) -> [OpId] { file.changes[Int(change[i])].ops[Int(index[i])].pred }
 
   /// Turns every pred into a succ of the op it names (§7.7 step 4).
   ///
@@ -362,14 +377,14 @@ private struct OpTable {
     var pairs: [(target: Int32, succ: UInt64)] = []
     for i in id.indices {
       let map = actorMaps[Int(change[i])]
-      let o = op(i)
-      if o.action == .delete && o.pred.isEmpty {
+      let pred = preds(i)
+      if action[i] == .delete && pred.isEmpty {
         let (c, a) = describe(id[i])
         throw AutomergeSaveError.unplaceableOp(
           counter: c, actor: a, "deletes nothing (it has no pred), which a document cannot store")
       }
       var previous: UInt64? = nil
-      for p in o.pred {
+      for p in pred {
         let pid = OpTable.pack(p.counter, map[Int(p.actor)])
         // A load sorts the preds it rebuilds (§7.5 step 3): others would hash differently.
         if let q = previous, q >= pid {
@@ -382,12 +397,11 @@ private struct OpTable {
           let (c, a) = describe(pid)
           throw AutomergeSaveError.unrepresentablePred(counter: c, actor: a)
         }
-        let target = op(Int(t))
-        guard target.action != .delete else {
+        guard action[Int(t)] != .delete else {
           let (c, a) = describe(pid)
           throw AutomergeSaveError.unrepresentablePred(counter: c, actor: a)
         }
-        guard precedesInGroup(Int(t), target, i, o) else {
+        guard precedesInGroup(Int(t), i) else {
           let (c, a) = describe(id[i])
           throw AutomergeSaveError.unplaceableOp(
             counter: c, actor: a,
@@ -403,21 +417,22 @@ private struct OpTable {
     succs = pairs.map(\.succ)
   }
 
-  /// Whether op `t` (`p`) comes before op `i` (`o`) in one group of a document (§7.4): the
-  /// same object and the same map key or element (an insert's group is the element it
+  /// Whether op `t` comes before op `i` in one group of a document (§7.4): the same object
+  /// and the same map key (its bytes) or element (an insert's group is the element it
   /// makes), and `t` is the group's insert or an earlier id (a group's other ops are in
   /// Lamport order). An insert is first in its group, so nothing precedes it; a deletion
   /// goes at the end.
-  private func precedesInGroup(_ t: Int, _ p: Op, _ i: Int, _ o: Op) -> Bool {
-    guard !o.insert, object[t] == object[i] else { return false }
-    switch o.key {
-    case .map(let key):
-      guard !p.insert, case .map(let predKey) = p.key, predKey == key else { return false }
+  private func precedesInGroup(_ t: Int, _ i: Int) -> Bool {
+    guard !insert[i], object[t] == object[i] else { return false }
+    switch key(i) {
+    case .map(let k):
+      guard !insert[t], case .map(let predKey) = key(t), predKey.utf8.elementsEqual(k.utf8)
+      else { return false }
     case .element:
       let predElement: UInt64
-      if p.insert {
+      if insert[t] {
         predElement = id[t]
-      } else if case .element = p.key {
+      } else if case .element = key(t) {
         predElement = element[t]
       } else {
         return false
@@ -426,7 +441,7 @@ private struct OpTable {
     case .head:
       return false
     }
-    return o.action == .delete || p.insert || id[t] < id[i]
+    return action[i] == .delete || insert[t] || id[t] < id[i]
   }
 
   /// The stored ops (every op but the deletions) in the order of §7.4: by object (root,
@@ -438,7 +453,7 @@ private struct OpTable {
     var objectId: [UInt64] = [0]
     var isSequence: [Bool] = [false]
     for i in id.indices {
-      switch op(i).action {
+      switch action[i] {
       case .makeMap, .makeTable: isSequence.append(false)
       case .makeList, .makeText: isSequence.append(true)
       default: continue
@@ -448,7 +463,7 @@ private struct OpTable {
     var number = OpIdTable(capacity: objectId.count)
     for (k, o) in objectId.enumerated() { number.set(o, Int32(k)) }
     var members = [[Int32]](repeating: [], count: objectId.count)
-    for i in id.indices where op(i).action != .delete {
+    for i in id.indices where action[i] != .delete {
       guard let k = number[object[i]] else {
         let (c, a) = describe(id[i])
         throw AutomergeSaveError.unplaceableOp(
@@ -469,23 +484,28 @@ private struct OpTable {
     return order
   }
 
-  private func mapKey(_ i: Int32) -> [UInt8]? {
-    if case .map(let s) = op(Int(i)).key { return Array(s.utf8) }
-    return nil
-  }
-
+  /// A map's ops by key bytes (not `String` order, which compares Unicode canonical
+  /// forms), then by id. The keys' bytes are copied once into one buffer.
   private func appendMap(_ ops: [Int32], to order: inout [Int32]) throws {
-    var keyed: [(key: [UInt8], id: UInt64, i: Int32)] = []
+    var bytes: [UInt8] = []
+    var keyed: [(start: Int, count: Int, id: UInt64, i: Int32)] = []
     keyed.reserveCapacity(ops.count)
     for i in ops {
-      guard let k = mapKey(i), !op(Int(i)).insert else {
+      guard case .map(var k) = key(Int(i)), !insert[Int(i)] else {
         let (c, a) = describe(id[Int(i)])
         throw AutomergeSaveError.unplaceableOp(counter: c, actor: a, "has no key a map can hold")
       }
-      keyed.append((k, id[Int(i)], i))
+      let start = bytes.count
+      k.withUTF8 { bytes.append(contentsOf: $0) }
+      keyed.append((start, bytes.count - start, id[Int(i)], i))
     }
-    keyed.sort { a, b in
-      a.key != b.key ? a.key.lexicographicallyPrecedes(b.key) : a.id < b.id
+    bytes.withUnsafeBufferPointer { b in
+      keyed.sort { x, y in
+        for k in 0..<min(x.count, y.count) where b[x.start + k] != b[y.start + k] {
+          return b[x.start + k] < b[y.start + k]
+        }
+        return x.count != y.count ? x.count < y.count : x.id < y.id
+      }
     }
     order.append(contentsOf: keyed.map(\.i))
   }
@@ -496,19 +516,18 @@ private struct OpTable {
     var inserts: [(parent: UInt64, id: UInt64, i: Int32)] = []
     var updates: [(element: UInt64, id: UInt64, i: Int32)] = []
     for i in ops {
-      let o = op(Int(i))
       let placeable: Bool
-      if case .map = o.key {
+      if case .map = key(Int(i)) {
         placeable = false
       } else {
-        placeable = o.insert || element[Int(i)] != 0
+        placeable = insert[Int(i)] || element[Int(i)] != 0
       }
       guard placeable else {
         let (c, a) = describe(id[Int(i)])
         throw AutomergeSaveError.unplaceableOp(
           counter: c, actor: a, "has no key a sequence can hold")
       }
-      if o.insert {
+      if insert[Int(i)] {
         inserts.append((element[Int(i)], id[Int(i)], i))
       } else {
         updates.append((element[Int(i)], id[Int(i)], i))
@@ -559,8 +578,8 @@ private struct OpTable {
     var keyStr = StringRLEEncoder()
     var idActor = RLEEncoder<UInt64>()
     var idCtr = DeltaEncoder()
-    var insert = BooleanEncoder()
-    var action = RLEEncoder<UInt64>()
+    var inserts = BooleanEncoder()
+    var actions = RLEEncoder<UInt64>()
     var value = ValueEncoder()
     var succNum = RLEEncoder<UInt64>()
     var succActor = RLEEncoder<UInt64>()
@@ -569,7 +588,8 @@ private struct OpTable {
     var markName = StringRLEEncoder()
     for i32 in order {
       let i = Int(i32)
-      let o = op(i)
+      // The op's fields are read in place (a copy of the `Op` would retain all of them).
+      let (c, k) = (Int(change[i]), Int(index[i]))
       if object[i] == 0 {
         objActor.appendNull()
         objCtr.appendNull()
@@ -577,7 +597,7 @@ private struct OpTable {
         objActor.append(object[i] & 0xffff_ffff)
         objCtr.append(object[i] >> 32)
       }
-      switch o.key {
+      switch file.changes[c].ops[k].key {
       case .map(let s):
         keyActor.appendNull()
         keyCtr.appendNull()
@@ -593,24 +613,28 @@ private struct OpTable {
       }
       idActor.append(id[i] & 0xffff_ffff)
       idCtr.append(Int64(id[i] >> 32))
-      insert.append(o.insert)
-      action.append(UInt64(o.action.rawValue))
-      value.append(o.value)
+      inserts.append(self.insert[i])
+      actions.append(UInt64(self.action[i].rawValue))
+      value.append(file.changes[c].ops[k].value)
       let s = Int(succStart[i])..<Int(succStart[i + 1])
       succNum.append(UInt64(s.count))
       for x in succs[s] {
         succActor.append(x & 0xffff_ffff)
         succCtr.append(Int64(x >> 32))
       }
-      expand.append(o.expand)
-      if let m = o.markName { markName.append(m) } else { markName.appendNull() }
+      expand.append(file.changes[c].ops[k].expand)
+      if let m = file.changes[c].ops[k].markName {
+        markName.append(m)
+      } else {
+        markName.appendNull()
+      }
     }
     let hasExpand = expand.anyTrue
     let (valMeta, valRaw) = value.take()
     return DocumentEncoder.finished([
       (1, objActor.take()), (2, objCtr.take()), (17, keyActor.take()), (19, keyCtr.take()),
-      (21, keyStr.take()), (33, idActor.take()), (35, idCtr.take()), (52, insert.take()),
-      (66, action.take()), (86, valMeta), (87, valRaw), (128, succNum.take()),
+      (21, keyStr.take()), (33, idActor.take()), (35, idCtr.take()), (52, inserts.take()),
+      (66, actions.take()), (86, valMeta), (87, valRaw), (128, succNum.take()),
       (129, succActor.take()), (131, succCtr.take()), (148, hasExpand ? expand.take() : []),
       (165, markName.take()),
     ])

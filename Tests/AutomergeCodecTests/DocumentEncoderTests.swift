@@ -259,6 +259,34 @@ import Testing
     }
   }
 
+  /// Map keys are bytes: "é" (U+00E9) and "e" + U+0301, equal as Swift `String`s, are two
+  /// keys, saved in byte order, and a pred at one of them for an op at the other is outside
+  /// the op's key.
+  @Test func mapKeysAreComparedAsBytes() throws {
+    let a = ActorId([0xaa])
+    let composed = "\u{e9}"
+    let decomposed = "e\u{301}"
+    let c1 = Change(
+      actors: [a], seq: 1, startOp: 1, time: 0, message: nil, deps: [],
+      ops: [
+        Op(object: .root, key: .map(composed), insert: false, action: .set, value: .int(1)),
+        Op(object: .root, key: .map(decomposed), insert: false, action: .set, value: .int(2)),
+      ])
+    let saved = try DocumentEncoder.save(c1.chunk)
+    #expect(saved.heads == [c1.hash])
+    let back = try AutomergeFile.decode(saved.bytes)
+    #expect(ChangeListing.changes(back.changes) == ChangeListing.changes([c1]))
+
+    let c2 = Change(
+      actors: [a], seq: 2, startOp: 3, time: 0, message: nil, deps: [c1.hash],
+      ops: [
+        Op(
+          object: .root, key: .map(decomposed), insert: false, action: .set, value: .int(3),
+          pred: [OpId(counter: 1, actor: 0)])
+      ])
+    expectRefused(c1.chunk + c2.chunk, because: { $0.contains("outside its own object and key") })
+  }
+
   /// An op on an object that nothing creates is refused.
   @Test func anOpOnAnUncreatedObjectIsRefused() throws {
     let a = ActorId([0xaa])

@@ -41,7 +41,7 @@ public enum DocumentEncoder {
   ///
   /// - Throws: `AutomergeSaveError`.
   public static func save(_ bytes: [UInt8]) throws -> SavedDocument {
-    let file: AutomergeFile
+    var file: AutomergeFile
     do {
       file = try AutomergeFile.decode(bytes, keepOps: true, keepChunks: false)
     } catch let e as AutomergeDecodeError {
@@ -58,13 +58,21 @@ public enum DocumentEncoder {
     // A change chunk that is not canonical shows as a read-back that differs: only then is
     // one looked for (re-encoding every change up front cost the month's save 11% more).
     let rows = file.changes.count - file.orphans.count
+    // The ops are not needed again unless the read-back fails (`checkCanonical` re-encodes
+    // the changes): they are let go before the read-back, so that it does not hold both,
+    // and the input is decoded again in that case only.
+    for i in file.changes.indices { file.changes[i].ops = [] }
+    func checkCanonical() throws {
+      let again = try AutomergeFile.decode(bytes, keepOps: true, keepChunks: false)
+      try DocumentEncoder.checkCanonical(again, rows: rows)
+    }
     // Read back as a check reads a file (`verify`: every change rebuilt, encoded and hashed,
     // without a `Change` value each), with the hash of each of its changes.
     let back: (facts: AutomergeFile.Verification, hashes: [ChangeHash])
     do {
       back = try AutomergeFile.verifyListing(out)
     } catch {
-      try checkCanonical(file, rows: rows)
+      try checkCanonical()
       throw AutomergeSaveError.verificationFailed("it does not decode: \(error)")
     }
     // The read-back's changes are distinct (its decode skips duplicates), so as many of
@@ -72,12 +80,12 @@ public enum DocumentEncoder {
     guard back.facts.changeCount == file.changes.count, back.hashes.count == file.changes.count,
       back.hashes.allSatisfy({ file.contains($0) })
     else {
-      try checkCanonical(file, rows: rows)
+      try checkCanonical()
       throw AutomergeSaveError.verificationFailed("its changes differ from the input's")
     }
     guard back.facts.heads == file.heads, back.facts.orphans.sorted() == file.orphans.sorted()
     else {
-      try checkCanonical(file, rows: rows)
+      try checkCanonical()
       throw AutomergeSaveError.verificationFailed("its heads differ from the input's")
     }
     return SavedDocument(bytes: out, changeCount: back.facts.changeCount, heads: back.facts.heads)
@@ -415,6 +423,9 @@ private struct OpTable {
     for p in pairs { succStart[Int(p.target) + 1] += 1 }
     for i in id.indices { succStart[i + 1] += succStart[i] }
     succs = pairs.map(\.succ)
+    // Nothing looks an op up by its id again: the table (16 bytes a slot, two slots an op)
+    // is let go before the ordering and the columns are built.
+    position = OpIdTable(capacity: 0)
   }
 
   /// Whether op `t` comes before op `i` in one group of a document (§7.4): the same object

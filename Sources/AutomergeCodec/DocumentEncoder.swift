@@ -95,24 +95,26 @@ public enum DocumentEncoder {
   /// file's order; the orphans are not in it.
   static func encode(_ file: AutomergeFile) throws -> [UInt8] {
     let rows = file.changes.count - file.orphans.count
-    var table = OpTable(file: file, rows: rows)
-    try table.collect()
-    try table.linkSuccessors()
-    let opOrder = try table.documentOrder()
-
-    var body = ByteWriter()
-    body.uleb(UInt64(file.actors.count))
-    for a in file.actors { body.byteString(a.bytes) }
-    body.uleb(UInt64(file.heads.count))
-    for h in file.heads { body.hash(h) }
     let order = rowOrder(file)
     guard order.count == rows else {
       throw AutomergeSaveError.verificationFailed("its changes cannot be put in a causal order")
     }
     var rowOf = [Int32](repeating: 0, count: file.changes.count)
     for (r, p) in order.enumerated() { rowOf[p] = Int32(r) }
+    // First, as it refuses changes a document cannot number: the op table relies on each
+    // actor's changes having op ranges that do not overlap.
     let changeColumns = try changeColumns(file, rows: order, rowOf: rowOf)
+    var table = OpTable(file: file, rows: rows)
+    try table.collect()
+    try table.linkSuccessors()
+    let opOrder = try table.documentOrder()
     let opColumns = table.columns(opOrder)
+
+    var body = ByteWriter()
+    body.uleb(UInt64(file.actors.count))
+    for a in file.actors { body.byteString(a.bytes) }
+    body.uleb(UInt64(file.heads.count))
+    for h in file.heads { body.hash(h) }
     for columns in [changeColumns, opColumns] {
       body.uleb(UInt64(columns.count))
       for (spec, data) in columns {
@@ -271,6 +273,69 @@ public enum DocumentEncoder {
   }
 }
 
+/// Where each op of `OpTable` is, by id. A change's ops are its author's consecutive
+/// counters from its start op, at consecutive positions, so a list of each author's changes
+/// (their first counter and first position) finds any op, with no entry per op. The changes
+/// of one author must not share a counter: `changeColumns` refuses those first.
+struct OpPositions {
+  /// One change with ops: its author (a document actor index), its counters
+  /// `firstCounter..<firstCounter + count`, and where its first op is.
+  struct Run {
+    var actor: UInt32
+    var firstCounter: UInt64
+    var count: Int32
+    var firstPosition: Int32
+  }
+
+  /// Actor `a`'s runs are `runs[start[a]..<start[a + 1]]`, by first counter.
+  private var start: [Int] = [0]
+  private var runs: [Run] = []
+
+  init() {}
+
+  /// The table of `runs` (in any order), for `actors` actors.
+  init(_ unordered: [Run], actors: Int) {
+    // Grouped by actor (a counting sort, stable), then each actor's by counter, which the
+    // changes nearly always are already.
+    start = [Int](repeating: 0, count: actors + 1)
+    for r in unordered { start[Int(r.actor) + 1] += 1 }
+    for a in 0..<actors { start[a + 1] += start[a] }
+    var next = start
+    runs = [Run](
+      repeating: Run(actor: 0, firstCounter: 0, count: 0, firstPosition: 0),
+      count: unordered.count)
+    for r in unordered {
+      runs[next[Int(r.actor)]] = r
+      next[Int(r.actor)] += 1
+    }
+    for a in 0..<actors {
+      let own = start[a]..<start[a + 1]
+      let sorted = zip(runs[own], runs[own].dropFirst()).allSatisfy {
+        $0.firstCounter < $1.firstCounter
+      }
+      if !sorted { runs[own].sort { $0.firstCounter < $1.firstCounter } }
+    }
+  }
+
+  /// The position of the op with the packed id `id` (`OpTable.pack`), or nil.
+  subscript(id: UInt64) -> Int32? {
+    let actor = Int(UInt32(truncatingIfNeeded: id))
+    let counter = id >> 32
+    guard actor + 1 < start.count else { return nil }
+    // The last run of the actor that starts at or before the counter.
+    var low = start[actor]
+    var high = start[actor + 1]
+    while low < high {
+      let mid = (low + high) / 2
+      if runs[mid].firstCounter <= counter { low = mid + 1 } else { high = mid }
+    }
+    guard low > start[actor] else { return nil }
+    let run = runs[low - 1]
+    let offset = counter - run.firstCounter
+    return offset < UInt64(run.count) ? run.firstPosition + Int32(offset) : nil
+  }
+}
+
 /// Every op of a file's applied changes with document-wide actor indices: the rows of a
 /// document's op columns before they are ordered (§7.7 steps 2 to 5).
 ///
@@ -297,7 +362,7 @@ private struct OpTable {
   var succStart: [Int32] = []
   var succs: [UInt64] = []
   /// Op id -> position.
-  var position = OpIdTable(capacity: 0)
+  var position = OpPositions()
 
   init(file: AutomergeFile, rows: Int) {
     self.file = file
@@ -324,7 +389,8 @@ private struct OpTable {
     index.reserveCapacity(total)
     action.reserveCapacity(total)
     insert.reserveCapacity(total)
-    position = OpIdTable(capacity: total)
+    var runs: [OpPositions.Run] = []
+    runs.reserveCapacity(rows)
     // Consecutive changes mostly share one actor table (the same array): its map is reused
     // instead of hashing every actor's bytes again.
     var lastActors: [ActorId] = []
@@ -347,7 +413,6 @@ private struct OpTable {
       // and preds.
       for i in c.ops.indices {
         let opId = OpTable.pack(UInt32(truncatingIfNeeded: c.startOp + UInt64(i)), map[0])
-        position.set(opId, Int32(id.count))
         id.append(opId)
         switch c.ops[i].object {
         case .root: object.append(0)
@@ -364,7 +429,14 @@ private struct OpTable {
         insert.append(c.ops[i].insert)
       }
       actorMaps.append(map)
+      if !c.ops.isEmpty {
+        runs.append(
+          OpPositions.Run(
+            actor: map[0], firstCounter: c.startOp, count: Int32(c.ops.count),
+            firstPosition: Int32(id.count - c.ops.count)))
+      }
     }
+    position = OpPositions(runs, actors: file.actors.count)
   }
 
   /// Op `i`'s key (without a copy of the rest of its `Op`).
@@ -423,9 +495,6 @@ private struct OpTable {
     for p in pairs { succStart[Int(p.target) + 1] += 1 }
     for i in id.indices { succStart[i + 1] += succStart[i] }
     succs = pairs.map(\.succ)
-    // Nothing looks an op up by its id again: the table (16 bytes a slot, two slots an op)
-    // is let go before the ordering and the columns are built.
-    position = OpIdTable(capacity: 0)
   }
 
   /// Whether op `t` comes before op `i` in one group of a document (§7.4): the same object

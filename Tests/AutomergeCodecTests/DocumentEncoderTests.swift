@@ -307,3 +307,30 @@ import Testing
       saved.bytes == [0x85, 0x6f, 0x4a, 0x83, 0xb8, 0x1a, 0x95, 0x44, 0x00, 0x04, 0, 0, 0, 0])
   }
 }
+
+/// `OpPositions` finds an op by id from its change's run, whatever order the runs come in.
+@Suite struct OpPositionsTests {
+  @Test func findsEveryOpOfEveryRunAndNothingElse() {
+    typealias Run = OpPositions.Run
+    // Actor 1's runs out of counter order; actor 0 has one run, actor 2 none.
+    let runs = [
+      Run(actor: 1, firstCounter: 10, count: 3, firstPosition: 0),
+      Run(actor: 0, firstCounter: 1, count: 2, firstPosition: 3),
+      Run(actor: 1, firstCounter: 2, count: 4, firstPosition: 5),
+    ]
+    let table = OpPositions(runs, actors: 3)
+    func id(_ counter: UInt32, _ actor: UInt32) -> UInt64 { UInt64(counter) << 32 | UInt64(actor) }
+    #expect(table[id(10, 1)] == 0)
+    #expect(table[id(12, 1)] == 2)
+    #expect(table[id(1, 0)] == 3)
+    #expect(table[id(2, 0)] == 4)
+    #expect(table[id(2, 1)] == 5)
+    #expect(table[id(5, 1)] == 8)
+    for missing in [
+      id(6, 1), id(9, 1), id(13, 1), id(1, 1), id(3, 0), id(0, 0), id(1, 2), id(1, 7),
+    ] {
+      #expect(table[missing] == nil)
+    }
+    #expect(OpPositions()[id(1, 0)] == nil)
+  }
+}

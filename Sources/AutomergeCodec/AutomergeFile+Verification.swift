@@ -141,23 +141,16 @@ extension AutomergeFile {
     // Each change once its deps are in: the document's are.
     var applied = [Bool](repeating: false, count: following.count)
     var order: [Int] = []
-    var missing = [Int](repeating: 0, count: following.count)
-    var waiting: [ChangeHash: [Int]] = [:]
+    var waits = DependencyWaits(count: following.count)
     for i in unique {
       for d in following[i].deps where inDocument[d] == nil {
         if let j = position[d], applied[j] { continue }
-        missing[i] += 1
-        waiting[d, default: []].append(i)
+        waits.wait(Int32(i), for: d)
       }
-      guard missing[i] == 0 else { continue }
-      var work = [i]
-      while let w = work.popLast() {
-        applied[w] = true
-        order.append(w)
-        for x in waiting.removeValue(forKey: following[w].hash) ?? [] {
-          missing[x] -= 1
-          if missing[x] == 0 { work.append(x) }
-        }
+      guard waits.isReady(Int32(i)) else { continue }
+      waits.release(Int32(i), hash: { following[Int($0)].hash }) { w in
+        applied[Int(w)] = true
+        order.append(Int(w))
       }
     }
     let orphans = unique.filter { !applied[$0] }

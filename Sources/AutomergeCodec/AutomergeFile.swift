@@ -354,30 +354,16 @@ public struct AutomergeFile: Sendable {
       }
     }
 
-    var missing = [Int32](repeating: 0, count: incoming.count)
-    var waiting: [ChangeHash: [Int32]] = [:]
-    var work: [Int32] = []
+    var waits = DependencyWaits(count: incoming.count)
     for i32 in unique {
-      let i = Int(i32)
-      var count: Int32 = 0
-      for d in incoming[i].deps {
+      for d in incoming[Int(i32)].deps {
         if let j = seen.position(of: d, in: incoming), applied[j] { continue }
-        count += 1
-        waiting[d, default: []].append(i32)
+        waits.wait(i32, for: d)
       }
-      missing[i] = count
-      guard count == 0 else { continue }
-      work.append(i32)
-      while let w = work.popLast() {
+      guard waits.isReady(i32) else { continue }
+      waits.release(i32, hash: { incoming[Int($0)].hash }) { w in
         applied[Int(w)] = true
         order.append(w)
-        if waiting.isEmpty { continue }
-        if let ws = waiting.removeValue(forKey: incoming[Int(w)].hash) {
-          for x in ws {
-            missing[Int(x)] -= 1
-            if missing[Int(x)] == 0 { work.append(x) }
-          }
-        }
       }
     }
 

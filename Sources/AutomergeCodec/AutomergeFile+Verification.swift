@@ -17,30 +17,6 @@ extension AutomergeFile {
     /// Why Automerge 0.11 and later refuse this file, as in
     /// `AutomergeFile.refusedByNewerAutomerge`.
     public var refusedByNewerAutomerge: [String]
-
-    /// The facts of a decoded file.
-    init(_ file: AutomergeFile) {
-      chunkCount = file.chunks.count
-      changeCount = file.changes.count
-      opCount = file.opCount
-      heads = file.heads
-      orphans = file.orphans
-      missingDependencies = file.missingDependencies
-      refusedByNewerAutomerge = file.refusedByNewerAutomerge
-    }
-
-    init(
-      chunkCount: Int, changeCount: Int, opCount: Int, heads: [ChangeHash], orphans: [ChangeHash],
-      missingDependencies: [ChangeHash], refusedByNewerAutomerge: [String]
-    ) {
-      self.chunkCount = chunkCount
-      self.changeCount = changeCount
-      self.opCount = opCount
-      self.heads = heads
-      self.orphans = orphans
-      self.missingDependencies = missingDependencies
-      self.refusedByNewerAutomerge = refusedByNewerAutomerge
-    }
   }
 
   /// Decodes and verifies a whole file as `decode` does, with the same checks and the same
@@ -57,13 +33,20 @@ extension AutomergeFile {
   /// - Returns: the chunk, change and op counts, the heads, orphans and missing dependencies.
   /// - Throws: `AutomergeDecodeError`, as `decode` does.
   public static func verify(_ bytes: [UInt8]) throws -> Verification {
-    try verifyListing(bytes).facts
+    try verified(bytes, listing: false).facts
   }
 
   /// `verify`, and the hash of every distinct change of the file (orphans included), in no
   /// particular order: what `DocumentEncoder.save` compares its read-back with.
   static func verifyListing(_ bytes: [UInt8]) throws -> (facts: Verification, hashes: [ChangeHash])
   {
+    try verified(bytes, listing: true)
+  }
+
+  /// `verify`, with the change hashes only when `listing` (else empty).
+  private static func verified(_ bytes: [UInt8], listing: Bool) throws -> (
+    facts: Verification, hashes: [ChangeHash]
+  ) {
     let document = try bytes.withUnsafeBufferPointer { buf -> DocumentChunk.Decoded? in
       guard let h = try? Chunk.header(buf, at: 0), h.type == .document else { return nil }
       let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
@@ -74,7 +57,7 @@ extension AutomergeFile {
     }
     guard var document else {
       let file = try decode(bytes, keepOps: false, keepChunks: false)
-      return (Verification(file), file.changes.map(\.hash))
+      return (Verification(file), listing ? file.changes.map(\.hash) : [])
     }
     var rest = AutomergeFile()
     var following: [Change] = []
@@ -84,6 +67,7 @@ extension AutomergeFile {
     var (facts, new) = try load(document, following, opCounts: opCounts)
     facts.chunkCount += rest.chunks.count
     facts.refusedByNewerAutomerge += rest.refusedByNewerAutomerge
+    guard listing else { return (facts, []) }
     var hashes: [ChangeHash] = []
     swap(&hashes, &document.hashes)
     hashes.reserveCapacity(hashes.count + new.count)
@@ -186,5 +170,15 @@ extension AutomergeFile {
         [AutomergeFile.refusal(ofDocumentAt: 0, $0)]
       } ?? [])
     return (facts, unique)
+  }
+}
+
+extension AutomergeFile.Verification {
+  /// The facts of a decoded file (an extension, so that the memberwise initializer stays).
+  init(_ file: AutomergeFile) {
+    self.init(
+      chunkCount: file.chunks.count, changeCount: file.changes.count, opCount: file.opCount,
+      heads: file.heads, orphans: file.orphans, missingDependencies: file.missingDependencies,
+      refusedByNewerAutomerge: file.refusedByNewerAutomerge)
   }
 }

@@ -57,13 +57,16 @@ let package = Package(
     // downward only, so a part cannot reach what lies above it.
     // Platform: the operating system's interfaces (files, the lock, the replace primitive,
     // change notifications, running processes). No Automerge, no data-folder knowledge.
+    // Threads: a worker thread, a monitor, and the ordered loop whose middle step runs on
+    // threads; no other dependency, so that the codec can use it too.
+    .target(name: "Threads", swiftSettings: [directMetadata]),
     .target(
       name: "Platform", dependencies: [.target(name: "CSystem", condition: linuxOnly)],
       exclude: ["README.md"], swiftSettings: [directMetadata]),
     // AutomergeCodec: bytes in, values out (with the JSON and SHA-256 it needs); no file system.
     .target(
       name: "AutomergeCodec",
-      dependencies: ["CZlib", .target(name: "CCrypto", condition: linuxOnly)],
+      dependencies: ["CZlib", .target(name: "CCrypto", condition: linuxOnly), "Threads"],
       exclude: ["README.md"],
       // The codec decodes and verifies hundreds of thousands of changes; unoptimised it is
       // 10-20x slower, which makes the conformance suite take many minutes in debug builds.
@@ -71,19 +74,20 @@ let package = Package(
     // Storage: the data folder (layout, discovery, the scan, placeholders, conflict-copy names,
     // the sync provider).
     .target(
-      name: "Storage", dependencies: ["Platform", "AutomergeCodec"],
+      name: "Storage", dependencies: ["Platform", "AutomergeCodec", "Threads"],
       exclude: ["README.md"], swiftSettings: [directMetadata]),
     // Archive: export, restore reading, backups; the only importer of libarchive.
     .target(
-      name: "Archive", dependencies: ["CArchive", "Platform", "AutomergeCodec"],
+      name: "Archive", dependencies: ["CArchive", "Platform", "AutomergeCodec", "Threads"],
       exclude: ["README.md"], swiftSettings: [directMetadata]),
     // Operations: the workflows behind the writing verbs.
     .target(
-      name: "Operations", dependencies: ["Platform", "AutomergeCodec", "Storage", "Archive"],
+      name: "Operations",
+      dependencies: ["Platform", "AutomergeCodec", "Storage", "Archive", "Threads"],
       exclude: ["README.md"], swiftSettings: [directMetadata]),
     .target(
       name: "Commands",
-      dependencies: ["Platform", "AutomergeCodec", "Storage", "Archive", "Operations"],
+      dependencies: ["Platform", "AutomergeCodec", "Storage", "Archive", "Operations", "Threads"],
       swiftSettings: [directMetadata]),
     // Start-up, in the release build on Linux (every shared library costs the dynamic loader
     // its symbol lookups and relocations at every start):
@@ -142,7 +146,7 @@ let package = Package(
     .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
     // Links libarchive to compare LibArchive's entries with the header's functions.
     .testTarget(
-      name: "ArchiveTests", dependencies: ["Archive", "TestSupport"],
+      name: "ArchiveTests", dependencies: ["Archive", "TestSupport", "Threads"],
       linkerSettings: [.linkedLibrary("archive")]),
     .testTarget(name: "OperationsTests", dependencies: ["Operations", "TestSupport"]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands"], exclude: ["Snapshots"]),

@@ -1,5 +1,6 @@
 import AutomergeCodec
 import Platform
+import Threads
 
 /// A file to put in an archive: where it is on disk, its name in the archive and its kind.
 ///

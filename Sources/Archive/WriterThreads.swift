@@ -1,5 +1,6 @@
 import AutomergeCodec
 import Platform
+import Threads
 
 /// How far the archive being written has got, shared by the writer and the thread that
 /// reads it back: the reader never reads past what `write` has returned for.

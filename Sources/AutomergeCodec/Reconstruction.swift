@@ -1,3 +1,5 @@
+import Threads
+
 /// The state of §7.5: flat columns of change rows and ops, then the regenerated changes.
 ///
 /// The steps, in order: `decodeChangeColumns` and `decodeOpColumns` (here: the input of
@@ -81,8 +83,7 @@ struct Reconstruction {
     func with<T>(_ s: UInt32, _ empty: T, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows
       -> T
     {
-      guard let d = data[s] else { return empty }
-      return try d.withUnsafeBufferPointer(body)
+      try Reconstruction.with(data, s, empty, body)
     }
     let lim = limit
     let actorCol = try with(S.changeActor, []) {
@@ -179,29 +180,30 @@ struct Reconstruction {
     }
   }
 
+  /// Ops from which `decodeOpColumns` decodes its two halves at once, on two threads (below
+  /// it, a thread's start costs more than it saves).
+  static let parallelOps = 1 << 16
+
   /// Decodes the op columns (§7.3; §7.5's `ops[]`, each with its id and succs), checking the
   /// ids, the succ ids and the value lengths; objects and keys are checked when used.
+  ///
+  /// After the op ids, the columns are read in two halves that share nothing: the ids'
+  /// actors and the objects (`decodeIdsAndObjects`), and the keys, flags, values and succs
+  /// (`decodeKeysAndSuccs`); a chunk of `parallelOps` ops or more has the second decoded on
+  /// a thread of its own meanwhile. The error thrown is the one a single thread would meet
+  /// first (the first half's, then the second's).
   ///
   /// - Parameter data: the op columns' (inflated) bytes by spec.
   /// - Throws: a column error naming the column and the chunk's offset.
   mutating func decodeOpColumns(_ data: [UInt32: [UInt8]]) throws {
     let ck = chunk
     let lim = limit
-    func with<T>(_ s: UInt32, _ empty: T, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows
-      -> T
-    {
-      guard let d = data[s] else { return empty }
-      return try d.withUnsafeBufferPointer(body)
-    }
-    /// The bytes of column `s` (none when it is absent: every row null).
     func column<T>(_ s: UInt32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-      guard let d = data[s] else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
-      return try d.withUnsafeBufferPointer(body)
+      try Reconstruction.column(data, s, body)
     }
     // The integer columns are read a row at a time (`UIntColumnCursor`, `DeltaColumnCursor`)
     // straight into the form kept: no temporary array of 8-byte values per column. The
     // closures fill locals, not `self`'s arrays (through `self` they would copy it per row).
-    let actorCount = actors.count
     var idCtr: [UInt32] = []
     try column(S.idCtr) { bytes in
       var counters = DeltaColumnCursor(bytes, limit: lim, spec: S.idCtr, chunk: ck)
@@ -217,128 +219,30 @@ struct Reconstruction {
     guard n < Int(UInt32.max) else { throw fail("too many ops") }
     opCount = n
     self.idCtr = idCtr
-    var idActor: [UInt32] = []
-    try column(S.idActor) { bytes in
-      var ids = UIntColumnCursor(bytes, limit: n, spec: S.idActor, chunk: ck)
-      idActor.reserveCapacity(n)
-      for i in 0..<n {
-        guard try ids.hasNext() else {
-          throw ColumnDecoder.fail(S.idActor, ck, "invalid load length len=\(i), expected=\(n)")
-        }
-        let a = try ids.next()
-        guard a < UInt64(actorCount) else {
-          throw ColumnDecoder.fail(S.idActor, ck, "missing actor")
-        }
-        idActor.append(UInt32(a))
-      }
-      try ids.finish()
-    }
-    self.idActor = idActor
     guard actors.count < Int(Tag.first) else { throw fail("too many actors") }
-    var objects: [UInt32] = []
-    var objectTable: [UInt64] = []
-    try column(S.objActor) { actorBytes in
-      try column(S.objCtr) { counterBytes in
-        var objActor = UIntColumnCursor(actorBytes, limit: n, spec: S.objActor, chunk: ck)
-        var objCtr = UIntColumnCursor(counterBytes, limit: n, spec: S.objCtr, chunk: ck)
-        objects.reserveCapacity(n)
-        for _ in 0..<n {
-          let packed = Reconstruction.packObject(
-            try objActor.next(), try objCtr.next(), actors: actorCount)
-          if objectTable.last != packed { objectTable.append(packed) }
-          objects.append(UInt32(truncatingIfNeeded: objectTable.count - 1))
-        }
-        try objActor.finish()
-        try objCtr.finish()
-      }
-    }
-    self.objects = objects
-    self.objectTable = objectTable
-    do {
-      let keyStr = try with(S.keyStr, []) {
-        try ColumnDecoder.string(
-          $0, limit: n, spec: S.keyStr, chunk: ck, table: &strings, expected: n)
-      }
-      var keys: [UInt64] = []
-      try column(S.keyActor) { actorBytes in
-        try column(S.keyCtr) { counterBytes in
-          var keyActor = UIntColumnCursor(actorBytes, limit: n, spec: S.keyActor, chunk: ck)
-          var keyCtr = DeltaColumnCursor(counterBytes, limit: n, spec: S.keyCtr, chunk: ck)
-          keys.reserveCapacity(n)
-          for i in 0..<n {
-            let s = i < keyStr.count ? keyStr[i] : -1
-            keys.append(
-              Reconstruction.packKey(
-                s, try keyActor.next(), try keyCtr.next(), actors: actorCount))
-          }
-          try keyActor.finish()
-          try keyCtr.finish()
-        }
-      }
-      self.keys = keys
-    }
-    insert = try with(S.insert, []) {
-      try ColumnDecoder.boolean($0, limit: n, spec: S.insert, chunk: ck, expected: n)
-    }
-    var action: [UInt8] = []
-    var otherActions: [Int: UInt64] = [:]
-    try column(S.action) { bytes in
-      var codes = UIntColumnCursor(bytes, limit: n, spec: S.action, chunk: ck)
-      action.reserveCapacity(n)
-      // A short column stays short: `actionValue` reads the rows past it as null.
-      while try codes.hasNext() {
-        let a = try codes.next()
-        if a <= 7 {
-          action.append(UInt8(a))
-        } else if a == ColumnDecoder.nullUInt {
-          action.append(Reconstruction.actionNull)
-        } else {
-          otherActions[action.count] = a
-          action.append(Reconstruction.actionOther)
-        }
-      }
-    }
-    self.action = action
-    self.otherActions = otherActions
-    valMeta = try with(S.valMeta, PackedUInts()) {
-      try ColumnDecoder.packedUInt($0, limit: n, spec: S.valMeta, chunk: ck, expected: n)
-    }
+    let decoded = self
+    let second =
+      n >= Reconstruction.parallelOps
+      ? Worker.start { Result { try decoded.decodeKeysAndSuccs(data, n: n) } } : nil
+    let first = Result { try decodeIdsAndObjects(data, n: n) }
+    // Joined before anything is thrown: no thread outlives the decode.
+    let secondResult = second?.join()
+    let ids = try first.get()
+    let flags = try (secondResult ?? Result { try decodeKeysAndSuccs(data, n: n) }).get()
+    idActor = ids.idActor
+    objects = ids.objects
+    objectTable = ids.objectTable
+    keys = flags.keys
+    strings = flags.strings
+    insert = flags.insert
+    action = flags.action
+    otherActions = flags.otherActions
+    valMeta = flags.valMeta
+    succNum = flags.succNum
+    succKeys = flags.succKeys
+    expand = flags.expand
     valRaw = data[S.valRaw] ?? []
-    succNum = try with(S.succNum, PackedUInts()) {
-      try ColumnDecoder.packedUInt($0, limit: n, spec: S.succNum, chunk: ck, expected: n)
-    }
-    let succTotal = try ChangeChunk.groupTotal(succNum, spec: S.succNum, limit: lim, chunk: ck)
-    var succKeys: [UInt64] = []
-    try column(S.succActor) { actorBytes in
-      try column(S.succCtr) { counterBytes in
-        var succActor = UIntColumnCursor(
-          actorBytes, limit: succTotal, spec: S.succActor, chunk: ck)
-        var succCtr = DeltaColumnCursor(counterBytes, limit: succTotal, spec: S.succCtr, chunk: ck)
-        succKeys.reserveCapacity(succTotal)
-        for _ in 0..<succTotal {
-          guard try succActor.hasNext(), try succCtr.hasNext() else {
-            throw ColumnDecoder.fail(
-              S.succActor, ck, "successor columns do not match their counts")
-          }
-          let a = try succActor.next()
-          let c = try succCtr.next()
-          guard a < UInt64(actorCount) else {
-            throw ColumnDecoder.fail(S.succActor, ck, "missing actor")
-          }
-          guard c >= 1, c <= Int64(UInt32.max) else {
-            throw ColumnDecoder.fail(S.succCtr, ck, "counter out of range")
-          }
-          succKeys.append(Reconstruction.pack(UInt32(c), UInt32(a)))
-        }
-        try succActor.finish()
-        try succCtr.finish()
-      }
-    }
-    self.succKeys = succKeys
-    expand = try with(S.expand, []) {
-      try ColumnDecoder.boolean($0, limit: n, spec: S.expand, chunk: ck, expected: n)
-    }
-    markName = try with(S.markName, []) {
+    markName = try Reconstruction.with(data, S.markName, []) {
       try ColumnDecoder.string(
         $0, limit: n, spec: S.markName, chunk: ck, table: &strings, expected: n)
     }
@@ -369,6 +273,193 @@ struct Reconstruction {
       throw ColumnDecoder.fail(
         S.insert, ck, "invalid load length len=\(insert.count), expected=\(n)")
     }
+  }
+
+  /// The first half of the op columns after the ids' counters (`decodeOpColumns`).
+  struct IdsAndObjects: Sendable {
+    var idActor: [UInt32] = []
+    var objects: [UInt32] = []
+    var objectTable: [UInt64] = []
+  }
+
+  /// Decodes the ids' actors and the objects of `n` ops.
+  func decodeIdsAndObjects(_ data: [UInt32: [UInt8]], n: Int) throws -> IdsAndObjects {
+    let ck = chunk
+    let actorCount = actors.count
+    func column<T>(_ s: UInt32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+      try Reconstruction.column(data, s, body)
+    }
+    var out = IdsAndObjects()
+    var idActor: [UInt32] = []
+    try column(S.idActor) { bytes in
+      var ids = UIntColumnCursor(bytes, limit: n, spec: S.idActor, chunk: ck)
+      idActor.reserveCapacity(n)
+      for i in 0..<n {
+        guard try ids.hasNext() else {
+          throw ColumnDecoder.fail(S.idActor, ck, "invalid load length len=\(i), expected=\(n)")
+        }
+        let a = try ids.next()
+        guard a < UInt64(actorCount) else {
+          throw ColumnDecoder.fail(S.idActor, ck, "missing actor")
+        }
+        idActor.append(UInt32(a))
+      }
+      try ids.finish()
+    }
+    out.idActor = idActor
+    var objects: [UInt32] = []
+    var objectTable: [UInt64] = []
+    try column(S.objActor) { actorBytes in
+      try column(S.objCtr) { counterBytes in
+        var objActor = UIntColumnCursor(actorBytes, limit: n, spec: S.objActor, chunk: ck)
+        var objCtr = UIntColumnCursor(counterBytes, limit: n, spec: S.objCtr, chunk: ck)
+        objects.reserveCapacity(n)
+        for _ in 0..<n {
+          let packed = Reconstruction.packObject(
+            try objActor.next(), try objCtr.next(), actors: actorCount)
+          if objectTable.last != packed { objectTable.append(packed) }
+          objects.append(UInt32(truncatingIfNeeded: objectTable.count - 1))
+        }
+        try objActor.finish()
+        try objCtr.finish()
+      }
+    }
+    out.objects = objects
+    out.objectTable = objectTable
+    return out
+  }
+
+  /// The second half of the op columns (`decodeOpColumns`).
+  struct KeysAndSuccs: Sendable {
+    var keys: [UInt64] = []
+    /// The map keys' strings (the mark names' are added after them).
+    var strings: [String] = []
+    var insert: [Bool] = []
+    var action: [UInt8] = []
+    var otherActions: [Int: UInt64] = [:]
+    var valMeta = PackedUInts()
+    var succNum = PackedUInts()
+    var succKeys: [UInt64] = []
+    var expand: [Bool] = []
+  }
+
+  /// Decodes the keys, insert flags, actions, value metadata, succs and expand flags of `n`
+  /// ops.
+  func decodeKeysAndSuccs(_ data: [UInt32: [UInt8]], n: Int) throws -> KeysAndSuccs {
+    let ck = chunk
+    let lim = limit
+    let actorCount = actors.count
+    func with<T>(_ s: UInt32, _ empty: T, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows
+      -> T
+    {
+      try Reconstruction.with(data, s, empty, body)
+    }
+    func column<T>(_ s: UInt32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+      try Reconstruction.column(data, s, body)
+    }
+    var out = KeysAndSuccs()
+    do {
+      let keyStr = try with(S.keyStr, []) {
+        try ColumnDecoder.string(
+          $0, limit: n, spec: S.keyStr, chunk: ck, table: &out.strings, expected: n)
+      }
+      var keys: [UInt64] = []
+      try column(S.keyActor) { actorBytes in
+        try column(S.keyCtr) { counterBytes in
+          var keyActor = UIntColumnCursor(actorBytes, limit: n, spec: S.keyActor, chunk: ck)
+          var keyCtr = DeltaColumnCursor(counterBytes, limit: n, spec: S.keyCtr, chunk: ck)
+          keys.reserveCapacity(n)
+          for i in 0..<n {
+            let s = i < keyStr.count ? keyStr[i] : -1
+            keys.append(
+              Reconstruction.packKey(
+                s, try keyActor.next(), try keyCtr.next(), actors: actorCount))
+          }
+          try keyActor.finish()
+          try keyCtr.finish()
+        }
+      }
+      out.keys = keys
+    }
+    out.insert = try with(S.insert, []) {
+      try ColumnDecoder.boolean($0, limit: n, spec: S.insert, chunk: ck, expected: n)
+    }
+    var action: [UInt8] = []
+    var otherActions: [Int: UInt64] = [:]
+    try column(S.action) { bytes in
+      var codes = UIntColumnCursor(bytes, limit: n, spec: S.action, chunk: ck)
+      action.reserveCapacity(n)
+      // A short column stays short: `actionValue` reads the rows past it as null.
+      while try codes.hasNext() {
+        let a = try codes.next()
+        if a <= 7 {
+          action.append(UInt8(a))
+        } else if a == ColumnDecoder.nullUInt {
+          action.append(Reconstruction.actionNull)
+        } else {
+          otherActions[action.count] = a
+          action.append(Reconstruction.actionOther)
+        }
+      }
+    }
+    out.action = action
+    out.otherActions = otherActions
+    out.valMeta = try with(S.valMeta, PackedUInts()) {
+      try ColumnDecoder.packedUInt($0, limit: n, spec: S.valMeta, chunk: ck, expected: n)
+    }
+    out.succNum = try with(S.succNum, PackedUInts()) {
+      try ColumnDecoder.packedUInt($0, limit: n, spec: S.succNum, chunk: ck, expected: n)
+    }
+    let succTotal = try ChangeChunk.groupTotal(out.succNum, spec: S.succNum, limit: lim, chunk: ck)
+    var succKeys: [UInt64] = []
+    try column(S.succActor) { actorBytes in
+      try column(S.succCtr) { counterBytes in
+        var succActor = UIntColumnCursor(
+          actorBytes, limit: succTotal, spec: S.succActor, chunk: ck)
+        var succCtr = DeltaColumnCursor(counterBytes, limit: succTotal, spec: S.succCtr, chunk: ck)
+        succKeys.reserveCapacity(succTotal)
+        for _ in 0..<succTotal {
+          guard try succActor.hasNext(), try succCtr.hasNext() else {
+            throw ColumnDecoder.fail(
+              S.succActor, ck, "successor columns do not match their counts")
+          }
+          let a = try succActor.next()
+          let c = try succCtr.next()
+          guard a < UInt64(actorCount) else {
+            throw ColumnDecoder.fail(S.succActor, ck, "missing actor")
+          }
+          guard c >= 1, c <= Int64(UInt32.max) else {
+            throw ColumnDecoder.fail(S.succCtr, ck, "counter out of range")
+          }
+          succKeys.append(Reconstruction.pack(UInt32(c), UInt32(a)))
+        }
+        try succActor.finish()
+        try succCtr.finish()
+      }
+    }
+    out.succKeys = succKeys
+    out.expand = try with(S.expand, []) {
+      try ColumnDecoder.boolean($0, limit: n, spec: S.expand, chunk: ck, expected: n)
+    }
+    return out
+  }
+
+  /// Calls `body` with the bytes of column `s` of `data`; `empty` when the column is absent.
+  static func with<T>(
+    _ data: [UInt32: [UInt8]], _ s: UInt32, _ empty: T,
+    _ body: (UnsafeBufferPointer<UInt8>) throws -> T
+  ) rethrows -> T {
+    guard let d = data[s] else { return empty }
+    return try d.withUnsafeBufferPointer(body)
+  }
+
+  /// Calls `body` with the bytes of column `s` of `data` (none when it is absent: every row
+  /// null).
+  static func column<T>(
+    _ data: [UInt32: [UInt8]], _ s: UInt32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T
+  ) rethrows -> T {
+    guard let d = data[s] else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+    return try d.withUnsafeBufferPointer(body)
   }
 
   /// Automerge 0.11 (Rust 3.x) refuses a document in which a mark's end op comes before its

@@ -2,6 +2,7 @@ import Archive
 import AutomergeCodec
 import Platform
 import Storage
+import Threads
 
 /// `mn doctor`: one health report of a data folder (mn.md §11).
 ///

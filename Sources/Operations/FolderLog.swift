@@ -1,6 +1,7 @@
 import AutomergeCodec
 import Platform
 import Storage
+import Threads
 
 /// The changes of a data folder's documents, for `mn log` (mn.md §9): read from each file's
 /// change metadata, never materialized.

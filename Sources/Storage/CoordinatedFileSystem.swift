@@ -1,4 +1,5 @@
 import Platform
+import Threads
 
 /// A `FileSystem` whose reads, replacements and removals inside synced folders run as
 /// coordinated accesses of a `SyncProvider` (mn.md §6, §15).

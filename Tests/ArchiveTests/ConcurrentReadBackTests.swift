@@ -3,6 +3,7 @@ import Testing
 @testable import Archive
 @testable import Platform
 @testable import TestSupport
+import Threads
 
 #if canImport(Glibc)
   import Glibc

@@ -66,3 +66,71 @@ import Testing
     #expect(throws: AutomergeDecodeError.self) { try AutomergeFile.decode(Fixture.bytes(rel)) }
   }
 }
+
+/// A document chunk of `Reconstruction.parallelOps` ops or more has its op columns decoded in
+/// two halves at once (`decodeOpColumns`): every change it holds must come back as it went in.
+@Suite struct LargeDocumentChunkTests {
+  /// A text of `count` characters typed by two actors, one change of `perChange` ops after
+  /// another, each on the last; the changes in order.
+  static func typedText(count: Int, perChange: Int) -> [Change] {
+    let actors = [ActorId([0x01]), ActorId([0x02])]
+    var changes: [Change] = []
+    var seqs = [UInt64](repeating: 0, count: 2)
+    var counter: UInt32
+    var last: OpId?  // the last character, actors as in `actors`
+    let make = Op(
+      object: .root, key: .map("text"), insert: false, action: .makeText, value: .null, pred: [])
+    changes.append(
+      Change(
+        actors: [actors[0]], seq: 1, startOp: 1, time: 0, message: nil, deps: [], ops: [make]))
+    seqs[0] = 1
+    counter = 2
+    var typed = 0
+    while typed < count {
+      let a = (changes.count % 2)
+      // The author's table: itself first, then the other actor (named by the text object or
+      // by the previous character).
+      let table = a == 0 ? actors : [actors[1], actors[0]]
+      func local(_ id: OpId) -> OpId {
+        OpId(counter: id.counter, actor: UInt32(table.firstIndex(of: actors[Int(id.actor)]) ?? 0))
+      }
+      let text = local(OpId(counter: 1, actor: 0))
+      var ops: [Op] = []
+      let startOp = UInt64(counter)
+      for _ in 0..<min(perChange, count - typed) {
+        let key: Key = last.map { .element(local($0)) } ?? .head
+        ops.append(
+          Op(
+            object: .object(text), key: key, insert: true, action: .set,
+            value: .string(String(UnicodeScalar(UInt8(97 + typed % 26)))), pred: []))
+        last = OpId(counter: counter, actor: UInt32(a))
+        counter += 1
+        typed += 1
+      }
+      seqs[a] += 1
+      changes.append(
+        Change(
+          actors: table, seq: seqs[a], startOp: startOp, time: 0, message: nil,
+          deps: [changes[changes.count - 1].hash], ops: ops))
+    }
+    return changes
+  }
+
+  @Test func aLargeDocumentComesBackWhole() throws {
+    let count = Reconstruction.parallelOps + 1000
+    let changes = Self.typedText(count: count, perChange: 700)
+    let saved = try DocumentEncoder.save(changes.flatMap(\.chunk))
+    let file = try AutomergeFile.decode(saved.bytes)
+    #expect(file.chunks.map(\.type) == [.document])
+    #expect(file.changes.map(\.hash) == changes.map(\.hash))
+    #expect(file.heads == [changes[changes.count - 1].hash])
+    guard case .object(let root) = try Materializer.materialize(file.changes, typed: false),
+      case .string(let text) = root.first(where: { $0.0 == "text" })?.1
+    else {
+      Issue.record("no text")
+      return
+    }
+    #expect(text.count == count)
+    #expect(text.hasPrefix("abcdefghijklmnopqrstuvwxyzabc"))
+  }
+}

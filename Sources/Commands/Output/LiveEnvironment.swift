@@ -1,6 +1,7 @@
 import Operations
 import Platform
 import Storage
+import Threads
 
 /// An output sink on a file descriptor, buffered; a closed pipe is ignored (style.md (c)).
 public final class FileDescriptorSink: OutputSink, @unchecked Sendable {
@@ -89,7 +90,7 @@ extension Environment {
       },
       sleep: { LiveSystem.sleep($0) },
       processVariables: { Environment.processEnvironment() }, syncProvider: provider,
-      processors: { LiveSystem.processorCount() })
+      processors: { Processors.online })
     return Environment(
       system: system, currentDirectory: AbsolutePath(LiveSystem.currentDirectory()),
       stdout: FileDescriptorSink(fd: 1, bufferLimit: 1 << 16),

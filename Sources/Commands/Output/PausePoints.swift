@@ -1,4 +1,5 @@
 import Platform
+import Threads
 
 /// A named step of the writing workflows (merge-conflicts, repair, migrate, restore, watch),
 /// where a crash test stops the process (docs/testing.md).

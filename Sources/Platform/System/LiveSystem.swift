@@ -36,11 +36,6 @@ public enum LiveSystem {
     return variables
   }
 
-  /// The processors online (`sysconf(_SC_NPROCESSORS_ONLN)`), at least 1.
-  public static func processorCount() -> Int {
-    max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-  }
-
   /// The working directory (`getcwd`), `/` when it cannot be read.
   public static func currentDirectory() -> String {
     guard let pointer = getcwd(nil, 0) else { return "/" }

@@ -1,1 +1,1 @@
-../../../../Sources/Platform/System/Threads.swift
+../../../../Sources/Threads/Threads.swift

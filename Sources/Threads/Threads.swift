@@ -8,7 +8,14 @@
   import Darwin
 #endif
 
-// The threads of the archive writer (Archive/WriterThreads.swift): a monitor and workers.
+// The threads of mn: a monitor and workers (the archive writer, Archive/WriterThreads.swift),
+// and an ordered loop with its middle step on threads (`doctor`, `log`, and the codec's
+// rebuilding of a large document's changes).
+
+/// The processors online (`sysconf(_SC_NPROCESSORS_ONLN)`), at least 1.
+public enum Processors {
+  public static var online: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+}
 
 /// A mutex with one condition variable: the waiting and waking that the writer's helper
 /// threads share.

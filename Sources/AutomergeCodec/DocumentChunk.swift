@@ -1,3 +1,5 @@
+import Threads
+
 /// Document chunks (type 0): parsing (§7.1 to §7.3) and the reconstruction of every change
 /// with its hash (§7.5), checked against the stored heads.
 enum DocumentChunk {
@@ -100,8 +102,34 @@ enum DocumentChunk {
       var builder = Reconstruction(
         actors: actors, chunkOffset: chunkOffset,
         limit: ChangeChunk.rowLimit(forBytes: total + body.count))
-      try builder.decodeChangeColumns(changeData)
-      try builder.decodeOpColumns(opData)
+      // The change rows and the ops are read from different columns into different arrays:
+      // the rows of a large chunk are decoded on a thread of their own meanwhile, and their
+      // error (the first a single thread would meet) is thrown first.
+      let rowBytes = changeData.values.reduce(0) { $0 + $1.count }
+      let rowsDecoder = builder
+      let rows =
+        rowBytes >= Reconstruction.parallelRowBytes
+        ? Worker.start {
+          Result {
+            var rows = rowsDecoder
+            try rows.decodeChangeColumns(changeData)
+            return rows
+          }
+        } : nil
+      if rows == nil { try builder.decodeChangeColumns(changeData) }
+      let ops = Result { try builder.decodeOpColumns(opData) }
+      if let rows {
+        // Joined before anything is thrown: no thread outlives the decode.
+        let decoded =
+          rows.join()
+          ?? Result {
+            var again = rowsDecoder
+            try again.decodeChangeColumns(changeData)
+            return again
+          }
+        builder.takeChangeRows(from: try decoded.get())
+      }
+      try ops.get()
       return builder
     }
     var builder = try decodedColumns()

@@ -180,6 +180,26 @@ struct Reconstruction {
     }
   }
 
+  /// Bytes of change columns from which `DocumentChunk.decode` decodes the change rows on a
+  /// thread of their own while the ops are decoded (a Minuta month's are about 20 KB).
+  static let parallelRowBytes = 1 << 16
+
+  /// Takes the change rows (§7.2) that `other`, a copy of this reconstruction before
+  /// either decoded anything, decoded with `decodeChangeColumns`.
+  mutating func takeChangeRows(from other: Reconstruction) {
+    rowActor = other.rowActor
+    rowSeq = other.rowSeq
+    rowMaxOp = other.rowMaxOp
+    rowTime = other.rowTime
+    rowMessage = other.rowMessage
+    rowDepsStart = other.rowDepsStart
+    depsIndex = other.depsIndex
+    rowExtraMeta = other.rowExtraMeta
+    extraStart = other.extraStart
+    extraRaw = other.extraRaw
+    messages = other.messages
+  }
+
   /// Ops from which `decodeOpColumns` decodes its two halves at once, on two threads (below
   /// it, a thread's start costs more than it saves).
   static let parallelOps = 1 << 16

@@ -68,7 +68,9 @@ import Testing
 }
 
 /// A document chunk of `Reconstruction.parallelOps` ops or more has its op columns decoded in
-/// two halves at once (`decodeOpColumns`): every change it holds must come back as it went in.
+/// two halves at once (`decodeOpColumns`), one whose change columns reach
+/// `Reconstruction.parallelRowBytes` its change rows beside its ops (`DocumentChunk.decode`):
+/// every change it holds must come back as it went in.
 @Suite struct LargeDocumentChunkTests {
   /// A text of `count` characters typed by two actors, one change of `perChange` ops after
   /// another, each on the last; the changes in order.
@@ -108,17 +110,22 @@ import Testing
         typed += 1
       }
       seqs[a] += 1
+      // Times that differ irregularly, as a person's do: their column does not shrink.
+      let time = 1_700_000_000_000 + Int64(changes.count) * 1000 + Int64(changes.count * 7919 % 997)
       changes.append(
         Change(
-          actors: table, seq: seqs[a], startOp: startOp, time: 0, message: nil,
+          actors: table, seq: seqs[a], startOp: startOp, time: time, message: nil,
           deps: [changes[changes.count - 1].hash], ops: ops))
     }
     return changes
   }
 
-  @Test func aLargeDocumentComesBackWhole() throws {
-    let count = Reconstruction.parallelOps + 1000
-    let changes = Self.typedText(count: count, perChange: 700)
+  @Test(arguments: [
+    (Reconstruction.parallelOps + 1000, 700),  // the op columns in halves
+    (40_000, 1),  // the change rows beside the ops
+  ])
+  func aLargeDocumentComesBackWhole(count: Int, perChange: Int) throws {
+    let changes = Self.typedText(count: count, perChange: perChange)
     let saved = try DocumentEncoder.save(changes.flatMap(\.chunk))
     let file = try AutomergeFile.decode(saved.bytes)
     #expect(file.chunks.map(\.type) == [.document])

@@ -59,7 +59,7 @@ let package = Package(
     // change notifications, running processes). No Automerge, no data-folder knowledge.
     // Threads: a worker thread, a monitor, and the ordered loop whose middle step runs on
     // threads; no other dependency, so that the codec can use it too.
-    .target(name: "Threads", swiftSettings: [directMetadata]),
+    .target(name: "Threads", exclude: ["README.md"], swiftSettings: [directMetadata]),
     .target(
       name: "Platform", dependencies: [.target(name: "CSystem", condition: linuxOnly)],
       exclude: ["README.md"], swiftSettings: [directMetadata]),

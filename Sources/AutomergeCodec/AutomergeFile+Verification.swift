@@ -43,15 +43,17 @@ extension AutomergeFile {
     try verified(bytes, listing: true)
   }
 
-  /// `verify`, with the change hashes only when `listing` (else empty).
-  private static func verified(_ bytes: [UInt8], listing: Bool) throws -> (
-    facts: Verification, hashes: [ChangeHash]
-  ) {
+  /// `verify`, with the change hashes only when `listing` (else empty); `inspect` is called
+  /// with the first chunk's stored ops when it is a document (`DocumentChunk.decode`).
+  static func verified(
+    _ bytes: [UInt8], listing: Bool, inspectFirstDocument inspect: ((Reconstruction) -> Void)? = nil
+  ) throws -> (facts: Verification, hashes: [ChangeHash]) {
     let document = try bytes.withUnsafeBufferPointer { buf -> DocumentChunk.Decoded? in
       guard let h = try? Chunk.header(buf, at: 0), h.type == .document else { return nil }
       let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
       let decoded = try DocumentChunk.decode(
-        buf, body: h.body, chunkOffset: 0, keepChanges: false, keepOps: false, chunks: .none)
+        buf, body: h.body, chunkOffset: 0, keepChanges: false, keepOps: false, chunks: .none,
+        inspect: inspect)
       try AutomergeFile.check(h, computed)
       return decoded
     }

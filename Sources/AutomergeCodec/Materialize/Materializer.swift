@@ -1,3 +1,5 @@
+import Threads
+
 /// Computes a document's current content as JSON, as Automerge materializes it
 /// (automerge-format.md §10, mn.md §10).
 ///
@@ -57,8 +59,9 @@ public enum Materializer {
 
   /// The current content of a file that is exactly one document chunk (what Automerge's
   /// `save()` writes), read from the chunk's op columns: no `Change` or `Op` values, a
-  /// fraction of the memory. The file is decoded and verified as `AutomergeFile` decodes it
-  /// (the columns are read between the two, before the changes are reconstructed).
+  /// fraction of the memory. The file is verified as `AutomergeFile.verify` verifies it;
+  /// the JSON is read from the decoded columns on a thread of its own while the changes are
+  /// rebuilt and hashed from the same columns on this one.
   ///
   /// - Returns: the JSON, or nil when the file has another shape or its columns need the
   ///   general path (`materialize(_ file:)`), which then gives the answer or the error.
@@ -69,10 +72,20 @@ public enum Materializer {
     let h = try bytes.withUnsafeBufferPointer { try Chunk.header($0, at: 0) }
     guard h.type == .document, h.end == bytes.count else { return nil }
     var json: JSONValue? = nil
-    let file = try AutomergeFile.decode(bytes, keepOps: false, chunks: .none) {
-      json = DocumentMaterializer.json($0, typed: typed, maxDepth: maxDepth)
+    var reader: Worker<JSONValue?>?
+    let verification: AutomergeFile.Verification
+    do {
+      verification = try AutomergeFile.verified(bytes, listing: false) { ops in
+        reader = Worker.start { DocumentMaterializer.json(ops, typed: typed, maxDepth: maxDepth) }
+        if reader == nil { json = DocumentMaterializer.json(ops, typed: typed, maxDepth: maxDepth) }
+      }.facts
+    } catch {
+      // Joined before the error is thrown: no thread outlives the call.
+      _ = reader?.join()
+      throw error
     }
-    return file.orphans.isEmpty ? json : nil
+    if let reader { json = reader.join() ?? nil }
+    return verification.orphans.isEmpty ? json : nil
   }
 
   /// The JSON form of a scalar value (see the table above); `increments` is added to a

@@ -66,7 +66,7 @@ public enum AutomergeMerge {
       inputs.swapAt(0, result.base)
       files.swapAt(0, result.base)
     }
-    return (result, try verify(result.bytes, inputs: inputs, decoded: files))
+    return (result, try verify(result.bytes, inputs: inputs, decoded: &files))
   }
 
   private static func decodeInputs(_ inputs: [[UInt8]]) throws -> [AutomergeFile] {
@@ -241,36 +241,40 @@ public enum AutomergeMerge {
   /// - Returns: whether the change-hash sets are equal.
   /// - Throws: when the output or an input does not decode.
   public static func verify(_ output: [UInt8], inputs: [[UInt8]]) throws -> Bool {
-    try verify(
-      output, inputs: inputs,
-      decoded: inputs.map { try AutomergeFile.decode($0, keepOps: false, keepChunks: false) })
+    var decoded = try inputs.map { try AutomergeFile.decode($0, keepOps: false, keepChunks: false) }
+    return try verify(output, inputs: inputs, decoded: &decoded)
   }
 
   /// `verify` with the inputs already decoded (`decoded[i]` is `inputs[i]` decoded with
   /// `keepOps: false`). When the output starts with the first input's bytes, that part is
-  /// the first input's decode and only the rest of the output is read.
-  static func verify(_ output: [UInt8], inputs: [[UInt8]], decoded files: [AutomergeFile]) throws
-    -> Bool
-  {
+  /// the first input's decode and only the rest of the output is read: the first input's
+  /// changes are then moved into the output's decode, and `decoded[0]` is left empty.
+  static func verify(
+    _ output: [UInt8], inputs: [[UInt8]], decoded files: inout [AutomergeFile]
+  ) throws -> Bool {
+    // The union's size: the first input's changes (distinct) and the others' that it lacks,
+    // counted before the first input gives its changes away.
+    var others = Set<ChangeHash>()
+    if let first = files.first {
+      for file in files.dropFirst() {
+        for c in file.changes where !first.contains(c.hash) { others.insert(c.hash) }
+      }
+    }
+    let firstCount = files.first?.changes.count ?? 0
     let merged: AutomergeFile
     let fromFirst: Bool
-    if let first = inputs.first, let decodedFirst = files.first, output.starts(with: first) {
-      merged = try AutomergeFile.decode(output, after: decodedFirst, prefixLength: first.count)
+    if let first = inputs.first, !files.isEmpty, output.starts(with: first) {
+      merged = try AutomergeFile.decode(output, after: &files[0], prefixLength: first.count)
       fromFirst = true
     } else {
       merged = try AutomergeFile.decode(output, keepOps: false, keepChunks: false)
       fromFirst = false
     }
-    guard let first = files.first else { return merged.changes.isEmpty }
-    // The union's size: the first input's changes (distinct) and the others' that it lacks.
-    var others = Set<ChangeHash>()
-    for file in files.dropFirst() {
-      for c in file.changes where !first.contains(c.hash) { others.insert(c.hash) }
-    }
+    guard !files.isEmpty else { return merged.changes.isEmpty }
     // The output's changes are distinct: the sets are equal when the counts are and every
     // input change is in the output. Read from the first input's decoded form, the output
     // holds that input's changes by construction.
-    guard merged.changes.count == first.changes.count + others.count else { return false }
+    guard merged.changes.count == firstCount + others.count else { return false }
     for file in fromFirst ? files.dropFirst() : files[...] {
       for c in file.changes where !merged.contains(c.hash) { return false }
     }

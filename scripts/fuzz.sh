@@ -20,9 +20,14 @@ sources=$(find Sources/AutomergeCodec -name '*.swift' | sort)
 modules=""
 for m in CZlib CCrypto; do modules="$modules -Xcc -fmodule-map-file=Sources/$m/module.modulemap"; done
 echo "fuzz: building the decoder with -sanitize=fuzzer,address" >&2
+# The codec imports Threads (its one dependency among mn's targets): built first as a module.
+mkdir -p "$out/modules"
+swiftc -O -sanitize=address -parse-as-library -module-name Threads -emit-module \
+  -emit-module-path "$out/modules/Threads.swiftmodule" -c Sources/Threads/Threads.swift \
+  -o "$out/Threads.o"
 # shellcheck disable=SC2086
 swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name AutomergeCodec $modules \
-  $sources Fuzz/DecodeFuzzer.swift -o "$out/decode-fuzzer"
+  -I "$out/modules" $sources Fuzz/DecodeFuzzer.swift "$out/Threads.o" -o "$out/decode-fuzzer"
 echo "fuzz: running for ${seconds}s" >&2
 crashes="$out/crashes"
 rm -rf "$crashes"

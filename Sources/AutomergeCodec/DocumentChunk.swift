@@ -107,28 +107,17 @@ enum DocumentChunk {
       // error (the first a single thread would meet) is thrown first.
       let rowBytes = changeData.values.reduce(0) { $0 + $1.count }
       let rowsDecoder = builder
-      let rows =
-        rowBytes >= Reconstruction.parallelRowBytes
-        ? Worker.start {
+      let (rows, ops) = alongside(
+        onThread: rowBytes >= Reconstruction.parallelRowBytes,
+        {
           Result {
             var rows = rowsDecoder
             try rows.decodeChangeColumns(changeData)
             return rows
           }
-        } : nil
-      if rows == nil { try builder.decodeChangeColumns(changeData) }
-      let ops = Result { try builder.decodeOpColumns(opData) }
-      if let rows {
-        // Joined before anything is thrown: no thread outlives the decode.
-        let decoded =
-          rows.join()
-          ?? Result {
-            var again = rowsDecoder
-            try again.decodeChangeColumns(changeData)
-            return again
-          }
-        builder.takeChangeRows(from: try decoded.get())
-      }
+        },
+        { Result { try builder.decodeOpColumns(opData) } })
+      builder.takeChangeRows(from: try rows.get())
       try ops.get()
       return builder
     }

@@ -244,16 +244,12 @@ struct Reconstruction {
     // changes are built, and memory freed on this thread is reused by this thread's
     // allocations (on the worker's, the allocator keeps it apart: 3 MB more on moby-dick).
     let decoded = self
-    let first =
-      n >= Reconstruction.parallelOps
-      ? Worker.start { Result { try decoded.decodeIdsAndObjects(data, n: n) } } : nil
-    // With the first half on the worker, the second is decoded here meanwhile; else after it.
-    var second: Result<KeysAndSuccs, any Error>?
-    if first != nil { second = Result { try decodeKeysAndSuccs(data, n: n) } }
-    // Joined before anything is thrown: no thread outlives the decode.
-    let firstResult = first?.join()
-    let ids = try (firstResult ?? Result { try decodeIdsAndObjects(data, n: n) }).get()
-    let flags = try (second ?? Result { try decodeKeysAndSuccs(data, n: n) }).get()
+    let (first, second) = alongside(
+      onThread: n >= Reconstruction.parallelOps,
+      { Result { try decoded.decodeIdsAndObjects(data, n: n) } },
+      { Result { try decodeKeysAndSuccs(data, n: n) } })
+    let ids = try first.get()
+    let flags = try second.get()
     idActor = ids.idActor
     objects = ids.objects
     objectTable = ids.objectTable

@@ -123,6 +123,17 @@ extension Worker: Runnable {
   func runOnThread() { run() }
 }
 
+/// `first` on a thread of its own while `second` runs on the calling thread; returns both
+/// results once both are done (the thread joined, so none outlives the call). When
+/// `onThread` is false, or no thread can be made, `first` runs in place, then `second`.
+public func alongside<First: Sendable, Second>(
+  onThread: Bool, _ first: @escaping @Sendable () -> First, _ second: () -> Second
+) -> (First, Second) {
+  guard onThread, let worker = Worker.start(first) else { return (first(), second()) }
+  let other = second()
+  return (worker.join() ?? first(), other)
+}
+
 /// A loop over `count` items whose middle step runs on up to `width` threads at once.
 ///
 /// `produce` and `consume` run on the calling thread, in index order, as in a plain loop:

@@ -48,33 +48,62 @@ extension AutomergeFile {
   static func verified(
     _ bytes: [UInt8], listing: Bool, inspectFirstDocument inspect: ((Reconstruction) -> Void)? = nil
   ) throws -> (facts: Verification, hashes: [ChangeHash]) {
-    let document = try bytes.withUnsafeBufferPointer { buf -> DocumentChunk.Decoded? in
+    guard var document = try firstDocument(bytes, inspect: inspect) else {
+      let file = try decode(bytes, keepOps: false, keepChunks: false)
+      return (Verification(file), listing ? file.changes.map(\.hash) : [])
+    }
+    let rest = try verified(bytes, after: document)
+    guard listing else { return (rest.facts, []) }
+    var hashes: [ChangeHash] = []
+    swap(&hashes, &document.decoded.hashes)
+    hashes.reserveCapacity(hashes.count + rest.new.count)
+    for i in rest.new { hashes.append(rest.following[i].hash) }
+    return (rest.facts, hashes)
+  }
+
+  /// A file's first chunk when it is a document chunk, decoded and checked as `verify`
+  /// reads it: each change's hash, not its `Change` value.
+  struct FirstDocument {
+    var decoded: DocumentChunk.Decoded
+    /// Where the chunks after it start.
+    var length: Int
+  }
+
+  /// The first chunk of `bytes`, when it is a document chunk; nil when it is not one.
+  ///
+  /// - Throws: `AutomergeDecodeError` when it is a malformed document chunk.
+  static func firstDocument(_ bytes: [UInt8], inspect: ((Reconstruction) -> Void)? = nil) throws
+    -> FirstDocument?
+  {
+    try bytes.withUnsafeBufferPointer { buf -> FirstDocument? in
       guard let h = try? Chunk.header(buf, at: 0), h.type == .document else { return nil }
       let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
       let decoded = try DocumentChunk.decode(
         buf, body: h.body, chunkOffset: 0, keepChanges: false, keepOps: false, chunks: .none,
         inspect: inspect)
       try AutomergeFile.check(h, computed)
-      return decoded
+      return FirstDocument(decoded: decoded, length: h.end)
     }
-    guard var document else {
-      let file = try decode(bytes, keepOps: false, keepChunks: false)
-      return (Verification(file), listing ? file.changes.map(\.hash) : [])
-    }
+  }
+
+  /// Verifies `bytes`, whose first chunk is `document` (its decode by `firstDocument`, of
+  /// these bytes or of bytes that start with the same chunk): the chunks after it are
+  /// decoded as `decode` decodes them (no ops, no chunks kept), and loaded with `apply`'s
+  /// rules against the document's hashes.
+  ///
+  /// - Returns: the facts; the changes after the document, in file order, with their op
+  ///   counts; and the positions in `following` of the distinct changes the document lacks.
+  static func verified(_ bytes: [UInt8], after document: FirstDocument) throws -> (
+    facts: Verification, following: [Change], new: [Int]
+  ) {
     var rest = AutomergeFile()
     var following: [Change] = []
     var opCounts: [Int32] = []
-    let documentLength = try bytes.withUnsafeBufferPointer { try Chunk.header($0, at: 0).end }
-    try rest.readChunks(bytes, from: documentLength, into: &following, opCounts: &opCounts)
-    var (facts, new) = try load(document, following, opCounts: opCounts)
+    try rest.readChunks(bytes, from: document.length, into: &following, opCounts: &opCounts)
+    var (facts, new) = try load(document.decoded, following, opCounts: opCounts)
     facts.chunkCount += rest.chunks.count
     facts.refusedByNewerAutomerge += rest.refusedByNewerAutomerge
-    guard listing else { return (facts, []) }
-    var hashes: [ChangeHash] = []
-    swap(&hashes, &document.hashes)
-    hashes.reserveCapacity(hashes.count + new.count)
-    for i in new { hashes.append(following[i].hash) }
-    return (facts, hashes)
+    return (facts, following, new)
   }
 
   /// `apply`'s rules (§4 step 4) for a file whose first chunk is the document `document`

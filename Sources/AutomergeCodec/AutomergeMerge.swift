@@ -50,7 +50,14 @@ public enum AutomergeMerge {
 
   /// Merges files and checks the output as `verify` does, decoding each input once: the
   /// check reuses the inputs' decoded form, and of the output reads only the change chunks
-  /// appended after the first input's bytes.
+  /// appended after the base input's bytes.
+  ///
+  /// A first input that starts with a document chunk (as the app saves a file) is read as
+  /// `verify` reads one: its document's changes as hashes, without a `Change` value each
+  /// (essay's 262,961 changes: 40 MB, and a third of the time). That is all a merge needs of
+  /// its base; when another input turns out to be the base and the first has changes it
+  /// lacks, the first is decoded again for their chunks (as a first input that is not the
+  /// base always was).
   ///
   /// - Returns: the merge, and whether its output holds exactly the union of the inputs'
   ///   changes (false is a bug: write nothing).
@@ -58,8 +65,41 @@ public enum AutomergeMerge {
   public static func mergeAndVerify(_ inputs: [[UInt8]]) throws -> (
     result: MergeResult, holdsEveryChange: Bool
   ) {
+    guard let first = inputs.first, let document = try readDocument(first) else {
+      return try mergeAndVerify(inputs, decoded: decodeInputs(inputs))
+    }
+    // The first input starts with a document chunk (as the app saves a file): it is read
+    // as `verify` reads such a file, its document's changes as hashes, not `Change` values.
+    let others = try decodeInputs(inputs, from: 1) { !document.hashes.contains($0) }
+    let base = baseIndex(inputs, counts: [document.facts.changeCount] + others.map(\.changes.count))
+    if base == 0 {
+      guard let onto = document.base(first) else {
+        // It has orphans: read as any other file.
+        return try mergeAndVerify(
+          inputs, decoded: [decode(first, index: 0, keeping: .none)] + others)
+      }
+      let result = try merge(onto: onto, bytes: first, adding: others[...])
+      return (result, try verify(result.bytes, onto: document, inputs: inputs, others: others))
+    }
+    if document.hashes.allSatisfy({ others[base - 1].contains($0) }) {
+      // The first input holds nothing the base lacks: the merge is that of the others.
+      let rest = Array(inputs.dropFirst())
+      var (result, holds) = try mergeAndVerify(rest, decoded: others)
+      result.base += 1
+      return (result, holds)
+    }
+    // The base is another input, and the first has changes it lacks: their chunks are needed.
+    let baseFile = others[base - 1]
+    let files = try [decode(first, index: 0, keeping: .only { !baseFile.contains($0) })] + others
+    return try mergeAndVerify(inputs, decoded: files)
+  }
+
+  /// `mergeAndVerify` of inputs decoded by `decodeInputs`.
+  private static func mergeAndVerify(_ inputs: [[UInt8]], decoded: [AutomergeFile]) throws -> (
+    result: MergeResult, holdsEveryChange: Bool
+  ) {
     var inputs = inputs
-    var files = try decodeInputs(inputs)
+    var files = decoded
     let result = try merge(inputs, decoded: files)
     // Checked against the base first, so that only what was appended to it is read.
     if result.base != 0 {
@@ -70,25 +110,106 @@ public enum AutomergeMerge {
   }
 
   private static func decodeInputs(_ inputs: [[UInt8]]) throws -> [AutomergeFile] {
-    var files: [AutomergeFile] = []
-    files.reserveCapacity(inputs.count)
-    for (i, bytes) in inputs.enumerated() {
-      // Only the chunks of changes the first input lacks are kept: a merge usually starts
-      // from the first input (the canonical file), and `merge` decodes again when not.
-      do {
-        let kept: KeptChunks
-        if let first = files.first {
-          kept = .only { !first.contains($0) }
-        } else {
-          kept = .none
-        }
-        files.append(
-          try AutomergeFile.decode(bytes, keepOps: false, chunks: kept, inspectFirstDocument: nil))
-      } catch let e as AutomergeDecodeError {
-        throw AutomergeMergeError.invalidInput(index: i, e)
-      }
+    guard let first = inputs.first else { return [] }
+    // Only the chunks of changes the first input lacks are kept: a merge usually starts
+    // from the first input (the canonical file), and `merge` decodes again when not.
+    let file = try decode(first, index: 0, keeping: .none)
+    return try [file] + decodeInputs(inputs, from: 1) { !file.contains($0) }
+  }
+
+  /// The inputs from `start` on, decoded keeping the chunks of the changes `keep` accepts.
+  private static func decodeInputs(
+    _ inputs: [[UInt8]], from start: Int, keeping keep: @escaping @Sendable (ChangeHash) -> Bool
+  ) throws -> [AutomergeFile] {
+    try inputs.indices.dropFirst(start).map {
+      try decode(inputs[$0], index: $0, keeping: .only(keep))
     }
-    return files
+  }
+
+  private static func decode(_ bytes: [UInt8], index: Int, keeping kept: KeptChunks) throws
+    -> AutomergeFile
+  {
+    do {
+      return try AutomergeFile.decode(
+        bytes, keepOps: false, chunks: kept, inspectFirstDocument: nil)
+    } catch let e as AutomergeDecodeError {
+      throw AutomergeMergeError.invalidInput(index: index, e)
+    }
+  }
+
+  /// An input that starts with a document chunk, read as `verify` reads it: the document's
+  /// changes by hash, the changes after it decoded.
+  struct DocumentInput {
+    var document: AutomergeFile.FirstDocument
+    var facts: AutomergeFile.Verification
+    /// The changes after the document, in file order, and the positions of those that are
+    /// new (distinct, not in the document).
+    var following: [Change]
+    var new: [Int]
+    /// Every change's hash.
+    var hashes: Set<ChangeHash>
+
+    /// The base this input is, unless it has orphans (their dependencies would be needed).
+    func base(_ bytes: [UInt8]) -> MergeBase? {
+      guard facts.orphans.isEmpty else { return nil }
+      // Its changes by one author are numbered 1...n in the document (its reconstruction
+      // proved it), then the new ones after it: an added change can share an (actor, seq)
+      // with one of them only if its seq is at most their last.
+      var lastSeq = document.decoded.lastSeq
+      for i in new {
+        let c = following[i]
+        lastSeq[c.author] = max(lastSeq[c.author] ?? 0, c.seq)
+      }
+      let hashes = hashes
+      return MergeBase(
+        count: facts.changeCount, contains: { hashes.contains($0) }, tips: facts.heads,
+        absent: facts.missingDependencies,
+        collision: { added in
+          var seen = Set<MergeBase.SeqKey>()
+          let suspect = added.contains { c in
+            c.seq <= lastSeq[c.author] ?? 0
+              || !seen.insert(MergeBase.SeqKey(actor: c.author, seq: c.seq)).inserted
+          }
+          // Which of its changes it is needs their `Change` values: decoded again (a
+          // refused merge).
+          guard suspect else { return nil }
+          return try MergeBase(decode(bytes, index: 0, keeping: .none)).collision(added)
+        })
+    }
+  }
+
+  /// The first input's `DocumentInput`; nil when it does not start with a document chunk.
+  static func readDocument(_ bytes: [UInt8]) throws -> DocumentInput? {
+    do {
+      guard let document = try AutomergeFile.firstDocument(bytes) else { return nil }
+      let (facts, following, new) = try AutomergeFile.verified(bytes, after: document)
+      var hashes = Set(document.decoded.hashes)
+      for i in new { hashes.insert(following[i].hash) }
+      return DocumentInput(
+        document: document, facts: facts, following: following, new: new, hashes: hashes)
+    } catch let e as AutomergeDecodeError {
+      throw AutomergeMergeError.invalidInput(index: 0, e)
+    }
+  }
+
+  /// `verify` of a merge onto a `DocumentInput` (input 0): the output must start with its
+  /// bytes, and is read as `verify` reads a file, its first chunk taken as that input's
+  /// document (the same bytes).
+  static func verify(
+    _ output: [UInt8], onto first: DocumentInput, inputs: [[UInt8]], others: [AutomergeFile]
+  ) throws -> Bool {
+    guard output.starts(with: inputs[0]) else { return false }
+    var outside = Set<ChangeHash>()
+    for file in others {
+      for c in file.changes where !first.hashes.contains(c.hash) { outside.insert(c.hash) }
+    }
+    let back = try AutomergeFile.verified(output, after: first.document)
+    guard back.facts.changeCount == first.facts.changeCount + outside.count else { return false }
+    // The output's changes are the document's and the distinct ones after it, the first
+    // input's among them (its bytes come first): the union when every added one is there
+    // too and the counts agree.
+    let after = Set(back.new.map { back.following[$0].hash })
+    return outside.allSatisfy { after.contains($0) }
   }
 
   /// Merges files already decoded (`decoded[i]` is `AutomergeFile.decode(inputs[i])`; a
@@ -130,8 +251,13 @@ public enum AutomergeMerge {
   /// hashed only to break a tie, so the usual merge (one input holds the most) hashes
   /// nothing.
   public static func baseIndex(_ inputs: [[UInt8]], decoded files: [AutomergeFile]) -> Int {
-    let most = files.map(\.changes.count).max() ?? 0
-    let candidates = files.indices.filter { files[$0].changes.count == most }
+    baseIndex(inputs, counts: files.map(\.changes.count))
+  }
+
+  /// `baseIndex` from each input's number of distinct changes.
+  static func baseIndex(_ inputs: [[UInt8]], counts: [Int]) -> Int {
+    let most = counts.max() ?? 0
+    let candidates = counts.indices.filter { counts[$0] == most }
     guard var chosen = candidates.first, candidates.count > 1 else { return candidates.first ?? 0 }
     var smallest = SHA256.hash(inputs[chosen])
     for i in candidates.dropFirst() where inputs[i] != inputs[chosen] {
@@ -149,40 +275,24 @@ public enum AutomergeMerge {
       return MergeResult(
         bytes: [], base: 0, added: [], changeCount: 0, heads: [], missingDependencies: [])
     }
-    // The first file's changes are distinct and their (actor, seq) unique: its decode
-    // checked both. The others add what it does not have.
+    return try merge(onto: MergeBase(first), bytes: inputs[0], adding: files.dropFirst())
+  }
+
+  /// The base's bytes, then the chunks of the changes of `others` that the base lacks, in
+  /// dependency order (Kahn's algorithm, ties broken by hash).
+  private static func merge(
+    onto base: MergeBase, bytes baseBytes: [UInt8], adding others: ArraySlice<AutomergeFile>
+  ) throws -> MergeResult {
     var extra: [Change] = []
     var extraIndex: [ChangeHash: Int] = [:]
-    for file in files.dropFirst() {
-      for c in file.changes where !first.contains(c.hash) && extraIndex[c.hash] == nil {
+    for file in others {
+      for c in file.changes where !base.contains(c.hash) && extraIndex[c.hash] == nil {
         extraIndex[c.hash] = extra.count
         extra.append(c)
       }
     }
-    // Two changes with one (actor, seq) can only involve an added change: they are looked
-    // for among the added changes and the first file's changes by the same authors.
-    if !extra.isEmpty {
-      struct SeqKey: Hashable {
-        var actor: ActorId
-        var seq: UInt64
-      }
-      let authors = Set(extra.map(\.author))
-      var bySeq: [SeqKey: ChangeHash] = [:]
-      var runAuthor: ActorId? = nil
-      var runIncluded = false
-      for c in first.changes {
-        if c.actors[0] != runAuthor {
-          runAuthor = c.actors[0]
-          runIncluded = authors.contains(c.actors[0])
-        }
-        if runIncluded { bySeq[SeqKey(actor: c.actors[0], seq: c.seq)] = c.hash }
-      }
-      for c in extra {
-        let key = SeqKey(actor: c.actors[0], seq: c.seq)
-        if let other = bySeq.updateValue(c.hash, forKey: key) {
-          throw AutomergeMergeError.duplicateSeq(actor: key.actor, seq: key.seq, other, c.hash)
-        }
-      }
+    if let (actor, seq, a, b) = try base.collision(extra) {
+      throw AutomergeMergeError.duplicateSeq(actor: actor, seq: seq, a, b)
     }
 
     // Kahn's algorithm over the added changes; deps outside them count as satisfied.
@@ -198,7 +308,7 @@ public enum AutomergeMerge {
     }
     var heap = HashHeap()
     for i in extra.indices where indegree[i] == 0 { heap.push(extra[i].hash, i) }
-    var bytes = inputs[0]
+    var bytes = baseBytes
     var added: [ChangeHash] = []
     added.reserveCapacity(extra.count)
     while let i = heap.pop() {
@@ -210,31 +320,31 @@ public enum AutomergeMerge {
       }
     }
 
-    // The heads: the union's changes that none of its changes depends on.
-    var baseIsDep = [Bool](repeating: false, count: first.changes.count)
+    // The heads: the union's changes that none of its changes depends on. The base's
+    // changes that none of its own depends on are its tips.
+    var baseIsDep = Set<ChangeHash>()
     var extraIsDep = [Bool](repeating: false, count: extra.count)
     var missing = Set<ChangeHash>()
-    func mark(_ deps: ChangeDeps) {
-      for d in deps {
-        if let i = first.position(of: d) {
-          baseIsDep[i] = true
-        } else if let j = extraIndex[d] {
+    for d in base.absent {
+      if let j = extraIndex[d] { extraIsDep[j] = true } else { missing.insert(d) }
+    }
+    for c in extra {
+      for d in c.deps {
+        if let j = extraIndex[d] {
           extraIsDep[j] = true
+        } else if base.contains(d) {
+          baseIsDep.insert(d)
         } else {
           missing.insert(d)
         }
       }
     }
-    for c in first.changes { mark(c.deps) }
-    for c in extra { mark(c.deps) }
-    var heads: [ChangeHash] = []
-    for (i, c) in first.changes.enumerated() where !baseIsDep[i] { heads.append(c.hash) }
+    var heads = base.tips.filter { !baseIsDep.contains($0) }
     for (j, c) in extra.enumerated() where !extraIsDep[j] { heads.append(c.hash) }
     heads.sort()
     return MergeResult(
-      bytes: bytes, base: 0, added: added, changeCount: first.changes.count + extra.count,
-      heads: heads,
-      missingDependencies: missing.sorted())
+      bytes: bytes, base: 0, added: added, changeCount: base.count + extra.count,
+      heads: heads, missingDependencies: missing.sorted())
   }
 
   /// Checks a merge output: it must decode and hold exactly the union of the inputs' changes.
@@ -318,5 +428,69 @@ public struct HashHeap {
       }
     }
     return top
+  }
+}
+
+/// What a merge needs of its base input (`AutomergeMerge.merge(onto:)`): which changes it
+/// holds, those of them that none of its others depends on, the dependencies it lacks, and
+/// an `(actor, seq)` collision of added changes with its changes or each other.
+struct MergeBase {
+  /// The number of distinct changes.
+  var count: Int
+  var contains: (ChangeHash) -> Bool
+  /// Its changes that no other of its changes depends on (orphans included).
+  var tips: [ChangeHash]
+  /// Hashes its changes depend on that it does not hold.
+  var absent: [ChangeHash]
+  /// Two different changes sharing `(actor, seq)` among `added` (changes it lacks) and its
+  /// own: the actor, the seq and the two hashes (its own first); nil when there are none.
+  var collision: (_ added: [Change]) throws -> (ActorId, UInt64, ChangeHash, ChangeHash)?
+
+  struct SeqKey: Hashable {
+    var actor: ActorId
+    var seq: UInt64
+  }
+
+  /// `collision` for a decoded file: only changes by the added changes' authors can collide.
+  private static func collision(_ added: [Change], in file: AutomergeFile) -> (
+    ActorId, UInt64, ChangeHash, ChangeHash
+  )? {
+    guard !added.isEmpty else { return nil }
+    let authors = Set(added.map(\.author))
+    var bySeq: [SeqKey: ChangeHash] = [:]
+    var runAuthor: ActorId? = nil
+    var runIncluded = false
+    for c in file.changes {
+      if c.author != runAuthor {
+        runAuthor = c.author
+        runIncluded = authors.contains(c.author)
+      }
+      if runIncluded { bySeq[SeqKey(actor: c.author, seq: c.seq)] = c.hash }
+    }
+    for c in added {
+      let key = SeqKey(actor: c.author, seq: c.seq)
+      if let other = bySeq.updateValue(c.hash, forKey: key) {
+        return (key.actor, key.seq, other, c.hash)
+      }
+    }
+    return nil
+  }
+}
+
+extension MergeBase {
+  /// The base a decoded file is.
+  init(_ file: AutomergeFile) {
+    count = file.changes.count
+    contains = { file.contains($0) }
+    var isDep = [Bool](repeating: false, count: file.changes.count)
+    var absent = Set<ChangeHash>()
+    for c in file.changes {
+      for d in c.deps {
+        if let i = file.position(of: d) { isDep[i] = true } else { absent.insert(d) }
+      }
+    }
+    tips = file.changes.indices.filter { !isDep[$0] }.map { file.changes[$0].hash }
+    self.absent = absent.sorted()
+    collision = { added in MergeBase.collision(added, in: file) }
   }
 }

@@ -62,6 +62,111 @@ import Testing
     }
   }
 
+  /// A first input that starts with a document chunk is read as `verify` reads a file
+  /// (its document's changes by hash): whichever input is the base, whether the first adds
+  /// anything to it, and whatever follows the document (changes, an orphan), the answer is
+  /// `merge`'s, from `Change` values, and the output reads back as the union.
+  @Test func mergeAndVerifyOntoADocumentAgreesWithMerge() throws {
+    let (a, b, c, x, _) = try Self.devices()
+    let heads = try AutomergeFile.decode(a).heads
+    let later = Change(
+      actors: [ActorId([0xee, 0x02])], seq: 1, startOp: 2000, time: 8, message: "later",
+      deps: heads, ops: [])
+    let orphan = Change(
+      actors: [ActorId([0xee, 0x03])], seq: 1, startOp: 3000, time: 9, message: "orphan",
+      deps: [ChangeHash(w0: 1, w1: 2, w2: 3, w3: 4)], ops: [])
+    let followed = a + later.chunk
+    let orphaned = a + orphan.chunk
+    // The one of a and b with more changes, and the other: each has changes the other lacks.
+    let (big, small) = try Self.largerFirst(a, b)
+    #expect(try AutomergeMerge.mergeAndVerify([big, small]).result.added.count > 0)
+    #expect(try AutomergeMerge.readDocument(a) != nil)
+    #expect(try AutomergeMerge.readDocument(c) != nil)
+    #expect(try AutomergeMerge.readDocument(later.chunk) == nil)
+    for inputs in [
+      [a, b], [b, a], [b, c], [c, b], [a, c], [c, a], [x, a, b], [a, x], [followed, b],
+      [b, followed], [orphaned, b], [b, orphaned], [a, followed, orphaned], [a, a], [a, []],
+      [big, small], [small, big], [big, small, c],
+    ] {
+      let (result, holds) = try AutomergeMerge.mergeAndVerify(inputs)
+      let expected = try AutomergeMerge.merge(inputs)
+      #expect(holds)
+      #expect(result.bytes == expected.bytes && result.base == expected.base)
+      #expect(result.added == expected.added && result.changeCount == expected.changeCount)
+      #expect(result.heads == expected.heads)
+      #expect(result.missingDependencies == expected.missingDependencies)
+      let merged = try AutomergeFile.decode(result.bytes, keepOps: false)
+      #expect(result.changeCount == merged.changes.count)
+      #expect(try AutomergeMerge.verify(result.bytes, inputs: inputs))
+    }
+    // The orphan's dependency is missing from the union, and the orphan is a head.
+    let withOrphan = try AutomergeMerge.mergeAndVerify([orphaned, b]).result
+    #expect(withOrphan.missingDependencies == Array(orphan.deps))
+    #expect(withOrphan.heads.contains(orphan.hash))
+  }
+
+  /// The read-back of a merge onto a document says no to an output that lacks an added
+  /// change, holds one no input has (also in place of an added one), or does not start with
+  /// the first input.
+  @Test func theReadBackOntoADocumentRefusesWhatIsNotTheUnion() throws {
+    let (x, y, _, _, _) = try Self.devices()
+    let (a, b) = try Self.largerFirst(x, y)
+    let document = try #require(try AutomergeMerge.readDocument(a))
+    let others = [try AutomergeFile.decode(b, keepOps: false)]
+    let result = try AutomergeMerge.merge([a, b])
+    #expect(!result.added.isEmpty && result.base == 0)
+    #expect(
+      try AutomergeMerge.verify(result.bytes, onto: document, inputs: [a, b], others: others))
+    let last = try #require(try AutomergeFile.decode(result.bytes).chunks.last)
+    let short = Array(result.bytes[..<last.offset])
+    #expect(!(try AutomergeMerge.verify(short, onto: document, inputs: [a, b], others: others)))
+    let stray = Change(
+      actors: [ActorId([0xee, 0x04])], seq: 1, startOp: 4000, time: 1, message: "stray",
+      deps: [], ops: [])
+    #expect(
+      !(try AutomergeMerge.verify(
+        result.bytes + stray.chunk, onto: document, inputs: [a, b], others: others)))
+    // As many changes as the union, one of them not an input's.
+    #expect(
+      !(try AutomergeMerge.verify(
+        short + stray.chunk, onto: document, inputs: [a, b], others: others)))
+    #expect(
+      !(try AutomergeMerge.verify(
+        Array(result.bytes.dropFirst()), onto: document, inputs: [a, b], others: others)))
+  }
+
+  /// A refused merge onto a document names the same two changes as `merge`: an added change
+  /// that reuses a document change's `(actor, seq)`, one that reuses a later change's, and
+  /// two added changes that share one.
+  @Test func aCollisionOntoADocumentNamesBothChanges() throws {
+    let a = try Fixture.bytes(Self.d0)
+    let decoded = try AutomergeFile.decode(a)
+    let first = decoded.changes[0]
+    let twin = Change(
+      actors: first.actors, seq: first.seq, startOp: 1, time: 1, message: "twin", deps: [],
+      ops: [])
+    let later = Change(
+      actors: [ActorId([0xee, 0x05])], seq: 1, startOp: 1, time: 2, message: "later", deps: [],
+      ops: [])
+    let rival = Change(
+      actors: later.actors, seq: 1, startOp: 1, time: 3, message: "rival", deps: [], ops: [])
+    let followed = a + later.chunk
+    for inputs in [[a, twin.chunk], [followed, rival.chunk], [a, later.chunk, rival.chunk]] {
+      let expected = Result { try AutomergeMerge.merge(inputs) }
+      let checked = Result { try AutomergeMerge.mergeAndVerify(inputs).result }
+      guard case .failure(let e) = expected, case .failure(let f) = checked else {
+        Issue.record("no collision refused: \(inputs.map(\.count))")
+        continue
+      }
+      let (x, y) = try (#require(e as? AutomergeMergeError), #require(f as? AutomergeMergeError))
+      #expect(x == y)
+      guard case .duplicateSeq = x else {
+        Issue.record("\(x)")
+        continue
+      }
+    }
+  }
+
   @Test func mergeIsIdempotent() throws {
     let a = try Fixture.bytes(Self.d0)
     let b = try Fixture.bytes(Self.d1)
@@ -146,6 +251,15 @@ import Testing
     let result = try AutomergeMerge.merge([a, c])
     #expect(!result.added.isEmpty)
     if inA != inC { #expect(result.bytes.starts(with: inA > inC ? a : c)) }
+  }
+
+  /// The two files, the one with more changes first.
+  static func largerFirst(_ x: [UInt8], _ y: [UInt8]) throws -> ([UInt8], [UInt8]) {
+    let (inX, inY) = try (
+      AutomergeFile.decode(x).changes.count, AutomergeFile.decode(y).changes.count
+    )
+    #expect(inX != inY)
+    return inX > inY ? (x, y) : (y, x)
   }
 
   func permutations(_ items: [[UInt8]]) -> [[[UInt8]]] {

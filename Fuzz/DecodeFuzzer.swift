@@ -34,7 +34,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   _ = try? Materializer.materializeDocumentChunk(bytes, typed: true)
   guard let file = try? AutomergeFile.decode(bytes) else { return 0 }
   _ = try? Materializer.materialize(file.changes, typed: true)
-  _ = try? AutomergeMerge.mergeAndVerify([bytes, bytes])
+  checkMerge([bytes, bytes])
   // The encoder: decode -> save as one document chunk -> decode gives the same changes.
   // save refuses what a document cannot hold (fine), and checks the read-back itself: its
   // `verificationFailed` is an encoder bug, so it fails the run instead of being skipped.
@@ -54,5 +54,29 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   guard let again = try? DocumentEncoder.save(saved.bytes), again.bytes == saved.bytes else {
     fatalError("doc save of its own output differs")
   }
+  // The merger on the same changes in two forms (the saved one starts with a document
+  // chunk, which `mergeAndVerify` reads as `verify` reads a file when it comes first).
+  checkMerge([bytes, saved.bytes])
+  checkMerge([saved.bytes, bytes])
   return 0
+}
+
+/// `mergeAndVerify` gives `merge`'s answer (the same result, or the same refusal),
+/// and its output reads back as the union.
+func checkMerge(_ inputs: [[UInt8]]) {
+  let plain = Result { try AutomergeMerge.merge(inputs) }
+  let checked = Result { try AutomergeMerge.mergeAndVerify(inputs) }
+  switch (plain, checked) {
+  case (.success(let p), .success(let c)):
+    guard c.holdsEveryChange, c.result.bytes == p.bytes, c.result.base == p.base,
+      c.result.added == p.added, c.result.heads == p.heads,
+      c.result.missingDependencies == p.missingDependencies
+    else {
+      fatalError("mergeAndVerify differs from merge, or does not read back")
+    }
+  case (.failure(let p as AutomergeMergeError), .failure(let c as AutomergeMergeError)):
+    guard p == c else { fatalError("merge refusals differ: \(p), \(c)") }
+  default:
+    fatalError("merge and mergeAndVerify disagree: \(plain), \(checked)")
+  }
 }

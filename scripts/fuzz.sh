@@ -2,8 +2,10 @@
 # make fuzz: libFuzzer over the Automerge decoder, seeded with the repository's fixtures.
 # FUZZ_SECONDS (default 600) bounds the run. A crasher is sorted by what it stopped in: one
 # that decodes and stopped in the encoder's round trip (a "doc save" fatal error) goes to
-# Fuzz/findings/ as save-crash-<sha1>.bin, replayed first by every later run; any other goes
-# to Tests/Fixtures/malformed/, whose files must all be refused by the decoder.
+# Fuzz/findings/ as save-crash-<sha1>.bin, one where `mergeAndVerify` and `merge` disagree
+# (a "merge" fatal error) as merge-crash-<sha1>.bin, both replayed first by every later
+# run; any other goes to Tests/Fixtures/malformed/, whose files must all be refused by the
+# decoder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-600}"
@@ -33,6 +35,9 @@ crashes="$out/crashes"
 rm -rf "$crashes"
 mkdir -p "$crashes"
 status=0
+# libFuzzer and the address sanitizer report a crash themselves; Swift's backtracer, run
+# beside them, can hang reading the sanitizer's memory.
+export SWIFT_BACKTRACE=enable=no
 "$out/decode-fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
   -artifact_prefix="$crashes/" "$out/corpus" || status=$?
 for input in "$crashes"/*; do
@@ -42,6 +47,7 @@ for input in "$crashes"/*; do
   log=$("$out/decode-fuzzer" "$input" 2>&1 || true)
   case "$log" in
     *"Fatal error: doc save"*) dest="Fuzz/findings/save-$name.bin" ;;
+    *"Fatal error: merge"*) dest="Fuzz/findings/merge-$name.bin" ;;
     *) dest="Tests/Fixtures/malformed/$name" ;;
   esac
   cp "$input" "$dest"

@@ -164,12 +164,15 @@ public struct AutomergeFile: Sendable {
     file.chunks = prefix.chunks
     file.refusedByNewerAutomerge = prefix.refusedByNewerAutomerge
     // The prefix's applied changes (all but its orphans, which it lists last) were loaded
-    // by its own decode: distinct, each after its deps, numbered 1...n per actor. They are
-    // trusted as a first document chunk's are; one of them is another's dependency unless
-    // it is one of the prefix's heads.
-    let heads = Set(prefix.heads)
-    let trusted = prefix.changes[..<(prefix.changes.count - prefix.orphans.count)].map {
-      !heads.contains($0.hash)
+    // by its own decode: distinct, each after its deps. When they are also numbered 1...n
+    // per actor (a document chunk's are; a change after it may have left a gap that an
+    // orphan fills) they are trusted as a first document chunk's are; one of them is
+    // another's dependency unless it is one of the prefix's heads.
+    let applied = prefix.changes[..<(prefix.changes.count - prefix.orphans.count)]
+    var trusted: [Bool] = []
+    if AutomergeFile.numberedFromOne(applied) {
+      let heads = Set(prefix.heads)
+      trusted = applied.map { !heads.contains($0.hash) }
     }
     var incoming: [Change] = []
     var opCounts: [Int32] = []
@@ -183,6 +186,28 @@ public struct AutomergeFile: Sendable {
       &incoming, opCounts: opCounts, allowOrphans: file.chunks.first?.type == .document,
       trusted: trusted)
     return file
+  }
+
+  /// Whether each author's changes among `changes` (their `(actor, seq)` distinct) are its
+  /// seqs 1...n: none is 0, and there are as many as its highest seq.
+  private static func numberedFromOne(_ changes: ArraySlice<Change>) -> Bool {
+    var runs: [ActorId: (count: UInt64, last: UInt64)] = [:]
+    var i = changes.startIndex
+    while i < changes.endIndex {
+      // An author's changes come in runs: the table is updated once per run.
+      let author = changes[i].author
+      var count: UInt64 = 0
+      var last: UInt64 = 0
+      while i < changes.endIndex, changes[i].author == author {
+        if changes[i].seq == 0 { return false }
+        count += 1
+        last = max(last, changes[i].seq)
+        i += 1
+      }
+      let before = runs[author] ?? (0, 0)
+      runs[author] = (before.count + count, max(before.last, last))
+    }
+    return runs.values.allSatisfy { $0.count == $0.last }
   }
 
   /// Reads the chunks of `bytes` from `start` to the end, appending their changes (in file

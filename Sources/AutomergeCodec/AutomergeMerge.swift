@@ -57,7 +57,7 @@ public enum AutomergeMerge {
   /// (essay's 262,961 changes: 40 MB, and a third of the time). That is all a merge needs of
   /// its base; when another input turns out to be the base and the first has changes it
   /// lacks, the first is decoded again for their chunks (as a first input that is not the
-  /// base always was).
+  /// base always was). The largest input is read first: usually the base.
   ///
   /// - Returns: the merge, and whether its output holds exactly the union of the inputs'
   ///   changes (false is a bug: write nothing).
@@ -65,6 +65,22 @@ public enum AutomergeMerge {
   public static func mergeAndVerify(_ inputs: [[UInt8]]) throws -> (
     result: MergeResult, holdsEveryChange: Bool
   ) {
+    // The input read first is the one likeliest to be the base: the largest. The output
+    // does not depend on the inputs' order; the base's index and an invalid input's are
+    // given back in the caller's.
+    let largest = inputs.indices.max { inputs[$0].count < inputs[$1].count } ?? 0
+    if largest != 0 {
+      var reordered = inputs
+      reordered.swapAt(0, largest)
+      let back = { (i: Int) in i == 0 ? largest : i == largest ? 0 : i }
+      do {
+        var (result, holds) = try mergeAndVerify(reordered)
+        result.base = back(result.base)
+        return (result, holds)
+      } catch AutomergeMergeError.invalidInput(let index, let error) {
+        throw AutomergeMergeError.invalidInput(index: back(index), error)
+      }
+    }
     guard let first = inputs.first, let document = try readDocument(first) else {
       return try mergeAndVerify(inputs, decoded: decodeInputs(inputs))
     }

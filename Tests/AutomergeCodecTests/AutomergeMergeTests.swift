@@ -322,5 +322,17 @@ import Testing
     #expect(throws: AutomergeMergeError.self) {
       try AutomergeMerge.merge([Fixture.bytes(Self.d0), [0x85, 0x6f]])
     }
+    // `mergeAndVerify` reads the largest input first, and names an input by its place in
+    // the caller's order.
+    let a = try Fixture.bytes(Self.d0)
+    let large = [0x85, 0x6f] + [UInt8](repeating: 0, count: a.count)
+    for (inputs, invalid) in [([a, large], 1), ([large, a], 0), ([a, a, large], 2)] {
+      do {
+        _ = try AutomergeMerge.mergeAndVerify(inputs)
+        Issue.record("no error")
+      } catch AutomergeMergeError.invalidInput(let index, _) {
+        #expect(index == invalid)
+      }
+    }
   }
 }

@@ -95,7 +95,7 @@ public enum AutomergeMerge {
           inputs, decoded: [decode(first, index: 0, keeping: .none)] + others)
       }
       let result = try merge(onto: onto, bytes: first, adding: others[...])
-      return (result, try verify(result.bytes, onto: document, inputs: inputs, others: others))
+      return (result, try verify(result.bytes, onto: document, bytes: first, others: others))
     }
     if document.hashes.allSatisfy({ others[base - 1].contains($0) }) {
       // The first input holds nothing the base lacks: the merge is that of the others.
@@ -208,13 +208,13 @@ public enum AutomergeMerge {
     }
   }
 
-  /// `verify` of a merge onto a `DocumentInput` (input 0): the output must start with its
-  /// bytes, and is read as `verify` reads a file, its first chunk taken as that input's
-  /// document (the same bytes).
+  /// `verify` of a merge onto a `DocumentInput` read from `bytes` (input 0; `others` the
+  /// rest): the output must start with those bytes, and is read as `verify` reads a file,
+  /// its first chunk taken as that input's document (the same bytes).
   static func verify(
-    _ output: [UInt8], onto first: DocumentInput, inputs: [[UInt8]], others: [AutomergeFile]
+    _ output: [UInt8], onto first: DocumentInput, bytes: [UInt8], others: [AutomergeFile]
   ) throws -> Bool {
-    guard output.starts(with: inputs[0]) else { return false }
+    guard output.starts(with: bytes) else { return false }
     var outside = Set<ChangeHash>()
     for file in others {
       for c in file.changes where !first.hashes.contains(c.hash) { outside.insert(c.hash) }

@@ -116,23 +116,23 @@ import Testing
     let result = try AutomergeMerge.merge([a, b])
     #expect(!result.added.isEmpty && result.base == 0)
     #expect(
-      try AutomergeMerge.verify(result.bytes, onto: document, inputs: [a, b], others: others))
+      try AutomergeMerge.verify(result.bytes, onto: document, bytes: a, others: others))
     let last = try #require(try AutomergeFile.decode(result.bytes).chunks.last)
     let short = Array(result.bytes[..<last.offset])
-    #expect(!(try AutomergeMerge.verify(short, onto: document, inputs: [a, b], others: others)))
+    #expect(!(try AutomergeMerge.verify(short, onto: document, bytes: a, others: others)))
     let stray = Change(
       actors: [ActorId([0xee, 0x04])], seq: 1, startOp: 4000, time: 1, message: "stray",
       deps: [], ops: [])
     #expect(
       !(try AutomergeMerge.verify(
-        result.bytes + stray.chunk, onto: document, inputs: [a, b], others: others)))
+        result.bytes + stray.chunk, onto: document, bytes: a, others: others)))
     // As many changes as the union, one of them not an input's.
     #expect(
       !(try AutomergeMerge.verify(
-        short + stray.chunk, onto: document, inputs: [a, b], others: others)))
+        short + stray.chunk, onto: document, bytes: a, others: others)))
     #expect(
       !(try AutomergeMerge.verify(
-        Array(result.bytes.dropFirst()), onto: document, inputs: [a, b], others: others)))
+        Array(result.bytes.dropFirst()), onto: document, bytes: a, others: others)))
   }
 
   /// A refused merge onto a document names the same two changes as `merge`: an added change

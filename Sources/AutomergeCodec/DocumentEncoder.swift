@@ -555,23 +555,42 @@ private struct OpTable {
     }
     var number = OpIdTable(capacity: objectId.count)
     for (k, o) in objectId.enumerated() { number.set(o, Int32(k)) }
-    var members = [[Int32]](repeating: [], count: objectId.count)
+    // Each object's members, in op order, side by side in one array: counted, then placed
+    // (an array per object grew tens of thousands of times on a month of small texts).
+    // Consecutive ops mostly target one object (a text typed into): it is looked up once
+    // per run of them (no object has the id UInt64.max: see `OpIdTable.empty`).
+    var memberStart = [Int](repeating: 0, count: objectId.count + 1)
+    var last = (object: UInt64.max, number: 0)
     for i in id.indices where action[i] != .delete {
-      guard let k = number[object[i]] else {
-        let (c, a) = describe(id[i])
-        throw AutomergeSaveError.unplaceableOp(
-          counter: c, actor: a, "targets an object that no op creates")
+      if object[i] != last.object {
+        guard let k = number[object[i]] else {
+          let (c, a) = describe(id[i])
+          throw AutomergeSaveError.unplaceableOp(
+            counter: c, actor: a, "targets an object that no op creates")
+        }
+        last = (object[i], Int(k))
       }
-      members[Int(k)].append(Int32(i))
+      memberStart[last.number + 1] += 1
+    }
+    for k in objectId.indices { memberStart[k + 1] += memberStart[k] }
+    var members = [Int32](repeating: 0, count: memberStart[objectId.count])
+    var next = memberStart
+    last = (UInt64.max, 0)
+    for i in id.indices where action[i] != .delete {
+      if object[i] != last.object { last = (object[i], Int(number[object[i]] ?? 0)) }
+      members[next[last.number]] = Int32(i)
+      next[last.number] += 1
     }
     var order: [Int32] = []
     order.reserveCapacity(id.count)
-    for k in objectId.indices.sorted(by: { objectId[$0] < objectId[$1] }) where !members[k].isEmpty
-    {
+    var scratch = OrderScratch()
+    for k in objectId.indices.sorted(by: { objectId[$0] < objectId[$1] }) {
+      let ops = members[memberStart[k]..<memberStart[k + 1]]
+      if ops.isEmpty { continue }
       if isSequence[k] {
-        try appendSequence(members[k], to: &order)
+        try appendSequence(ops, to: &order, scratch: &scratch)
       } else {
-        try appendMap(members[k], to: &order)
+        try appendMap(ops, to: &order, scratch: &scratch)
       }
     }
     return order
@@ -579,35 +598,38 @@ private struct OpTable {
 
   /// A map's ops by key bytes (not `String` order, which compares Unicode canonical
   /// forms), then by id. The keys' bytes are copied once into one buffer.
-  private func appendMap(_ ops: [Int32], to order: inout [Int32]) throws {
-    var bytes: [UInt8] = []
-    var keyed: [(start: Int, count: Int, id: UInt64, i: Int32)] = []
-    keyed.reserveCapacity(ops.count)
+  private func appendMap(
+    _ ops: ArraySlice<Int32>, to order: inout [Int32], scratch: inout OrderScratch
+  ) throws {
+    scratch.keyBytes.removeAll(keepingCapacity: true)
+    scratch.keyed.removeAll(keepingCapacity: true)
     for i in ops {
       guard case .map(var k) = key(Int(i)), !insert[Int(i)] else {
         let (c, a) = describe(id[Int(i)])
         throw AutomergeSaveError.unplaceableOp(counter: c, actor: a, "has no key a map can hold")
       }
-      let start = bytes.count
-      k.withUTF8 { bytes.append(contentsOf: $0) }
-      keyed.append((start, bytes.count - start, id[Int(i)], i))
+      let start = scratch.keyBytes.count
+      k.withUTF8 { scratch.keyBytes.append(contentsOf: $0) }
+      scratch.keyed.append((start, scratch.keyBytes.count - start, id[Int(i)], i))
     }
-    bytes.withUnsafeBufferPointer { b in
-      keyed.sort { x, y in
+    scratch.keyBytes.withUnsafeBufferPointer { b in
+      scratch.keyed.sort { x, y in
         for k in 0..<min(x.count, y.count) where b[x.start + k] != b[y.start + k] {
           return b[x.start + k] < b[y.start + k]
         }
         return x.count != y.count ? x.count < y.count : x.id < y.id
       }
     }
-    order.append(contentsOf: keyed.map(\.i))
+    for x in scratch.keyed { order.append(x.i) }
   }
 
   /// A sequence's ops in RGA order (§7.4 item 3): each insert op's parent is its key
   /// (HEAD or an element), siblings come by id descending, the walk is pre-order.
-  private func appendSequence(_ ops: [Int32], to order: inout [Int32]) throws {
-    var inserts: [(parent: UInt64, id: UInt64, i: Int32)] = []
-    var updates: [(element: UInt64, id: UInt64, i: Int32)] = []
+  private func appendSequence(
+    _ ops: ArraySlice<Int32>, to order: inout [Int32], scratch: inout OrderScratch
+  ) throws {
+    scratch.inserts.removeAll(keepingCapacity: true)
+    scratch.updates.removeAll(keepingCapacity: true)
     for i in ops {
       let placeable: Bool
       if case .map = key(Int(i)) {
@@ -621,26 +643,31 @@ private struct OpTable {
           counter: c, actor: a, "has no key a sequence can hold")
       }
       if insert[Int(i)] {
-        inserts.append((element[Int(i)], id[Int(i)], i))
+        scratch.inserts.append((element[Int(i)], id[Int(i)], i))
       } else {
-        updates.append((element[Int(i)], id[Int(i)], i))
+        scratch.updates.append((element[Int(i)], id[Int(i)], i))
       }
     }
-    inserts.sort { $0.parent != $1.parent ? $0.parent < $1.parent : $0.id > $1.id }
-    updates.sort { $0.element != $1.element ? $0.element < $1.element : $0.id < $1.id }
-    var children = OpIdTable(capacity: inserts.count)  // parent -> first child in `inserts`
-    for (k, x) in inserts.enumerated().reversed() { children.set(x.parent, Int32(k)) }
-    var onElement = OpIdTable(capacity: updates.count)  // element -> first op in `updates`
-    for (k, x) in updates.enumerated().reversed() { onElement.set(x.element, Int32(k)) }
+    scratch.inserts.sort { $0.parent != $1.parent ? $0.parent < $1.parent : $0.id > $1.id }
+    scratch.updates.sort { $0.element != $1.element ? $0.element < $1.element : $0.id < $1.id }
+    let inserts = scratch.inserts
+    let updates = scratch.updates
+    // parent -> first child in `inserts`; element -> first op in `updates`
+    scratch.children.reset(capacity: inserts.count)
+    for (k, x) in inserts.enumerated().reversed() { scratch.children.set(x.parent, Int32(k)) }
+    scratch.onElement.reset(capacity: updates.count)
+    for (k, x) in updates.enumerated().reversed() { scratch.onElement.set(x.element, Int32(k)) }
+    let children = scratch.children
+    let onElement = scratch.onElement
 
     let start = order.count
     // Pre-order walk with an explicit stack (a text can nest 100,000s deep): each entry
     // is the next sibling to visit under one parent.
-    var stack: [Int] = []
-    if let first = children[0] { stack.append(Int(first)) }
-    while let k = stack.popLast() {
+    scratch.stack.removeAll(keepingCapacity: true)
+    if let first = children[0] { scratch.stack.append(Int(first)) }
+    while let k = scratch.stack.popLast() {
       let x = inserts[k]
-      if k + 1 < inserts.count && inserts[k + 1].parent == x.parent { stack.append(k + 1) }
+      if k + 1 < inserts.count && inserts[k + 1].parent == x.parent { scratch.stack.append(k + 1) }
       order.append(x.i)
       if let first = onElement[x.id] {
         var u = Int(first)
@@ -649,16 +676,29 @@ private struct OpTable {
           u += 1
         }
       }
-      if let c = children[x.id] { stack.append(Int(c)) }
+      if let c = children[x.id] { scratch.stack.append(Int(c)) }
     }
     guard order.count - start == ops.count else {
       // An insert whose parent is no element of the object, or an op on no element.
       let placed = Set(order[start...])
-      let stray = ops.first { !placed.contains($0) } ?? ops[0]
+      let stray = ops.first { !placed.contains($0) } ?? ops[ops.startIndex]
       let (c, a) = describe(id[Int(stray)])
       throw AutomergeSaveError.unplaceableOp(
         counter: c, actor: a, "refers to an element its sequence does not have")
     }
+  }
+
+  /// What `appendMap` and `appendSequence` need, kept from one object to the next: a month
+  /// holds thousands of small maps and texts, and each one's arrays and tables were
+  /// allocated anew.
+  struct OrderScratch {
+    var keyBytes: [UInt8] = []
+    var keyed: [(start: Int, count: Int, id: UInt64, i: Int32)] = []
+    var inserts: [(parent: UInt64, id: UInt64, i: Int32)] = []
+    var updates: [(element: UInt64, id: UInt64, i: Int32)] = []
+    var children = OpIdTable(capacity: 0)
+    var onElement = OpIdTable(capacity: 0)
+    var stack: [Int] = []
   }
 
   /// The op columns (§7.3) of the ops in `order`, non-empty ones only, deflated where Rust

@@ -8,10 +8,13 @@
 /// the key mixed with a salt drawn once per process (as `ChangeIndex` does), so that a file
 /// crafted to crowd one slot would have to guess it.
 struct OpIdTable {
-  private var keys: [UInt64]
-  private var values: [Int32]
-  /// `64 - log2(keys.count)`.
-  private let shift: UInt64
+  private var keys: [UInt64] = []
+  private var values: [Int32] = []
+  /// The slots in use are the first `mask + 1` (a power of two): a table reset for fewer
+  /// keys keeps its storage and uses the start of it.
+  private var mask = 0
+  /// `64 - log2(mask + 1)`.
+  private var shift: UInt64 = 0
 
   /// No packed op id is this: its actor index would be 2^32 - 1, more actors than any
   /// input can name.
@@ -20,10 +23,21 @@ struct OpIdTable {
 
   /// An empty table with room for `capacity` keys (more is a programming error).
   init(capacity: Int) {
+    reset(capacity: capacity)
+  }
+
+  /// Empties the table, with room for `capacity` keys; its storage is reused when it is
+  /// large enough, so that only the slots used are cleared.
+  mutating func reset(capacity: Int) {
     var n = 16
     while n < 2 * capacity { n *= 2 }
-    keys = [UInt64](repeating: OpIdTable.empty, count: n)
-    values = [Int32](repeating: 0, count: n)
+    if keys.count < n {
+      keys = [UInt64](repeating: OpIdTable.empty, count: n)
+      values = [Int32](repeating: 0, count: n)
+    } else {
+      for i in 0..<n { keys[i] = OpIdTable.empty }
+    }
+    mask = n - 1
     shift = UInt64(64 - n.trailingZeroBitCount)
   }
 
@@ -37,7 +51,6 @@ struct OpIdTable {
 
   /// The value of `key`, or nil.
   subscript(key: UInt64) -> Int32? {
-    let mask = keys.count - 1
     var i = slot(of: key)
     while true {
       let k = keys[i]
@@ -49,7 +62,6 @@ struct OpIdTable {
 
   /// Sets the value of `key` (replacing the one it had).
   mutating func set(_ key: UInt64, _ value: Int32) {
-    let mask = keys.count - 1
     var i = slot(of: key)
     while keys[i] != key && keys[i] != OpIdTable.empty { i = (i + 1) & mask }
     keys[i] = key

@@ -259,6 +259,61 @@ import Testing
     }
   }
 
+  /// Texts one after another in one document, a long one, a short one and a long one
+  /// again (the tables of one text are reused for the next, smaller or larger): each saves
+  /// in its own order and reads back from the document's columns as the changes say.
+  @Test func textsOfDifferentLengthsSaveOneAfterAnother() throws {
+    let a = ActorId([0xaa])
+    var ops: [Op] = []
+    func text(_ name: String, _ chars: String) {
+      let made = OpId(counter: UInt32(ops.count + 1), actor: 0)
+      ops.append(Op(object: .root, key: .map(name), insert: false, action: .makeText))
+      var previous: Key = .head
+      for ch in chars {
+        let id = OpId(counter: UInt32(ops.count + 1), actor: 0)
+        ops.append(
+          Op(
+            object: .object(made), key: previous, insert: true, action: .set,
+            value: .string(String(ch))))
+        previous = .element(id)
+      }
+    }
+    let long = String(repeating: "abcdefghij", count: 4)
+    text("t1", long)
+    text("t2", "xy")
+    text("t3", String(long.reversed()))
+    let c = Change(actors: [a], seq: 1, startOp: 1, time: 0, message: nil, deps: [], ops: ops)
+    let saved = try DocumentEncoder.save(c.chunk)
+    let direct = try #require(try Materializer.materializeDocumentChunk(saved.bytes, typed: false))
+    let expected = #"{"t1": "\#(long)", "t2": "xy", "t3": "\#(String(long.reversed()))"}"#
+    #expect(direct == (try json(expected)))
+  }
+
+  /// An insert whose parent is an element of another text is refused, named, after the
+  /// text before it was placed.
+  @Test func anInsertAfterAnElementOfAnotherTextIsRefused() throws {
+    let a = ActorId([0xaa])
+    func op(_ ctr: UInt32) -> OpId { OpId(counter: ctr, actor: 0) }
+    let c = Change(
+      actors: [a], seq: 1, startOp: 1, time: 0, message: nil, deps: [],
+      ops: [
+        Op(object: .root, key: .map("t1"), insert: false, action: .makeText),
+        Op(object: .object(op(1)), key: .head, insert: true, action: .set, value: .string("a")),
+        Op(object: .root, key: .map("t2"), insert: false, action: .makeText),
+        Op(object: .object(op(3)), key: .head, insert: true, action: .set, value: .string("b")),
+        Op(
+          object: .object(op(3)), key: .element(op(2)), insert: true, action: .set,
+          value: .string("c")),
+      ])
+    _ = try AutomergeFile.decode(c.chunk)
+    #expect(
+      throws: AutomergeSaveError.unplaceableOp(
+        counter: 5, actor: a, "refers to an element its sequence does not have")
+    ) {
+      try DocumentEncoder.save(c.chunk)
+    }
+  }
+
   /// Map keys are bytes: "é" (U+00E9) and "e" + U+0301, equal as Swift `String`s, are two
   /// keys, saved in byte order, and a pred at one of them for an op at the other is outside
   /// the op's key.

@@ -476,6 +476,12 @@ private struct OpTable {
         throw AutomergeSaveError.unplaceableOp(
           counter: c, actor: a, "deletes nothing (it has no pred), which a document cannot store")
       }
+      if action[i] == .delete && !isBare(i) {
+        let (c, a) = describe(id[i])
+        throw AutomergeSaveError.unplaceableOp(
+          counter: c, actor: a, "is a deletion with a value or flags, which a document cannot store"
+        )
+      }
       var previous: UInt64? = nil
       for p in pred {
         let pid = OpTable.pack(p.counter, map[Int(p.actor)])
@@ -508,6 +514,17 @@ private struct OpTable {
     for p in pairs { succStart[Int(p.target) + 1] += 1 }
     for i in id.indices { succStart[i + 1] += succStart[i] }
     succs = pairs.map(\.succ)
+  }
+
+  /// Whether deletion `i` holds nothing but what it deletes: a document keeps a deletion
+  /// only as its target's succ (§7.3), and a load rebuilds it with no value, no insert flag
+  /// and no mark fields, so that one with any of them would come back as another change.
+  private func isBare(_ i: Int) -> Bool {
+    let (c, k) = (Int(change[i]), Int(index[i]))
+    guard !insert[i], !file.changes[c].ops[k].expand, file.changes[c].ops[k].markName == nil
+    else { return false }
+    if case .null = file.changes[c].ops[k].value { return true }
+    return false
   }
 
   /// Whether op `t` comes before op `i` in one group of a document (§7.4): the same object

@@ -176,6 +176,48 @@ import Testing
       bytes, because: { $0.hasSuffix("not in the canonical form a document rebuilds it in") })
   }
 
+  /// The fuzzer's fifth finding: a deletion that carries a value (a timestamp). Both
+  /// versions load it, but a document keeps a deletion only as its target's succ and
+  /// rebuilds it without the value, so that its change comes back with another hash (both
+  /// versions' own saves of it do not load): refused before anything is written, as is a
+  /// deletion with an insert flag or a mark's fields, while the same deletion bare saves.
+  @Test func aDeletionWithAValueIsRefused() throws {
+    let bytes = try Fixture.bytes("unsaveable/deletion-with-value.automerge")
+    _ = try AutomergeFile.decode(bytes)
+    let actor = ActorId(try #require(Hex.decode("486a538f2996ca5524626065a2ed3f84")))
+    #expect(
+      throws: AutomergeSaveError.unplaceableOp(
+        counter: 314, actor: actor,
+        "is a deletion with a value or flags, which a document cannot store")
+    ) {
+      try DocumentEncoder.save(bytes)
+    }
+    let pred = [OpId(counter: 1, actor: 0)]
+    let bare = Op(object: .root, key: .map("k"), insert: false, action: .delete, pred: pred)
+    var withValue = bare
+    withValue.value = .timestamp(7)
+    var inserting = bare
+    inserting.insert = true
+    var expanding = bare
+    expanding.expand = true
+    var named = bare
+    named.markName = "bold"
+    let a = ActorId([0xaa])
+    func changes(then last: Op) -> [UInt8] {
+      let c1 = Change(
+        actors: [a], seq: 1, startOp: 1, time: 0, message: nil, deps: [],
+        ops: [Op(object: .root, key: .map("k"), insert: false, action: .set, value: .int(1))])
+      let c2 = Change(
+        actors: [a], seq: 2, startOp: 2, time: 0, message: nil, deps: [c1.hash], ops: [last])
+      return c1.chunk + c2.chunk
+    }
+    let saved = try DocumentEncoder.save(changes(then: bare))
+    #expect(saved.heads == (try AutomergeFile.decode(changes(then: bare))).heads)
+    for last in [withValue, inserting, expanding, named] {
+      expectRefused(changes(then: last), because: { $0.hasPrefix("is a deletion with a value") })
+    }
+  }
+
   /// Saving `bytes` is refused as an op a document cannot hold (`unplaceableOp`), for a
   /// reason that `matches` accepts; a save, or any other error, is an issue.
   private func expectRefused(

@@ -91,7 +91,9 @@ public enum CompactOperation {
       return .failure(Refusal(reason: "not a valid document: \(error)"))
     case .success(let read):
       switch estimate(read.bytes) {
-      case .failure(let error): return .failure(Refusal(reason: "cannot be compacted: \(error)"))
+      // The save's own words ("op 314@… is a deletion with a value…"): after "not
+      // compacted: ", a "cannot be compacted" would only repeat it.
+      case .failure(let error): return .failure(Refusal(reason: "\(error)"))
       case .success(let saved): return .success((read, saved))
       }
     }

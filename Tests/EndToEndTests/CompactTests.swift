@@ -99,4 +99,34 @@ import Testing
     #expect(inside.stderr.contains("inside the data folder"), "\(inside.stderr)")
     #expect(!sandbox.exists("data/records/x.automerge"))
   }
+
+  /// A valid file whose changes one document chunk cannot hold (the fuzzer's deletion with
+  /// a value): `mn doc check` accepts it, `mn doc save` refuses it in those words (not as
+  /// an invalid file) and writes nothing, and `mn compact` leaves it as it is.
+  @Test func aFileADocumentCannotHoldIsRefusedAsSuch() throws {
+    let sandbox = try Sandbox()
+    let bytes = try Data(
+      contentsOf: Sandbox.packageRoot.appendingPathComponent(
+        "Tests/Fixtures/unsaveable/deletion-with-value.automerge"))
+    try sandbox.write("in.automerge", bytes)
+    try sandbox.write("data/records/2026/09.automerge", bytes)
+    #expect(try sandbox.run(["doc", "check", sandbox.path("in.automerge")]).status == 0)
+    let save = try sandbox.run([
+      "doc", "save", sandbox.path("in.automerge"), "-o", sandbox.path("out.automerge"),
+    ])
+    #expect(save.status == 65, "\(save.stderr)")
+    #expect(
+      save.stderr.contains(
+        "cannot save the document: op 314@486a538f2996ca5524626065a2ed3f84 is a deletion with a "
+          + "value or flags, which a document cannot store"), "\(save.stderr)")
+    #expect(!save.stderr.contains("not a valid"), "\(save.stderr)")
+    #expect(!sandbox.exists("out.automerge"))
+    let compact = try sandbox.run(["--root", sandbox.path("data"), "compact"])
+    #expect(compact.status == 65, "\(compact.stderr)")
+    #expect(
+      compact.stderr.contains(
+        "not compacted: op 314@486a538f2996ca5524626065a2ed3f84 is a deletion"),
+      "\(compact.stderr)")
+    #expect(try sandbox.read("data/records/2026/09.automerge") == bytes)
+  }
 }

@@ -1,3 +1,5 @@
+import AutomergeCodec
+
 /// What went wrong in a verb, outside Core: each case says what failed and carries its
 /// subject; `ErrorReport` decides its exit status and words it (style.md (c)).
 public enum CommandError: Error, Sendable {
@@ -13,6 +15,9 @@ public enum CommandError: Error, Sendable {
   case notDownloaded(String)
   /// A file argument of `mn doc` is not valid Automerge.
   case notAutomerge(name: String, any Error)
+  /// `mn doc save`: a valid file that one document chunk cannot hold, or a save that did
+  /// not read back.
+  case notSaved(name: String, AutomergeSaveError)
   /// `mn doc merge`: the merge read back does not hold every input change.
   case mergeIncomplete
   /// `mn resolve --icloud` or `--local` needs `HOME`, which is not set.

@@ -34,6 +34,9 @@ enum ErrorReport {
       return (.unavailable, "'\(name)' is not downloaded", ["hint: run 'mn fetch \(name)' first"])
     case .notAutomerge(let name, let error):
       return (.dataErr, "'\(name)' is not a valid Automerge file: \(error)", [])
+    case .notSaved(let name, let error):
+      let (status, message, details) = error.described
+      return (status, "'\(name)': \(message)", details)
     case .mergeIncomplete:
       return (.software, "the merge does not hold every input change; nothing written", [])
     case .homeNotSet: return (.noInput, "HOME is not set", [])

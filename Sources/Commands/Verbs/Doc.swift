@@ -244,7 +244,16 @@ enum Doc {
       try refuseInsideDataFolder(resolved, as: output, call, env)
       path = resolved
     }
-    let saved = try DocInput.decoding(input) { try DocumentEncoder.save(input.bytes) }
+    let saved: SavedDocument
+    do {
+      saved = try DocumentEncoder.save(input.bytes)
+    } catch AutomergeSaveError.invalidInput(let error) {
+      throw CommandError.notAutomerge(name: input.displayName, error)
+    } catch let error as AutomergeSaveError {
+      // A valid file (`mn doc check` accepts it) whose changes one document chunk cannot
+      // hold, or a save that did not read back: said as such, not as an invalid file.
+      throw CommandError.notSaved(name: input.displayName, error)
+    }
     if let path {
       try AtomicFile.write(saved.bytes, to: path, fileSystem: env.fileSystem)
     } else {

@@ -128,13 +128,23 @@ import Testing
   /// a deletion there and another change: refused before anything is written. (Automerge's
   /// own save() of it writes a document that does not load.)
   @Test func thePredAtAnotherKeyOfTheFuzzFindingIsRefused() throws {
-    let bytes = try Fixture.bytes("unsaveable/pred-in-another-key.automerge")
+    try expectFindingRefused(
+      "pred-in-another-key.automerge", op: 315,
+      "has a pred outside its own object and key, which a document cannot store")
+  }
+
+  /// `unsaveable/<name>` (a mutated corpus month) decodes, and its save is refused as op
+  /// `counter` of the month's actor 486a538f… for `why`.
+  private func expectFindingRefused(
+    _ name: String, op counter: UInt32, _ why: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let bytes = try Fixture.bytes("unsaveable/\(name)")
     _ = try AutomergeFile.decode(bytes)
     let actor = ActorId(try #require(Hex.decode("486a538f2996ca5524626065a2ed3f84")))
     #expect(
-      throws: AutomergeSaveError.unplaceableOp(
-        counter: 315, actor: actor,
-        "has a pred outside its own object and key, which a document cannot store")
+      throws: AutomergeSaveError.unplaceableOp(counter: counter, actor: actor, why),
+      sourceLocation: sourceLocation
     ) {
       try DocumentEncoder.save(bytes)
     }
@@ -182,16 +192,9 @@ import Testing
   /// versions' own saves of it do not load): refused before anything is written, as is a
   /// deletion with an insert flag or a mark's fields, while the same deletion bare saves.
   @Test func aDeletionWithAValueIsRefused() throws {
-    let bytes = try Fixture.bytes("unsaveable/deletion-with-value.automerge")
-    _ = try AutomergeFile.decode(bytes)
-    let actor = ActorId(try #require(Hex.decode("486a538f2996ca5524626065a2ed3f84")))
-    #expect(
-      throws: AutomergeSaveError.unplaceableOp(
-        counter: 314, actor: actor,
-        "is a deletion with a value or flags, which a document cannot store")
-    ) {
-      try DocumentEncoder.save(bytes)
-    }
+    try expectFindingRefused(
+      "deletion-with-value.automerge", op: 314,
+      "is a deletion with a value or flags, which a document cannot store")
     let pred = [OpId(counter: 1, actor: 0)]
     let bare = Op(object: .root, key: .map("k"), insert: false, action: .delete, pred: pred)
     var withValue = bare

@@ -36,19 +36,30 @@ extension AutomergeFile {
     try verified(bytes, listing: false).facts
   }
 
-  /// `verify`, and the hash of every distinct change of the file (orphans included), in no
-  /// particular order: what `DocumentEncoder.save` compares its read-back with.
-  static func verifyListing(_ bytes: [UInt8]) throws -> (facts: Verification, hashes: [ChangeHash])
-  {
-    try verified(bytes, listing: true)
+  /// `verify`, and the hash of every distinct change of the file (orphans included): what
+  /// `DocumentEncoder.save` compares its read-back with. When the file starts with a
+  /// document chunk, its changes come first, in row order.
+  ///
+  /// - Parameter expected: the hashes the first document chunk's rows are expected to have,
+  ///   in row order. Its rows are then rebuilt with their deps' hashes taken from there, and
+  ///   those of a large document in two halves at once (`Reconstruction.rebuiltHashes`):
+  ///   the caller must compare the first hashes returned with `expected`, row by row; only
+  ///   where all are equal do they prove that the file holds those changes.
+  static func verifyListing(_ bytes: [UInt8], expected: [ChangeHash]? = nil) throws -> (
+    facts: Verification, hashes: [ChangeHash]
+  ) {
+    try verified(bytes, listing: true, expected: expected)
   }
 
   /// `verify`, with the change hashes only when `listing` (else empty); `inspect` is called
-  /// with the first chunk's stored ops when it is a document (`DocumentChunk.decode`).
+  /// with the first chunk's stored ops when it is a document (`DocumentChunk.decode`), and
+  /// `expected` is `verifyListing`'s.
   static func verified(
-    _ bytes: [UInt8], listing: Bool, inspectFirstDocument inspect: ((Reconstruction) -> Void)? = nil
+    _ bytes: [UInt8], listing: Bool,
+    inspectFirstDocument inspect: ((Reconstruction) -> Void)? = nil,
+    expected: [ChangeHash]? = nil
   ) throws -> (facts: Verification, hashes: [ChangeHash]) {
-    guard var document = try firstDocument(bytes, inspect: inspect) else {
+    guard var document = try firstDocument(bytes, inspect: inspect, expected: expected) else {
       let file = try decode(bytes, keepOps: false, keepChunks: false)
       return (Verification(file), listing ? file.changes.map(\.hash) : [])
     }
@@ -70,17 +81,18 @@ extension AutomergeFile {
   }
 
   /// The first chunk of `bytes`, when it is a document chunk; nil when it is not one.
+  /// `expected` is `verifyListing`'s.
   ///
   /// - Throws: `AutomergeDecodeError` when it is a malformed document chunk.
-  static func firstDocument(_ bytes: [UInt8], inspect: ((Reconstruction) -> Void)? = nil) throws
-    -> FirstDocument?
-  {
+  static func firstDocument(
+    _ bytes: [UInt8], inspect: ((Reconstruction) -> Void)? = nil, expected: [ChangeHash]? = nil
+  ) throws -> FirstDocument? {
     try bytes.withUnsafeBufferPointer { buf -> FirstDocument? in
       guard let h = try? Chunk.header(buf, at: 0), h.type == .document else { return nil }
       let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
       let decoded = try DocumentChunk.decode(
         buf, body: h.body, chunkOffset: 0, keepChanges: false, keepOps: false, chunks: .none,
-        inspect: inspect)
+        inspect: inspect, expected: expected)
       try AutomergeFile.check(h, computed)
       return FirstDocument(decoded: decoded, length: h.end)
     }

@@ -63,6 +63,10 @@ enum DocumentChunk {
   ///   - spareCapacity: room to reserve in `Decoded.changes` for changes the caller appends.
   ///   - inspect: called with the decoded stored ops (§7.3) before the changes are
   ///     reconstructed from them (`DocumentMaterializer` reads them there).
+  ///   - expected: without `keepChanges`, the hashes the changes are expected to have, in
+  ///     row order: each change is then rebuilt with its deps' hashes taken from there
+  ///     (`Reconstruction.rebuiltHashes`), and the caller must compare `Decoded.hashes`
+  ///     with them.
   /// - Returns: the regenerated changes or their hashes, the stored heads and each change's op
   ///   count.
   /// - Throws: `AutomergeDecodeError` for malformed bytes, and `headsMismatch` when the
@@ -71,7 +75,7 @@ enum DocumentChunk {
     _ buf: UnsafeBufferPointer<UInt8>, body: Range<Int>, chunkOffset: Int, verifyHeads: Bool = true,
     keepChanges: Bool = true, keepOps: Bool = true, chunks: KeptChunks = .all,
     spareCapacity: Int = 0,
-    inspect: ((Reconstruction) -> Void)? = nil
+    inspect: ((Reconstruction) -> Void)? = nil, expected: [ChangeHash]? = nil
   ) throws -> Decoded {
     var r = ByteReader(buf, from: body.lowerBound, to: body.upperBound)
     let (actors, heads, changeCols, opCols) = try header(&r)
@@ -125,7 +129,8 @@ enum DocumentChunk {
     inspect?(builder)
     // §7.5 steps 1 to 6 (`Reconstruction+Changes.swift`), then step 7 here.
     let rebuilt = try builder.reconstruct(
-      keepChanges: keepChanges, keepOps: keepOps, chunks: chunks, spareCapacity: spareCapacity)
+      keepChanges: keepChanges, keepOps: keepOps, chunks: chunks, spareCapacity: spareCapacity,
+      expected: expected)
 
     let (isDep, regenerated) =
       keepChanges

@@ -49,7 +49,9 @@ public enum DocumentEncoder {
     } catch let e as AutomergeDecodeError {
       throw AutomergeSaveError.invalidInput(e)
     }
-    var out = try encode(file)
+    let encoded = try encode(file)
+    var out = encoded.chunk
+    let rowPositions = encoded.rows
     if !file.orphans.isEmpty {
       // Orphans are written as they came (Rust's `raw_bytes`), never re-encoded.
       let orphans = Set(file.orphans)
@@ -64,22 +66,30 @@ public enum DocumentEncoder {
     // the changes): they are let go before the read-back, so that it does not hold both,
     // and the input is decoded again in that case only.
     for i in file.changes.indices { file.changes[i].ops = [] }
+    let rowHashes = rowPositions.map { file.changes[$0].hash }
     func refuseNonCanonical() throws {
       let again = try AutomergeFile.decode(bytes, keepOps: true, keepChunks: false)
       try DocumentEncoder.checkCanonical(again, rows: rows)
     }
     // Read back as a check reads a file (`verify`: every change rebuilt, encoded and hashed,
-    // without a `Change` value each), with the hash of each of its changes.
+    // without a `Change` value each), with the hash of each of its changes. Each row of the
+    // document must hash to the input's change written there: the rows are rebuilt with
+    // those hashes as their deps', which lets a large document's rows be rebuilt in two
+    // halves at once, and proves the rows' true hashes only when every row's is the one
+    // expected (`Reconstruction.rebuiltHashes`), as checked here.
     let back: (facts: AutomergeFile.Verification, hashes: [ChangeHash])
     do {
-      back = try AutomergeFile.verifyListing(out)
+      back = try AutomergeFile.verifyListing(out, expected: rowHashes)
     } catch {
       try refuseNonCanonical()
       throw AutomergeSaveError.verificationFailed("it does not decode: \(error)")
     }
     // The read-back's changes are distinct (its decode skips duplicates), so as many of
-    // them as the input has, each one of the input's, are the input's changes.
-    guard back.hashes.count == file.changes.count, back.hashes.allSatisfy({ file.contains($0) })
+    // them as the input has, each one of the input's, are the input's changes; the
+    // document's rows come first, each the one written there.
+    guard back.hashes.count == file.changes.count,
+      back.hashes.starts(with: rowHashes),
+      back.hashes[rowHashes.count...].allSatisfy({ file.contains($0) })
     else {
       try refuseNonCanonical()
       throw AutomergeSaveError.verificationFailed("its changes differ from the input's")
@@ -93,8 +103,9 @@ public enum DocumentEncoder {
   }
 
   /// The document chunk of a decoded file's applied changes (decoded with its ops), in the
-  /// file's order; the orphans are not in it.
-  static func encode(_ file: AutomergeFile) throws -> [UInt8] {
+  /// file's order; the orphans are not in it. `rows` is the position in `file.changes` of
+  /// each of its change rows, in row order.
+  static func encode(_ file: AutomergeFile) throws -> (chunk: [UInt8], rows: [Int]) {
     let rows = file.changes.count - file.orphans.count
     let order = rowOrder(file)
     guard order.count == rows else {
@@ -126,7 +137,7 @@ public enum DocumentEncoder {
     for (_, data) in changeColumns { body.append(data) }
     for (_, data) in opColumns { body.append(data) }
     for h in file.heads { body.uleb(UInt64(rowOf[file.position(of: h) ?? 0])) }
-    return ChangeEncoder.wrap(type: 0, body: body.bytes).chunk
+    return (ChangeEncoder.wrap(type: 0, body: body.bytes).chunk, order)
   }
 
   /// A change chunk's hash covers its bytes as they are stored, while a load of a document

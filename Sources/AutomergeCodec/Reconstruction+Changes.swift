@@ -1,3 +1,5 @@
+import Threads
+
 /// §7.5 steps 1 to 6 on the decoded columns: the changes of a document chunk, each
 /// re-encoded canonically and hashed. Step 7 (the heads) is `DocumentChunk.decode`'s.
 extension Reconstruction {
@@ -32,6 +34,20 @@ extension Reconstruction {
     var opsByRow: [Int32]
     /// Rows whose ops are not the consecutive counters up to their max op (invalid).
     var misplaced: [Bool]
+
+    /// The first row before which at least half of the ops are, from 1 to the last row
+    /// (with two rows or more): where two halves of the rows meet.
+    var halfway: Int {
+      let rows = perRow.count - 1
+      let half = perRow[rows] / 2
+      var low = 1
+      var high = rows - 1
+      while low < high {
+        let mid = (low + high) / 2
+        if perRow[mid] < half { low = mid + 1 } else { high = mid }
+      }
+      return low
+    }
   }
 
   /// Each actor's change rows, in file order (§7.5 step 5), with their max ops.
@@ -116,10 +132,13 @@ extension Reconstruction {
   ///   - keepOps: keep each change's ops (only with `keepChanges`).
   ///   - chunks: the changes whose canonical chunk is kept (only with `keepChanges`).
   ///   - spareCapacity: room to reserve in `changes` beyond its changes.
+  ///   - expected: without `keepChanges`, the hashes the rows are expected to have
+  ///     (`rebuiltHashes`: the hashes returned must then be compared with them).
   /// - Returns: the changes (when kept), their hashes and op counts, in row order.
   /// - Throws: `invalidDocument` or a column error for the first invalid op or row.
   mutating func reconstruct(
-    keepChanges: Bool = true, keepOps: Bool, chunks: KeptChunks = .all, spareCapacity: Int = 0
+    keepChanges: Bool = true, keepOps: Bool, chunks: KeptChunks = .all, spareCapacity: Int = 0,
+    expected: [ChangeHash]? = nil
   ) throws -> Rebuilt {
     let preds = try predsFromSuccs()
     // The successor columns are consumed: free them before the changes are built.
@@ -129,7 +148,7 @@ extension Reconstruction {
     let assignment = try assignOps(preds, owners)
     return try buildChanges(
       preds, assignment, keepChanges: keepChanges, keepOps: keepOps && keepChanges,
-      chunks: chunks, spareCapacity: spareCapacity)
+      chunks: chunks, spareCapacity: spareCapacity, expected: expected)
   }
 
   /// §7.5 steps 1 to 4: rebuilds every op's preds from the succ lists, group by group
@@ -326,92 +345,201 @@ extension Reconstruction {
   /// then the others recomputed, §6.4), its ops re-encoded with their preds into the
   /// canonical change chunk (§6.6), its deps' hashes, and its hash.
   ///
+  /// - Parameter expected: with `keepChanges: false`, the hashes the rows are expected to
+  ///   have, in row order (see `rebuiltHashes`); ignored when there are not as many.
   /// - Throws: `invalidDocument` for a row whose ops are not the counters up to its max op,
   ///   and the checks of `checkedOp` on the stored ops, in row order.
   func buildChanges(
     _ preds: Preds, _ assignment: Assignment, keepChanges: Bool, keepOps: Bool,
-    chunks: KeptChunks, spareCapacity: Int
+    chunks: KeptChunks, spareCapacity: Int, expected: [ChangeHash]? = nil
   ) throws -> Rebuilt {
-    let n = opCount
     let rows = rowActor.count
+    let arena = stringArena()
+    guard keepChanges else {
+      let rebuilt = try rebuiltHashes(
+        preds, assignment, arena: arena, expected: expected?.count == rows ? expected : nil)
+      return Rebuilt(changes: [], hashes: rebuilt.hashes, opCounts: rebuilt.opCounts)
+    }
     var encoder = ChangeEncoder()
     var changes: [Change] = []
-    if keepChanges { changes.reserveCapacity(rows + spareCapacity) }
-    // The hashes are kept apart only when the changes are not (a second array appended to
-    // in this loop costs more than mapping the changes once they are built).
-    var hashes: [ChangeHash] = []
-    if !keepChanges { hashes.reserveCapacity(rows) }
+    changes.reserveCapacity(rows + spareCapacity)
     var opCounts: [Int32] = []
     opCounts.reserveCapacity(rows)
-    var local = [Int32](repeating: -1, count: actors.count)
-    var others: [Int32] = []
-    var tables = ActorTables(actors: actors)
-    var ops: [Op] = []
-    let arena = stringArena()
+    var state = RowActors(actors)
+    // The chunk is encoded straight from the columns; `Op` values are built only when they
+    // are kept.
+    var ops: [Op]? = nil
     try arena.bytes.withUnsafeBufferPointer { arenaBytes in
       try valRaw.withUnsafeBufferPointer { values in
         let text = StringTable(bytes: arenaBytes, start: arena.start)
         for r in 0..<rows {
-          let author = Int(rowActor[r])
-          let start = Int(assignment.perRow[r])
-          let end = Int(assignment.perRow[r + 1])
-          let count = end - start
-          let startOp = try self.startOp(ofRow: r, count: count)
-          // A misplaced row fails the first check a valid row passes, and its counters can
-          // only fail by not being consecutive.
-          guard !assignment.misplaced[r] else {
-            throw fail("ops of change \(r) are not consecutive from \(startOp)")
-          }
-          let counters = assignment.opsByRow[start..<end]
-
-          try noteOtherActors(counters, author: author, preds, local: &local, others: &others)
-          let table = tables.table(author: author, others: others)
-          local[author] = 0
-          for (q, a) in others.enumerated() { local[Int(a)] = Int32(q + 1) }
-
-          // The chunk is encoded straight from the columns; `Op` values are built only when
-          // they are kept.
           if keepOps {
             ops = []
-            ops.reserveCapacity(count)
+            ops?.reserveCapacity(Int(assignment.perRow[r + 1] - assignment.perRow[r]))
           }
-          for c in counters {
-            let k = Int(c)
-            if k < n {
-              let op = try checkedOp(k, values: values)
-              encodeStoredOp(op, local: local, preds, into: &encoder, text: text, values: values)
-              if keepOps { ops.append(try storedOp(op, local: local, preds, values: values)) }
-            } else {
-              encodeDeletion(k - n, local: local, preds, into: &encoder, text: text)
-              if keepOps { ops.append(deletionOp(k - n, local: local, preds)) }
-            }
-          }
-          local[author] = -1
-          for a in others { local[Int(a)] = -1 }
-
-          let deps =
-            keepChanges
-            ? self.deps(ofRow: r) { changes[$0].hash } : self.deps(ofRow: r) { hashes[$0] }
+          let row = try encodeRow(
+            r, preds, assignment, &state, into: &encoder, ops: &ops, text: text, values: values)
+          let deps = self.deps(ofRow: r) { changes[$0].hash }
           let message = self.message(ofRow: r)
           let extra = extraBytes(r)
           let hash = encoder.finish(
-            actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r], message: message,
-            deps: deps, extra: extra)
-          if keepChanges {
-            let chunkBytes = chunks.keeps(hash) ? encoder.lastChunk : []
-            changes.append(
-              Change(
-                hash: hash, actors: table, seq: rowSeq[r], startOp: startOp, time: rowTime[r],
-                message: message,
-                deps: deps, ops: keepOps ? ops : [], extra: extra, chunk: chunkBytes))
-          } else {
-            hashes.append(hash)
-          }
-          opCounts.append(Int32(truncatingIfNeeded: count))
+            actors: row.table, seq: rowSeq[r], startOp: row.startOp, time: rowTime[r],
+            message: message, deps: deps, extra: extra)
+          let chunkBytes = chunks.keeps(hash) ? encoder.lastChunk : []
+          changes.append(
+            Change(
+              hash: hash, actors: row.table, seq: rowSeq[r], startOp: row.startOp,
+              time: rowTime[r], message: message, deps: deps, ops: ops ?? [], extra: extra,
+              chunk: chunkBytes))
+          opCounts.append(Int32(truncatingIfNeeded: row.count))
         }
       }
     }
-    return Rebuilt(changes: changes, hashes: hashes, opCounts: opCounts)
+    return Rebuilt(changes: changes, hashes: [], opCounts: opCounts)
+  }
+
+  /// Rows from which `rebuiltHashes` rebuilds a document whose row hashes are expected in
+  /// two halves at once, on two threads (a Minuta month has about 2,000).
+  static let parallelRebuildRows = 1 << 10
+
+  /// Every change row rebuilt, encoded and hashed, without a `Change` value: the hashes and
+  /// op counts, in row order.
+  ///
+  /// Without `expected`, each row's deps are the hashes of the rows rebuilt before it, so
+  /// the rows are rebuilt one after the other. With `expected` (as many hashes as rows, the
+  /// hashes the caller knows the rows must have: `DocumentEncoder.save` reading back what it
+  /// wrote), each row's deps are taken from there instead, so that no row waits for
+  /// another: the rows of a large document are rebuilt in two halves at once. Such hashes
+  /// prove what the caller wants only where each one equals the expected one: then, row
+  /// after row (a row's deps are earlier rows), each is the hash the rows rebuild to one by
+  /// one. The caller must compare them: a wrong expected hash shows in its own row and in
+  /// the rows that list it as a dep.
+  ///
+  /// - Throws: as `buildChanges`; of two halves, the first's error first.
+  private func rebuiltHashes(
+    _ preds: Preds, _ assignment: Assignment, arena: (bytes: [UInt8], start: [Int]),
+    expected: [ChangeHash]?
+  ) throws -> (hashes: [ChangeHash], opCounts: [Int32]) {
+    let rows = rowActor.count
+    guard let expected, rows >= Reconstruction.parallelRebuildRows, Processors.online > 1 else {
+      return try rebuiltHashes(
+        0..<rows, preds, assignment, arena: arena, expected: expected, capacity: rows)
+    }
+    let middle = assignment.halfway
+    // The second half on the worker: the first, on this thread, makes the arrays that hold
+    // both (essay's 262,961 hashes are 8 MB), where this thread's allocator has room that
+    // the save's encoding freed.
+    let rebuilder = self
+    let (second, first) = alongside(
+      onThread: true,
+      {
+        Result {
+          try rebuilder.rebuiltHashes(
+            middle..<rows, preds, assignment, arena: arena, expected: expected,
+            capacity: rows - middle)
+        }
+      },
+      {
+        Result {
+          try rebuiltHashes(
+            0..<middle, preds, assignment, arena: arena, expected: expected, capacity: rows)
+        }
+      })
+    var (hashes, opCounts) = try first.get()
+    let rest = try second.get()
+    hashes.append(contentsOf: rest.hashes)
+    opCounts.append(contentsOf: rest.opCounts)
+    return (hashes, opCounts)
+  }
+
+  /// The hashes and op counts of the change rows `range`: from the first row, with each
+  /// row's deps' hashes rebuilt here, or with `expected` (see `rebuiltHashes`), in arrays
+  /// with room for `capacity` rows.
+  private func rebuiltHashes(
+    _ range: Range<Int>, _ preds: Preds, _ assignment: Assignment,
+    arena: (bytes: [UInt8], start: [Int]), expected: [ChangeHash]?, capacity: Int
+  ) throws -> (hashes: [ChangeHash], opCounts: [Int32]) {
+    var encoder = ChangeEncoder()
+    var hashes: [ChangeHash] = []
+    hashes.reserveCapacity(capacity)
+    var opCounts: [Int32] = []
+    opCounts.reserveCapacity(capacity)
+    var state = RowActors(actors)
+    var ops: [Op]? = nil
+    try arena.bytes.withUnsafeBufferPointer { arenaBytes in
+      try valRaw.withUnsafeBufferPointer { values in
+        let text = StringTable(bytes: arenaBytes, start: arena.start)
+        for r in range {
+          let row = try encodeRow(
+            r, preds, assignment, &state, into: &encoder, ops: &ops, text: text, values: values)
+          // Without `expected` the range starts at row 0, and every dep is an earlier row.
+          let deps = self.deps(ofRow: r) { expected?[$0] ?? hashes[$0 - range.lowerBound] }
+          hashes.append(
+            encoder.finish(
+              actors: row.table, seq: rowSeq[r], startOp: row.startOp, time: rowTime[r],
+              message: self.message(ofRow: r), deps: deps, extra: extraBytes(r)))
+          opCounts.append(Int32(truncatingIfNeeded: row.count))
+        }
+      }
+    }
+    return (hashes, opCounts)
+  }
+
+  /// What rebuilding rows needs of its own, one per thread: the actor tables made so far,
+  /// and the change-local number of each actor the row being built names (`local`, all -1
+  /// between rows; `others`, those actors but the author).
+  struct RowActors {
+    var tables: ActorTables
+    var local: [Int32]
+    var others: [Int32] = []
+
+    init(_ actors: [ActorId]) {
+      tables = ActorTables(actors: actors)
+      local = [Int32](repeating: -1, count: actors.count)
+    }
+  }
+
+  /// Encodes change row `r`'s ops into `encoder`, and appends their `Op` values to `ops`
+  /// unless it is nil.
+  ///
+  /// - Returns: the row's actor table, start op and op count.
+  /// - Throws: as `buildChanges`, for this row.
+  @inline(__always) private func encodeRow(
+    _ r: Int, _ preds: Preds, _ assignment: Assignment, _ state: inout RowActors,
+    into encoder: inout ChangeEncoder, ops: inout [Op]?, text: StringTable,
+    values: UnsafeBufferPointer<UInt8>
+  ) throws -> (table: [ActorId], startOp: UInt64, count: Int) {
+    let n = opCount
+    let author = Int(rowActor[r])
+    let start = Int(assignment.perRow[r])
+    let end = Int(assignment.perRow[r + 1])
+    let count = end - start
+    let startOp = try self.startOp(ofRow: r, count: count)
+    // A misplaced row fails the first check a valid row passes, and its counters can only
+    // fail by not being consecutive.
+    guard !assignment.misplaced[r] else {
+      throw fail("ops of change \(r) are not consecutive from \(startOp)")
+    }
+    let counters = assignment.opsByRow[start..<end]
+    try noteOtherActors(
+      counters, author: author, preds, local: &state.local, others: &state.others)
+    let table = state.tables.table(author: author, others: state.others)
+    state.local[author] = 0
+    for (q, a) in state.others.enumerated() { state.local[Int(a)] = Int32(q + 1) }
+    for c in counters {
+      let k = Int(c)
+      if k < n {
+        let op = try checkedOp(k, values: values)
+        encodeStoredOp(op, local: state.local, preds, into: &encoder, text: text, values: values)
+        if ops != nil { ops?.append(try storedOp(op, local: state.local, preds, values: values)) }
+      } else {
+        encodeDeletion(k - n, local: state.local, preds, into: &encoder, text: text)
+        if ops != nil { ops?.append(deletionOp(k - n, local: state.local, preds)) }
+      }
+    }
+    state.local[author] = -1
+    for a in state.others { state.local[Int(a)] = -1 }
+    return (table, startOp, count)
   }
 
   /// Appends to `others` every actor other than `author` that the ops `counters` name

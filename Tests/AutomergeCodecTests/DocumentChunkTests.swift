@@ -140,4 +140,35 @@ import Testing
     #expect(text.count == count)
     #expect(text.hasPrefix("abcdefghijklmnopqrstuvwxyzabc"))
   }
+
+  /// `doc save`'s read-back: a document's rows rebuilt with the hashes expected of them as
+  /// their deps' (in two halves at once, from `Reconstruction.parallelRebuildRows` rows)
+  /// give the hashes the rows give one after the other.
+  @Test func rowsRebuiltAgainstTheirExpectedHashesGiveTheirOwn() throws {
+    let changes = Self.typedText(count: 3 * Reconstruction.parallelRebuildRows, perChange: 1)
+    let hashes = changes.map(\.hash)
+    let saved = try DocumentEncoder.save(changes.flatMap(\.chunk)).bytes
+    let alone = try AutomergeFile.verifyListing(saved)
+    let expected = try AutomergeFile.verifyListing(saved, expected: hashes)
+    #expect(alone.hashes == hashes)
+    #expect(expected.hashes == hashes)
+    #expect(expected.facts == alone.facts)
+    // Expectations of another length are not used.
+    #expect(try AutomergeFile.verifyListing(saved, expected: Array(hashes.dropLast())).hashes == hashes)
+  }
+
+  /// A wrong expected hash shows where it is expected and in the rows that list it as a
+  /// dep, whichever half they are in: the save compares every row, so a document that does
+  /// not hold the input's changes cannot pass.
+  @Test(arguments: [10, 2 * Reconstruction.parallelRebuildRows])
+  func aWrongExpectedHashShowsInItsRowAndItsDependents(at row: Int) throws {
+    let changes = Self.typedText(count: 3 * Reconstruction.parallelRebuildRows, perChange: 1)
+    let saved = try DocumentEncoder.save(changes.flatMap(\.chunk)).bytes
+    var expected = changes.map(\.hash)
+    expected[row] = changes[0].hash
+    let back = try AutomergeFile.verifyListing(saved, expected: expected).hashes
+    let differ = back.indices.filter { back[$0] != expected[$0] }
+    // Each change of the typed text depends on the one before it.
+    #expect(differ == [row, row + 1])
+  }
 }

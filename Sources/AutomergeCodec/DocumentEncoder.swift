@@ -111,33 +111,50 @@ public enum DocumentEncoder {
     guard order.count == rows else {
       throw AutomergeSaveError.verificationFailed("its changes cannot be put in a causal order")
     }
-    var rowOf = [Int32](repeating: 0, count: file.changes.count)
-    for (r, p) in order.enumerated() { rowOf[p] = Int32(r) }
-    // First, as it refuses changes a document cannot number: the op table relies on each
-    // actor's changes having op ranges that do not overlap.
-    let changeColumns = try changeColumns(file, rows: order, rowOf: rowOf)
+    let rowOf = rowNumbers(order, changes: file.changes.count)
+    // Two pairs of steps that share nothing run at once in a large file, each pair's errors
+    // thrown in the order of the steps one after the other. The change columns come first:
+    // they refuse changes a document cannot number, and the op table's lookups rely on each
+    // actor's changes having op ranges that do not overlap (`collect` reads the changes
+    // only). Then the succs and the ops' order, both from what `collect` made.
+    let atOnce = file.opCount >= DocumentEncoder.parallelOps
     var table = OpTable(file: file, rows: rows)
-    try table.collect()
-    try table.linkSuccessors()
-    let opOrder = try table.documentOrder()
-    let opColumns = table.columns(opOrder)
+    let (changeColumns, collected) = alongside(
+      onThread: atOnce,
+      { Result { try DocumentEncoder.changeColumns(file, rows: order, rowOf: rowOf) } },
+      { Result { try table.collect() } })
+    let changeColumnsBytes = try changeColumns.get()
+    try collected.get()
+    let ordering = table
+    let (opOrder, linked) = alongside(
+      onThread: atOnce, { Result { try ordering.documentOrder() } },
+      { Result { try table.linkSuccessors() } })
+    try linked.get()
+    let opColumns = table.columns(try opOrder.get())
 
     var body = ByteWriter()
     body.uleb(UInt64(file.actors.count))
     for a in file.actors { body.byteString(a.bytes) }
     body.uleb(UInt64(file.heads.count))
     for h in file.heads { body.hash(h) }
-    for columns in [changeColumns, opColumns] {
+    for columns in [changeColumnsBytes, opColumns] {
       body.uleb(UInt64(columns.count))
       for (spec, data) in columns {
         body.uleb(UInt64(spec))
         body.uleb(UInt64(data.count))
       }
     }
-    for (_, data) in changeColumns { body.append(data) }
+    for (_, data) in changeColumnsBytes { body.append(data) }
     for (_, data) in opColumns { body.append(data) }
     for h in file.heads { body.uleb(UInt64(rowOf[file.position(of: h) ?? 0])) }
     return (ChangeEncoder.wrap(type: 0, body: body.bytes).chunk, order)
+  }
+
+  /// Per change of a file (`changes` of them), its row in `order` (0 for those not in it).
+  private static func rowNumbers(_ order: [Int], changes: Int) -> [Int32] {
+    var rowOf = [Int32](repeating: 0, count: changes)
+    for (r, p) in order.enumerated() { rowOf[p] = Int32(r) }
+    return rowOf
   }
 
   /// A change chunk's hash covers its bytes as they are stored, while a load of a document
@@ -267,6 +284,10 @@ public enum DocumentEncoder {
       (87, extraRaw),
     ])
   }
+
+  /// Ops from which `encode` runs two of its steps at once, on two threads (a Minuta month
+  /// has about 30,000).
+  static let parallelOps = 1 << 12
 
   /// Bytes of columns from which `finished` deflates them on as many threads as there are
   /// processors (a Minuta month's are about 100 KB).

@@ -387,6 +387,40 @@ import Testing
     expectRefused(c1.chunk + c2.chunk, because: { $0.contains("outside its own object and key") })
   }
 
+  /// A large file's encoding runs its steps two at a time (`DocumentEncoder.parallelOps`):
+  /// an input that two steps refuse is refused as the steps one after the other refuse it,
+  /// in a small file and a large one alike.
+  @Test(arguments: [10, DocumentEncoder.parallelOps])
+  func twoStepsAtOnceRefuseAsOneAfterTheOther(puts: Int) throws {
+    let (a, b) = (ActorId([0xaa]), ActorId([0xbb]))
+    let c1 = Change(
+      actors: [a], seq: 1, startOp: 1, time: 0, message: nil, deps: [],
+      ops: (1...puts).map {
+        Op(object: .root, key: .map("k\($0)"), insert: false, action: .set, value: .int(Int64($0)))
+      })
+    let next = UInt64(puts + 1)
+    // The change columns (a gap in the seqs) before the op table (an actor of no change).
+    let gap = Change(
+      actors: [a, b], seq: 3, startOp: next, time: 0, message: nil, deps: [c1.hash],
+      ops: [
+        Op(
+          object: .object(OpId(counter: 1, actor: 1)), key: .map("x"), insert: false,
+          action: .set, value: .int(0))
+      ])
+    expectRefused(c1.chunk + gap.chunk, because: { $0.hasPrefix("starts change seq 3") })
+    // The succs (a pred that names no op) before the op order (an object nothing creates).
+    let stray = Change(
+      actors: [a], seq: 2, startOp: next, time: 0, message: nil, deps: [c1.hash],
+      ops: [
+        Op(
+          object: .object(OpId(counter: 999_999, actor: 0)), key: .map("x"), insert: false,
+          action: .set, value: .int(0), pred: [OpId(counter: 999_998, actor: 0)])
+      ])
+    #expect(throws: AutomergeSaveError.unrepresentablePred(counter: 999_998, actor: a)) {
+      try DocumentEncoder.save(c1.chunk + stray.chunk)
+    }
+  }
+
   /// An op on an object that nothing creates is refused.
   @Test func anOpOnAnUncreatedObjectIsRefused() throws {
     let a = ActorId([0xaa])

@@ -255,27 +255,27 @@ public enum DocumentEncoder {
     var nextSeq = [UInt64](repeating: 1, count: file.actors.count)
     var nextOp = [UInt64](repeating: 1, count: file.actors.count)
     for p in rows {
-      let change = file.changes[p]
-      if lastAuthor?.actor != change.author {
-        lastAuthor = (change.author, authorIndex[change.author] ?? 0)
-      }
+      // The change's fields are read in place: a copy of the `Change` would retain them all.
+      let author = file.changes[p].author
+      let (changeSeq, startOp) = (file.changes[p].seq, file.changes[p].startOp)
+      if lastAuthor?.actor != author { lastAuthor = (author, authorIndex[author] ?? 0) }
       let a = Int(lastAuthor?.index ?? 0)
-      guard change.seq == nextSeq[a], change.startOp >= nextOp[a] else {
+      guard changeSeq == nextSeq[a], startOp >= nextOp[a] else {
         throw AutomergeSaveError.unplaceableOp(
-          counter: UInt32(truncatingIfNeeded: change.startOp), actor: change.author,
-          "starts change seq \(change.seq), where a document has this actor's seq "
+          counter: UInt32(truncatingIfNeeded: startOp), actor: author,
+          "starts change seq \(changeSeq), where a document has this actor's seq "
             + "\(nextSeq[a]) with ops from \(nextOp[a]) on")
       }
       nextSeq[a] += 1
-      nextOp[a] = change.startOp + UInt64(change.ops.count)
+      nextOp[a] = startOp + UInt64(file.changes[p].ops.count)
       actor.append(UInt64(a))
-      seq.append(Int64(change.seq))
-      maxOp.append(Int64(change.maxOp))
-      time.append(change.time)
-      if let m = change.message, !m.isEmpty { message.append(m) } else { message.appendNull() }
-      depsNum.append(UInt64(change.deps.count))
-      for d in change.deps { depsIndex.append(Int64(rowOf[file.position(of: d) ?? 0])) }
-      extra.append(.bytes(change.extra))
+      seq.append(Int64(changeSeq))
+      maxOp.append(Int64(file.changes[p].maxOp))
+      time.append(file.changes[p].time)
+      if let m = file.changes[p].message, !m.isEmpty { message.append(m) } else { message.appendNull() }
+      depsNum.append(UInt64(file.changes[p].deps.count))
+      for d in file.changes[p].deps { depsIndex.append(Int64(rowOf[file.position(of: d) ?? 0])) }
+      extra.append(.bytes(file.changes[p].extra))
     }
     let (extraMeta, extraRaw) = extra.take()
     return finished([
@@ -426,7 +426,7 @@ private struct OpTable {
     var globalIndex: [ActorId: UInt32] = [:]
     for (i, a) in file.actors.enumerated() { globalIndex[a] = UInt32(i) }
     var total = 0
-    for c in file.changes[..<rows] { total += c.ops.count }
+    for ci in 0..<rows { total += file.changes[ci].ops.count }
     id.reserveCapacity(total)
     object.reserveCapacity(total)
     element.reserveCapacity(total)
@@ -440,45 +440,49 @@ private struct OpTable {
     // instead of hashing every actor's bytes again.
     var lastActors: [ActorId] = []
     var map: [UInt32] = []
-    for (ci, c) in file.changes[..<rows].enumerated() {
-      if ci == 0 || c.actors != lastActors {
-        lastActors = c.actors
+    for ci in 0..<rows {
+      // The change's and each op's fields are read in place: a copy of the `Change` or the
+      // `Op` would retain all of their references.
+      let startOp = file.changes[ci].startOp
+      if ci == 0 || file.changes[ci].actors != lastActors {
+        lastActors = file.changes[ci].actors
         map = []
-        for a in c.actors {
+        for a in lastActors {
           // An actor that authors no change cannot be indexed in a document.
           guard let g = globalIndex[a] else {
             throw AutomergeSaveError.unplaceableOp(
-              counter: UInt32(truncatingIfNeeded: c.startOp), actor: c.author,
+              counter: UInt32(truncatingIfNeeded: startOp), actor: file.changes[ci].author,
               "names actor \(a), which authors no change of the file")
           }
           map.append(g)
         }
       }
-      // Each op's fields are read in place: a copy of the `Op` would retain its key, value
-      // and preds.
-      for i in c.ops.indices {
-        let opId = OpTable.pack(UInt32(truncatingIfNeeded: c.startOp + UInt64(i)), map[0])
-        id.append(opId)
-        switch c.ops[i].object {
-        case .root: object.append(0)
-        case .object(let o): object.append(OpTable.pack(o.counter, map[Int(o.actor)]))
+      let count = file.changes[ci].ops.count
+      file.changes[ci].ops.withUnsafeBufferPointer { ops in
+        for i in 0..<count {
+          let opId = OpTable.pack(UInt32(truncatingIfNeeded: startOp + UInt64(i)), map[0])
+          id.append(opId)
+          switch ops[i].object {
+          case .root: object.append(0)
+          case .object(let o): object.append(OpTable.pack(o.counter, map[Int(o.actor)]))
+          }
+          if case .element(let e) = ops[i].key {
+            element.append(OpTable.pack(e.counter, map[Int(e.actor)]))
+          } else {
+            element.append(0)
+          }
+          change.append(Int32(ci))
+          index.append(Int32(i))
+          action.append(ops[i].action)
+          insert.append(ops[i].insert)
         }
-        if case .element(let e) = c.ops[i].key {
-          element.append(OpTable.pack(e.counter, map[Int(e.actor)]))
-        } else {
-          element.append(0)
-        }
-        change.append(Int32(ci))
-        index.append(Int32(i))
-        action.append(c.ops[i].action)
-        insert.append(c.ops[i].insert)
       }
       actorMaps.append(map)
-      if !c.ops.isEmpty {
+      if count > 0 {
         runs.append(
           OpPositions.Run(
-            actor: map[0], firstCounter: c.startOp, count: Int32(c.ops.count),
-            firstPosition: Int32(id.count - c.ops.count)))
+            actor: map[0], firstCounter: startOp, count: Int32(count),
+            firstPosition: Int32(id.count - count)))
       }
     }
     position = OpPositions(runs, actors: file.actors.count)

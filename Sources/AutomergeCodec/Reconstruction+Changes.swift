@@ -421,7 +421,8 @@ extension Reconstruction {
     expected: [ChangeHash]?
   ) throws -> (hashes: [ChangeHash], opCounts: [Int32]) {
     let rows = rowActor.count
-    guard let expected, rows >= Reconstruction.parallelRebuildRows, Processors.online > 1 else {
+    guard let expected, rows >= max(2, Reconstruction.parallelRebuildRows), Processors.online > 1
+    else {
       return try rebuiltHashes(
         0..<rows, preds, assignment, arena: arena, expected: expected, capacity: rows)
     }

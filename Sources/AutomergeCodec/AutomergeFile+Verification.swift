@@ -40,11 +40,15 @@ extension AutomergeFile {
   /// `DocumentEncoder.save` compares its read-back with. When the file starts with a
   /// document chunk, its changes come first, in row order.
   ///
-  /// - Parameter expected: the hashes the first document chunk's rows are expected to have,
-  ///   in row order. Its rows are then rebuilt with their deps' hashes taken from there, and
-  ///   those of a large document in two halves at once (`Reconstruction.rebuiltHashes`):
-  ///   the caller must compare the first hashes returned with `expected`, row by row; only
-  ///   where all are equal do they prove that the file holds those changes.
+  /// - Parameters:
+  ///   - bytes: the file's bytes.
+  ///   - expected: the hashes the first document chunk's rows are expected to have, in row
+  ///     order. Its rows are then rebuilt with their deps' hashes taken from there, and those
+  ///     of a large document in two halves at once (`Reconstruction.rebuiltHashes`): the
+  ///     caller must compare the first hashes returned with `expected`, row by row; only
+  ///     where all are equal do they prove that the file holds those changes.
+  /// - Returns: what `verify` returns, and the hashes.
+  /// - Throws: `AutomergeDecodeError`, as `verify` does.
   static func verifyListing(_ bytes: [UInt8], expected: [ChangeHash]? = nil) throws -> (
     facts: Verification, hashes: [ChangeHash]
   ) {

@@ -272,7 +272,11 @@ public enum DocumentEncoder {
       seq.append(Int64(changeSeq))
       maxOp.append(Int64(file.changes[p].maxOp))
       time.append(file.changes[p].time)
-      if let m = file.changes[p].message, !m.isEmpty { message.append(m) } else { message.appendNull() }
+      if let m = file.changes[p].message, !m.isEmpty {
+        message.append(m)
+      } else {
+        message.appendNull()
+      }
       depsNum.append(UInt64(file.changes[p].deps.count))
       for d in file.changes[p].deps { depsIndex.append(Int64(rowOf[file.position(of: d) ?? 0])) }
       extra.append(.bytes(file.changes[p].extra))

@@ -345,8 +345,11 @@ extension Reconstruction {
   /// then the others recomputed, §6.4), its ops re-encoded with their preds into the
   /// canonical change chunk (§6.6), its deps' hashes, and its hash.
   ///
-  /// - Parameter expected: with `keepChanges: false`, the hashes the rows are expected to
-  ///   have, in row order (see `rebuiltHashes`); ignored when there are not as many.
+  /// With `keepChanges: false` (`reconstruct`'s parameters), `expected` are the hashes the
+  /// rows are expected to have, in row order (see `rebuiltHashes`); they are ignored when
+  /// there are not as many.
+  ///
+  /// - Returns: the changes, or their hashes (`Rebuilt`).
   /// - Throws: `invalidDocument` for a row whose ops are not the counters up to its max op,
   ///   and the checks of `checkedOp` on the stored ops, in row order.
   func buildChanges(
@@ -369,30 +372,27 @@ extension Reconstruction {
     // The chunk is encoded straight from the columns; `Op` values are built only when they
     // are kept.
     var ops: [Op]? = nil
-    try arena.bytes.withUnsafeBufferPointer { arenaBytes in
-      try valRaw.withUnsafeBufferPointer { values in
-        let text = StringTable(bytes: arenaBytes, start: arena.start)
-        for r in 0..<rows {
-          if keepOps {
-            ops = []
-            ops?.reserveCapacity(Int(assignment.perRow[r + 1] - assignment.perRow[r]))
-          }
-          let row = try encodeRow(
-            r, preds, assignment, &state, into: &encoder, ops: &ops, text: text, values: values)
-          let deps = self.deps(ofRow: r) { changes[$0].hash }
-          let message = self.message(ofRow: r)
-          let extra = extraBytes(r)
-          let hash = encoder.finish(
-            actors: row.table, seq: rowSeq[r], startOp: row.startOp, time: rowTime[r],
-            message: message, deps: deps, extra: extra)
-          let chunkBytes = chunks.keeps(hash) ? encoder.lastChunk : []
-          changes.append(
-            Change(
-              hash: hash, actors: row.table, seq: rowSeq[r], startOp: row.startOp,
-              time: rowTime[r], message: message, deps: deps, ops: ops ?? [], extra: extra,
-              chunk: chunkBytes))
-          opCounts.append(Int32(truncatingIfNeeded: row.count))
+    try withRowBytes(arena) { text, values in
+      for r in 0..<rows {
+        if keepOps {
+          ops = []
+          ops?.reserveCapacity(Int(assignment.perRow[r + 1] - assignment.perRow[r]))
         }
+        let row = try encodeRow(
+          r, preds, assignment, &state, into: &encoder, ops: &ops, text: text, values: values)
+        let deps = self.deps(ofRow: r) { changes[$0].hash }
+        let message = self.message(ofRow: r)
+        let extra = extraBytes(r)
+        let hash = encoder.finish(
+          actors: row.table, seq: rowSeq[r], startOp: row.startOp, time: rowTime[r],
+          message: message, deps: deps, extra: extra)
+        let chunkBytes = chunks.keeps(hash) ? encoder.lastChunk : []
+        changes.append(
+          Change(
+            hash: hash, actors: row.table, seq: rowSeq[r], startOp: row.startOp,
+            time: rowTime[r], message: message, deps: deps, ops: ops ?? [], extra: extra,
+            chunk: chunkBytes))
+        opCounts.append(Int32(truncatingIfNeeded: row.count))
       }
     }
     return Rebuilt(changes: changes, hashes: [], opCounts: opCounts)
@@ -467,23 +467,33 @@ extension Reconstruction {
     opCounts.reserveCapacity(capacity)
     var state = RowActors(actors)
     var ops: [Op]? = nil
-    try arena.bytes.withUnsafeBufferPointer { arenaBytes in
-      try valRaw.withUnsafeBufferPointer { values in
-        let text = StringTable(bytes: arenaBytes, start: arena.start)
-        for r in range {
-          let row = try encodeRow(
-            r, preds, assignment, &state, into: &encoder, ops: &ops, text: text, values: values)
-          // Without `expected` the range starts at row 0, and every dep is an earlier row.
-          let deps = self.deps(ofRow: r) { expected?[$0] ?? hashes[$0 - range.lowerBound] }
-          hashes.append(
-            encoder.finish(
-              actors: row.table, seq: rowSeq[r], startOp: row.startOp, time: rowTime[r],
-              message: self.message(ofRow: r), deps: deps, extra: extraBytes(r)))
-          opCounts.append(Int32(truncatingIfNeeded: row.count))
-        }
+    try withRowBytes(arena) { text, values in
+      for r in range {
+        let row = try encodeRow(
+          r, preds, assignment, &state, into: &encoder, ops: &ops, text: text, values: values)
+        // Without `expected` the range starts at row 0, and every dep is an earlier row.
+        let deps = self.deps(ofRow: r) { expected?[$0] ?? hashes[$0 - range.lowerBound] }
+        hashes.append(
+          encoder.finish(
+            actors: row.table, seq: rowSeq[r], startOp: row.startOp, time: rowTime[r],
+            message: self.message(ofRow: r), deps: deps, extra: extraBytes(r)))
+        opCounts.append(Int32(truncatingIfNeeded: row.count))
       }
     }
     return (hashes, opCounts)
+  }
+
+  /// Runs `body` with what encoding rows reads in place: the string table's bytes
+  /// (`stringArena`'s) and the values' raw bytes.
+  private func withRowBytes<T>(
+    _ arena: (bytes: [UInt8], start: [Int]),
+    _ body: (StringTable, UnsafeBufferPointer<UInt8>) throws -> T
+  ) rethrows -> T {
+    try arena.bytes.withUnsafeBufferPointer { arenaBytes in
+      try valRaw.withUnsafeBufferPointer { values in
+        try body(StringTable(bytes: arenaBytes, start: arena.start), values)
+      }
+    }
   }
 
   /// What rebuilding rows needs of its own, one per thread: the actor tables made so far,

@@ -145,7 +145,7 @@ import Testing
   /// their deps' (in two halves at once, from `Reconstruction.parallelRebuildRows` rows)
   /// give the hashes the rows give one after the other.
   @Test func rowsRebuiltAgainstTheirExpectedHashesGiveTheirOwn() throws {
-    let changes = Self.typedText(count: 3 * Reconstruction.parallelRebuildRows, perChange: 1)
+    let changes = Self.typedText(count: Self.rebuiltRows, perChange: 1)
     let hashes = changes.map(\.hash)
     let saved = try DocumentEncoder.save(changes.flatMap(\.chunk)).bytes
     let alone = try AutomergeFile.verifyListing(saved)
@@ -154,15 +154,20 @@ import Testing
     #expect(expected.hashes == hashes)
     #expect(expected.facts == alone.facts)
     // Expectations of another length are not used.
-    #expect(try AutomergeFile.verifyListing(saved, expected: Array(hashes.dropLast())).hashes == hashes)
+    #expect(
+      try AutomergeFile.verifyListing(saved, expected: Array(hashes.dropLast())).hashes == hashes)
   }
+
+  /// Rows enough for two halves (a typed text of that many changes, one op each): three
+  /// times the threshold, and rows in both halves at any threshold.
+  static let rebuiltRows = max(3 * Reconstruction.parallelRebuildRows, 3_072)
 
   /// A wrong expected hash shows where it is expected and in the rows that list it as a
   /// dep, whichever half they are in: the save compares every row, so a document that does
   /// not hold the input's changes cannot pass.
-  @Test(arguments: [10, 2 * Reconstruction.parallelRebuildRows])
+  @Test(arguments: [10, rebuiltRows * 2 / 3])
   func aWrongExpectedHashShowsInItsRowAndItsDependents(at row: Int) throws {
-    let changes = Self.typedText(count: 3 * Reconstruction.parallelRebuildRows, perChange: 1)
+    let changes = Self.typedText(count: Self.rebuiltRows, perChange: 1)
     let saved = try DocumentEncoder.save(changes.flatMap(\.chunk)).bytes
     var expected = changes.map(\.hash)
     expected[row] = changes[0].hash

@@ -390,7 +390,7 @@ import Testing
   /// A large file's encoding runs its steps two at a time (`DocumentEncoder.parallelOps`):
   /// an input that two steps refuse is refused as the steps one after the other refuse it,
   /// in a small file and a large one alike.
-  @Test(arguments: [10, DocumentEncoder.parallelOps])
+  @Test(arguments: [10, max(DocumentEncoder.parallelOps, 4_096)])
   func twoStepsAtOnceRefuseAsOneAfterTheOther(puts: Int) throws {
     let (a, b) = (ActorId([0xaa]), ActorId([0xbb]))
     let c1 = Change(

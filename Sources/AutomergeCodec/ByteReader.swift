@@ -280,6 +280,11 @@ struct ByteWriter: ~Copyable, ByteSink {
     other.buffer.withBytes { buffer.put($0) }
   }
 
+  /// Runs `body` with the bytes written so far, in place.
+  @inline(__always) func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    buffer.withBytes(body)
+  }
+
   /// Appends the bytes written to `sink` and forgets them, keeping the memory.
   @inline(__always) mutating func drain<Sink: ByteSink & ~Copyable>(into sink: inout Sink) {
     guard buffer.count > 0 else { return }

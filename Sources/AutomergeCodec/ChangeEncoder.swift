@@ -34,31 +34,34 @@ struct ChangeEncoder: ~Copyable {
     actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,
     deps: ChangeDeps, ops: [Op], extra: [UInt8]
   ) -> (chunk: [UInt8], hash: ChangeHash) {
-    for op in ops {
-      switch op.object {
-      case .root: appendRootObject()
-      case .object(let id): appendObject(actor: id.actor, counter: id.counter)
-      }
-      switch op.key {
-      case .map(let s):
-        keyActor.appendNull()
-        keyCtr.appendNull()
-        keyStr.append(s)
-      case .head: appendHeadKey()
-      case .element(let id): appendElementKey(actor: id.actor, counter: id.counter)
-      }
-      insert.append(op.insert)
-      action.append(UInt64(op.action.rawValue))
-      value.append(op.value)
-      predNum.append(UInt64(op.pred.count))
-      for p in op.pred { appendPred(actor: p.actor, counter: p.counter) }
-      expand.append(op.expand)
-      if let name = op.markName { markName.append(name) } else { markName.appendNull() }
-    }
+    for op in ops { append(op) }
     let hash = finish(
       actors: actors, seq: seq, startOp: startOp, time: time, message: message, deps: deps,
       extra: extra)
     return (lastChunk, hash)
+  }
+
+  /// Appends one op of the change being encoded (actor indices as in `encode`).
+  mutating func append(_ op: Op) {
+    switch op.object {
+    case .root: appendRootObject()
+    case .object(let id): appendObject(actor: id.actor, counter: id.counter)
+    }
+    switch op.key {
+    case .map(let s):
+      keyActor.appendNull()
+      keyCtr.appendNull()
+      keyStr.append(s)
+    case .head: appendHeadKey()
+    case .element(let id): appendElementKey(actor: id.actor, counter: id.counter)
+    }
+    insert.append(op.insert)
+    action.append(UInt64(op.action.rawValue))
+    value.append(op.value)
+    predNum.append(UInt64(op.pred.count))
+    for p in op.pred { appendPred(actor: p.actor, counter: p.counter) }
+    expand.append(op.expand)
+    if let name = op.markName { markName.append(name) } else { markName.appendNull() }
   }
 
   // The column-by-column form of `encode`, for writers that hold ops as flat columns
@@ -131,6 +134,58 @@ struct ChangeEncoder: ~Copyable {
     // Every column is closed first (its length goes in the body's column list), then
     // written once, straight into the chunk: no copy of the column data in between, and
     // no allocation per change once the buffers have grown.
+    let dataLength = closeColumns()
+    body.removeAll()
+    body.uleb(UInt64(deps.count))
+    for d in deps { body.hash(d) }
+    writeFieldsAfterDeps(
+      actors: actors, seq: seq, startOp: startOp, time: time, message: message)
+    // The chunk is written in place: header, body fields, column data, extra bytes.
+    let bodyLength = body.count + dataLength + extra.count
+    chunk.removeAll()
+    chunk.reserve(bodyLength + 19)
+    ChangeEncoder.putHeader(type: 1, bodyLength: bodyLength, into: chunk)
+    body.drain(into: &chunk)
+    var sink = chunk  // a class: the column data goes into the same buffer
+    drainColumns(into: &sink)
+    chunk.put(extra)
+    return ChangeEncoder.seal(chunk)
+  }
+
+  /// `finish` up to the deps: appends to `rest` what follows the deps in the change's body
+  /// (the author and the other fields, the columns, the extra bytes), and empties the
+  /// column encoders. `hash(deps:rest:)` gives the change's hash once its deps' are known.
+  @inline(never)
+  mutating func finishAfterDeps(
+    actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,
+    extra: [UInt8], into rest: inout [UInt8]
+  ) {
+    _ = closeColumns()
+    body.removeAll()
+    writeFieldsAfterDeps(
+      actors: actors, seq: seq, startOp: startOp, time: time, message: message)
+    body.drain(into: &rest)
+    drainColumns(into: &rest)
+    rest.append(contentsOf: extra)
+  }
+
+  /// The hash of the change whose body is `deps` followed by `rest` (what
+  /// `finishAfterDeps` wrote for it): the chunk hash of §3, over the chunk's type, length
+  /// and body, as `finish` computes it. Uses the encoder's body buffer, so not between a
+  /// change's ops and its `finish`.
+  mutating func hash(deps: ChangeDeps, rest: UnsafeBufferPointer<UInt8>) -> ChangeHash {
+    let depsLength = ByteWriter.ulebLength(UInt64(deps.count)) + 32 * deps.count
+    body.removeAll()
+    body.put(1)
+    body.uleb(UInt64(depsLength + rest.count))
+    body.uleb(UInt64(deps.count))
+    for d in deps { body.hash(d) }
+    body.put(rest)
+    return body.withBytes { SHA256.hash($0) }
+  }
+
+  /// Closes every column, noting each one's length; returns their total.
+  private mutating func closeColumns() -> Int {
     let hasExpand = expand.anyTrue
     lengths[0] = objActor.close()
     lengths[1] = objCtr.close()
@@ -146,10 +201,16 @@ struct ChangeEncoder: ~Copyable {
     lengths[11] = predCtr.close()
     lengths[12] = expand.close(keep: hasExpand)
     lengths[13] = markName.close()
+    var total = 0
+    for n in lengths { total += n }
+    return total
+  }
 
-    body.removeAll()
-    body.uleb(UInt64(deps.count))
-    for d in deps { body.hash(d) }
+  /// Writes the body's fields after the deps into `body` (§6.2): the author, seq, start op,
+  /// time, message, the other actors, and the list of the closed columns.
+  private mutating func writeFieldsAfterDeps(
+    actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?
+  ) {
     body.byteString(actors.first?.bytes ?? [])
     body.uleb(seq)
     body.uleb(startOp)
@@ -158,39 +219,30 @@ struct ChangeEncoder: ~Copyable {
     body.uleb(UInt64(max(0, actors.count - 1)))
     for a in actors.dropFirst() { body.byteString(a.bytes) }
     var present = 0
-    var dataLength = 0
-    for n in lengths where n > 0 {
-      present += 1
-      dataLength += n
-    }
+    for n in lengths where n > 0 { present += 1 }
     body.uleb(UInt64(present))
     for (c, n) in lengths.enumerated() where n > 0 {
       body.uleb(UInt64(ChangeEncoder.columnSpecs[c]))
       body.uleb(UInt64(n))
     }
-    // The chunk is written in place: header, body fields, column data, extra bytes.
-    let bodyLength = body.count + dataLength + extra.count
-    chunk.removeAll()
-    chunk.reserve(bodyLength + 19)
-    ChangeEncoder.putHeader(type: 1, bodyLength: bodyLength, into: chunk)
-    body.drain(into: &chunk)
-    // In the order of `columnSpecs`.
-    objActor.drain(into: &chunk)
-    objCtr.drain(into: &chunk)
-    keyActor.drain(into: &chunk)
-    keyCtr.drain(into: &chunk)
-    keyStr.drain(into: &chunk)
-    insert.drain(into: &chunk)
-    action.drain(into: &chunk)
-    value.drainMeta(into: &chunk)
-    value.drainRaw(into: &chunk)
-    predNum.drain(into: &chunk)
-    predActor.drain(into: &chunk)
-    predCtr.drain(into: &chunk)
-    expand.drain(into: &chunk)
-    markName.drain(into: &chunk)
-    chunk.put(extra)
-    return ChangeEncoder.seal(chunk)
+  }
+
+  /// Writes the closed columns' data, in the order of `columnSpecs`, and empties them.
+  private mutating func drainColumns<Sink: ByteSink & ~Copyable>(into sink: inout Sink) {
+    objActor.drain(into: &sink)
+    objCtr.drain(into: &sink)
+    keyActor.drain(into: &sink)
+    keyCtr.drain(into: &sink)
+    keyStr.drain(into: &sink)
+    insert.drain(into: &sink)
+    action.drain(into: &sink)
+    value.drainMeta(into: &sink)
+    value.drainRaw(into: &sink)
+    predNum.drain(into: &sink)
+    predActor.drain(into: &sink)
+    predCtr.drain(into: &sink)
+    expand.drain(into: &sink)
+    markName.drain(into: &sink)
   }
 
   /// The chunk the last `finish` wrote, copied.

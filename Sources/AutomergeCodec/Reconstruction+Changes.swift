@@ -402,18 +402,27 @@ extension Reconstruction {
   /// two halves at once, on two threads (a Minuta month has about 2,000).
   static let parallelRebuildRows = 1 << 10
 
+  /// Rows from which `rebuiltHashes` encodes the second half of a document's rows on a
+  /// thread of its own when their hashes are not known beforehand (above a Minuta month's
+  /// 2,000, whose checks `mn doctor` already runs one per processor).
+  static let parallelEncodeRows = 1 << 14
+
   /// Every change row rebuilt, encoded and hashed, without a `Change` value: the hashes and
   /// op counts, in row order.
   ///
-  /// Without `expected`, each row's deps are the hashes of the rows rebuilt before it, so
-  /// the rows are rebuilt one after the other. With `expected` (as many hashes as rows, the
-  /// hashes the caller knows the rows must have: `DocumentEncoder.save` reading back what it
-  /// wrote), each row's deps are taken from there instead, so that no row waits for
-  /// another: the rows of a large document are rebuilt in two halves at once. Such hashes
-  /// prove what the caller wants only where each one equals the expected one: then, row
-  /// after row (a row's deps are earlier rows), each is the hash the rows rebuild to one by
-  /// one. The caller must compare them: a wrong expected hash shows in its own row and in
-  /// the rows that list it as a dep.
+  /// A row's chunk holds its deps' hashes, so each row's hash waits for those of the rows it
+  /// depends on (earlier rows). Without `expected`, a large document's second half is
+  /// encoded on a thread of its own meanwhile, up to its deps (`ChangeEncoder.
+  /// finishAfterDeps`), and each of its rows hashed here, in row order, once the first
+  /// half's hashes are in (`ChangeEncoder.hash(deps:rest:)`): the bytes hashed are those
+  /// `finish` writes. With `expected` (as many hashes as rows, the hashes the caller knows
+  /// the rows must have: `DocumentEncoder.save` reading back what it wrote), each row's
+  /// deps are taken from there instead, so that no row waits for another: the rows of a
+  /// large document are rebuilt in two halves at once. Such hashes prove what the caller
+  /// wants only where each one equals the expected one: then, row after row (a row's deps
+  /// are earlier rows), each is the hash the rows rebuild to one by one. The caller must
+  /// compare them: a wrong expected hash shows in its own row and in the rows that list it
+  /// as a dep.
   ///
   /// - Throws: as `buildChanges`; of two halves, the first's error first.
   private func rebuiltHashes(
@@ -421,8 +430,9 @@ extension Reconstruction {
     expected: [ChangeHash]?
   ) throws -> (hashes: [ChangeHash], opCounts: [Int32]) {
     let rows = rowActor.count
-    guard let expected, rows >= max(2, Reconstruction.parallelRebuildRows), Processors.online > 1
-    else {
+    let threshold =
+      expected == nil ? Reconstruction.parallelEncodeRows : Reconstruction.parallelRebuildRows
+    guard rows >= max(2, threshold), Processors.online > 1 else {
       return try rebuiltHashes(
         0..<rows, preds, assignment, arena: arena, expected: expected, capacity: rows)
     }
@@ -431,6 +441,34 @@ extension Reconstruction {
     // both (essay's 262,961 hashes are 8 MB), where this thread's allocator has room that
     // the save's encoding freed.
     let rebuilder = self
+    guard let expected else {
+      let (second, first) = alongside(
+        onThread: true,
+        {
+          Result { try rebuilder.encodedAfterDeps(middle..<rows, preds, assignment, arena: arena) }
+        },
+        {
+          Result {
+            try rebuiltHashes(
+              0..<middle, preds, assignment, arena: arena, expected: nil, capacity: rows)
+          }
+        })
+      var (hashes, opCounts) = try first.get()
+      let encoded = try second.get()
+      var encoder = ChangeEncoder()
+      encoded.bytes.withUnsafeBufferPointer { bytes in
+        var start = 0
+        for (k, r) in (middle..<rows).enumerated() {
+          let end = encoded.ends[k]
+          let deps = self.deps(ofRow: r) { hashes[$0] }
+          hashes.append(
+            encoder.hash(deps: deps, rest: UnsafeBufferPointer(rebasing: bytes[start..<end])))
+          start = end
+        }
+      }
+      opCounts.append(contentsOf: encoded.opCounts)
+      return (hashes, opCounts)
+    }
     let (second, first) = alongside(
       onThread: true,
       {
@@ -451,6 +489,43 @@ extension Reconstruction {
     hashes.append(contentsOf: rest.hashes)
     opCounts.append(contentsOf: rest.opCounts)
     return (hashes, opCounts)
+  }
+
+  /// The rows whose encoded size `encodedAfterDeps` takes for that of the others.
+  static let sizingRows = 1 << 10
+
+  /// The change rows `range` encoded up to their deps (`ChangeEncoder.finishAfterDeps`),
+  /// one after the other in `bytes`, row `range.lowerBound + k` ending at `ends[k]`, and
+  /// their op counts.
+  private func encodedAfterDeps(
+    _ range: Range<Int>, _ preds: Preds, _ assignment: Assignment,
+    arena: (bytes: [UInt8], start: [Int])
+  ) throws -> (bytes: [UInt8], ends: [Int], opCounts: [Int32]) {
+    var encoder = ChangeEncoder()
+    var bytes: [UInt8] = []
+    var ends: [Int] = []
+    ends.reserveCapacity(range.count)
+    var opCounts: [Int32] = []
+    opCounts.reserveCapacity(range.count)
+    var state = RowActors(actors)
+    var ops: [Op]? = nil
+    try withRowBytes(arena) { text, values in
+      for r in range {
+        let row = try encodeRow(
+          r, preds, assignment, &state, into: &encoder, ops: &ops, text: text, values: values)
+        encoder.finishAfterDeps(
+          actors: row.table, seq: rowSeq[r], startOp: row.startOp, time: rowTime[r],
+          message: self.message(ofRow: r), extra: extraBytes(r), into: &bytes)
+        ends.append(bytes.count)
+        opCounts.append(Int32(truncatingIfNeeded: row.count))
+        // Room for the rest at the first rows' mean size, and an eighth more: growing by
+        // doubling held up to twice the bytes, and a copy of them, at the end.
+        if ends.count == Reconstruction.sizingRows {
+          bytes.reserveCapacity(bytes.count / ends.count * range.count * 9 / 8)
+        }
+      }
+    }
+    return (bytes, ends, opCounts)
   }
 
   /// The hashes and op counts of the change rows `range`: from the first row, with each

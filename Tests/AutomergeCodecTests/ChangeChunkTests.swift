@@ -26,6 +26,36 @@ import Testing
   static let h2 = "a7e727d50d6fdc1419e018cdce333683f48b609bf30f5b4b3a613ba35d6b1dc9"
 
   /// §6.7: both changes decode to the documented fields and re-encode byte for byte.
+  /// A change encoded up to its deps (`finishAfterDeps`), then hashed with them
+  /// (`hash(deps:rest:)`), has the hash `finish` gives its whole chunk: with no dep, one or
+  /// three, a message or none, other actors, extra bytes.
+  @Test(arguments: [0, 1, 3])
+  func aChangeHashedAfterItsDepsHasItsChunksHash(depCount: Int) throws {
+    let (a, b) = (ActorId([0xaa, 0x01]), ActorId([0xbb]))
+    let deps = (0..<depCount).map { SHA256.hash([UInt8(truncatingIfNeeded: $0)]) }.sorted()
+    let ops = [
+      Op(object: .root, key: .map("k"), insert: false, action: .set, value: .string("v")),
+      Op(
+        object: .object(OpId(counter: 3, actor: 1)), key: .head, insert: true, action: .set,
+        value: .int(-7), pred: [OpId(counter: 2, actor: 1)]),
+    ]
+    for (message, extra) in [(String?.none, [UInt8]()), ("a message", [1, 2, 3])] {
+      let change = Change(
+        actors: [a, b], seq: 4, startOp: 9, time: 1_700_000_000_123, message: message,
+        deps: deps, ops: ops, extra: extra)
+      var encoder = ChangeEncoder()
+      var rest: [UInt8] = [0xee]  // what another change left before it
+      for op in ops { encoder.append(op) }
+      encoder.finishAfterDeps(
+        actors: change.actors, seq: 4, startOp: 9, time: change.time, message: message,
+        extra: extra, into: &rest)
+      let hash = rest.withUnsafeBufferPointer {
+        encoder.hash(deps: change.deps, rest: UnsafeBufferPointer(rebasing: $0[1...]))
+      }
+      #expect(hash == change.hash)
+    }
+  }
+
   @Test func workedExample() throws {
     let file = try AutomergeFile.decode(Self.twoChanges)
     #expect(file.changes.count == 2)

@@ -122,7 +122,7 @@ import Testing
 
   @Test(arguments: [
     (Reconstruction.parallelOps + 1000, 700),  // the op columns in halves
-    (40_000, 1),  // the change rows beside the ops
+    (max(40_000, Reconstruction.parallelEncodeRows + 1), 1),  // the change rows beside the ops
   ])
   func aLargeDocumentComesBackWhole(count: Int, perChange: Int) throws {
     let changes = Self.typedText(count: count, perChange: perChange)
@@ -130,6 +130,9 @@ import Testing
     let file = try AutomergeFile.decode(saved.bytes)
     #expect(file.chunks.map(\.type) == [.document])
     #expect(file.changes.map(\.hash) == changes.map(\.hash))
+    // As a check reads it (each change's hash only; from `parallelEncodeRows` rows, the
+    // second half encoded on a thread of its own and hashed once the first half's are in).
+    #expect(try AutomergeFile.verifyListing(saved.bytes).hashes == changes.map(\.hash))
     #expect(file.heads == [changes[changes.count - 1].hash])
     guard case .object(let root) = try Materializer.materialize(file.changes, typed: false),
       case .string(let text) = root.first(where: { $0.0 == "text" })?.1

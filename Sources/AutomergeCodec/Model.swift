@@ -103,6 +103,14 @@ public struct ChangeDeps: RandomAccessCollection, Hashable, Sendable, Expressibl
 
   public init(arrayLiteral hashes: ChangeHash...) { self.init(hashes) }
 
+  /// The one hash `hash`, without an array in between (a literal's array is allocated
+  /// wherever the optimizer does not remove it: once per change of a document's rebuild).
+  init(one hash: ChangeHash) {
+    count = 1
+    only = hash
+    many = []
+  }
+
   public var startIndex: Int { 0 }
   public var endIndex: Int { count }
 

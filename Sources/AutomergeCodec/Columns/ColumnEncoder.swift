@@ -242,7 +242,7 @@ struct BooleanEncoder: ~Copyable {
 
   init() {}
 
-  mutating func append(_ b: Bool) {
+  @inline(__always) mutating func append(_ b: Bool) {
     rows += 1
     if b == current {
       count += 1

@@ -607,38 +607,29 @@ extension Reconstruction {
       throw fail("ops of change \(r) are not consecutive from \(startOp)")
     }
     let counters = assignment.opsByRow[start..<end]
-    // The row's actors are worked on as local arrays (moved out of `state` and back, no
-    // copy): read through `state` at every op, they cost the month's check 3% more.
-    var local: [Int32] = []
-    var others: [Int32] = []
-    swap(&local, &state.local)
-    swap(&others, &state.others)
-    defer {
-      swap(&local, &state.local)
-      swap(&others, &state.others)
-    }
-    try noteOtherActors(counters, author: author, preds, local: &local, others: &others)
-    let table = state.tables.table(author: author, others: others)
-    local[author] = 0
-    for (q, a) in others.enumerated() { local[Int(a)] = Int32(q + 1) }
+    try noteOtherActors(
+      counters, author: author, preds, local: &state.local, others: &state.others)
+    let table = state.tables.table(author: author, others: state.others)
+    state.local[author] = 0
+    for (q, a) in state.others.enumerated() { state.local[Int(a)] = Int32(q + 1) }
     for c in counters {
       let k = Int(c)
       if k < n {
         let op = try checkedOp(k, values: values)
-        encodeStoredOp(op, local: local, preds, into: &encoder, text: text, values: values)
+        encodeStoredOp(op, local: state.local, preds, into: &encoder, text: text, values: values)
       } else {
-        encodeDeletion(k - n, local: local, preds, into: &encoder, text: text)
+        encodeDeletion(k - n, local: state.local, preds, into: &encoder, text: text)
       }
     }
-    if ops != nil { try appendOps(counters, local: local, preds, values: values, to: &ops) }
-    local[author] = -1
-    for a in others { local[Int(a)] = -1 }
+    if ops != nil { try appendOps(counters, local: state.local, preds, values: values, to: &ops) }
+    state.local[author] = -1
+    for a in state.others { state.local[Int(a)] = -1 }
     return (table, startOp, count)
   }
 
   /// Appends the `Op` values of a row's ops `counters` to `ops`, with the row's actor
-  /// numbering `local` (a loop of its own: in `encodeRow`'s, building them kept the
-  /// optimizer from inlining the encoding, 3% more instructions on every check).
+  /// numbering `local`: a loop of its own, which only a decode that keeps the ops runs, so
+  /// that the encoding loop every check runs stays small.
   @inline(never) private func appendOps(
     _ counters: ArraySlice<Int32>, local: [Int32], _ preds: Preds,
     values: UnsafeBufferPointer<UInt8>, to ops: inout [Op]?

@@ -22,8 +22,44 @@ struct ChangeEncoder: ~Copyable {
   private var lengths = [Int](repeating: 0, count: 14)
   /// The chunk being written, reused from change to change.
   private var chunk = ByteBuffer()
+  /// The change's columns from the values on, written by another encoder (`adopt`), or nil.
+  private var later: LaterColumns? = nil
 
   init() {}
+
+  /// The op columns of a change from the values to the mark names (all those after the
+  /// objects, keys, inserts and actions), closed and written out, as `takeLaterColumns`
+  /// gives them: what one thread encodes of a change while another encodes the rest.
+  struct LaterColumns: Sendable {
+    /// The columns' data, back to back.
+    var bytes: [UInt8]
+    /// Each column's length, from the values' metadata on.
+    var lengths: [Int]
+  }
+
+  /// The index in `columnSpecs` of the first of the later columns (the values' metadata).
+  private static let firstLaterColumn = 7
+
+  /// Closes the columns of the ops appended so far and gives them as later columns. Only
+  /// for an encoder that was given nothing but values, preds, expands and mark names (no
+  /// object, key or flags); it is empty afterwards.
+  mutating func takeLaterColumns() -> LaterColumns {
+    let total = closeColumns()
+    precondition(
+      lengths[..<ChangeEncoder.firstLaterColumn].allSatisfy { $0 == 0 },
+      "later columns taken from an encoder given objects, keys or flags")
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(total)
+    drainColumns(into: &bytes)
+    return LaterColumns(bytes: bytes, lengths: Array(lengths[ChangeEncoder.firstLaterColumn...]))
+  }
+
+  /// Takes `columns` as this change's columns from the values on: this encoder is then
+  /// given only the change's objects, keys and flags, and the next `finish` or
+  /// `finishAfterDeps` writes `columns` after them.
+  mutating func adopt(_ columns: LaterColumns) {
+    later = columns
+  }
 
   /// Encodes a change as its canonical type-1 chunk.
   ///
@@ -201,6 +237,12 @@ struct ChangeEncoder: ~Copyable {
     lengths[11] = predCtr.close()
     lengths[12] = expand.close(keep: hasExpand)
     lengths[13] = markName.close()
+    if let columns = later {
+      for (i, n) in columns.lengths.enumerated() {
+        precondition(lengths[ChangeEncoder.firstLaterColumn + i] == 0, "later columns given twice")
+        lengths[ChangeEncoder.firstLaterColumn + i] = n
+      }
+    }
     var total = 0
     for n in lengths { total += n }
     return total
@@ -236,6 +278,10 @@ struct ChangeEncoder: ~Copyable {
     keyStr.drain(into: &sink)
     insert.drain(into: &sink)
     action.drain(into: &sink)
+    if let columns = later {
+      columns.bytes.withUnsafeBufferPointer { sink.put($0) }
+      later = nil
+    }
     value.drainMeta(into: &sink)
     value.drainRaw(into: &sink)
     predNum.drain(into: &sink)

@@ -379,7 +379,8 @@ extension Reconstruction {
           ops?.reserveCapacity(Int(assignment.perRow[r + 1] - assignment.perRow[r]))
         }
         let row = try encodeRow(
-          r, preds, assignment, &state, into: &encoder, ops: &ops, text: text, values: values)
+          r, preds, assignment, &state, into: &encoder, ops: &ops, arena: arena, text: text,
+          values: values)
         let deps = self.deps(ofRow: r) { changes[$0].hash }
         let message = self.message(ofRow: r)
         let extra = extraBytes(r)
@@ -512,7 +513,8 @@ extension Reconstruction {
     try withRowBytes(arena) { text, values in
       for r in range {
         let row = try encodeRow(
-          r, preds, assignment, &state, into: &encoder, ops: &ops, text: text, values: values)
+          r, preds, assignment, &state, into: &encoder, ops: &ops, arena: arena, text: text,
+          values: values)
         encoder.finishAfterDeps(
           actors: row.table, seq: rowSeq[r], startOp: row.startOp, time: rowTime[r],
           message: self.message(ofRow: r), extra: extraBytes(r), into: &bytes)
@@ -545,7 +547,8 @@ extension Reconstruction {
     try withRowBytes(arena) { text, values in
       for r in range {
         let row = try encodeRow(
-          r, preds, assignment, &state, into: &encoder, ops: &ops, text: text, values: values)
+          r, preds, assignment, &state, into: &encoder, ops: &ops, arena: arena, text: text,
+          values: values)
         // Without `expected` the range starts at row 0, and every dep is an earlier row.
         let deps = self.deps(ofRow: r) { expected?[$0] ?? hashes[$0 - range.lowerBound] }
         hashes.append(
@@ -592,8 +595,8 @@ extension Reconstruction {
   /// - Throws: as `buildChanges`, for this row.
   @inline(__always) private func encodeRow(
     _ r: Int, _ preds: Preds, _ assignment: Assignment, _ state: inout RowActors,
-    into encoder: inout ChangeEncoder, ops: inout [Op]?, text: StringTable,
-    values: UnsafeBufferPointer<UInt8>
+    into encoder: inout ChangeEncoder, ops: inout [Op]?, arena: (bytes: [UInt8], start: [Int]),
+    text: StringTable, values: UnsafeBufferPointer<UInt8>
   ) throws -> (table: [ActorId], startOp: UInt64, count: Int) {
     let n = opCount
     let author = Int(rowActor[r])
@@ -612,19 +615,83 @@ extension Reconstruction {
     let table = state.tables.table(author: author, others: state.others)
     state.local[author] = 0
     for (q, a) in state.others.enumerated() { state.local[Int(a)] = Int32(q + 1) }
-    for c in counters {
-      let k = Int(c)
-      if k < n {
-        let op = try checkedOp(k, values: values)
-        encodeStoredOp(op, local: state.local, preds, into: &encoder, text: text, values: values)
-      } else {
-        encodeDeletion(k - n, local: state.local, preds, into: &encoder, text: text)
+    if count >= Reconstruction.splitRowOps && Processors.online > 1 {
+      try encodeOnTwoThreads(
+        counters, local: state.local, preds, into: &encoder, arena: arena, text: text)
+    } else {
+      for c in counters {
+        let k = Int(c)
+        if k < n {
+          let op = try checkedOp(k, values: values)
+          encodeStoredOp(op, local: state.local, preds, into: &encoder, text: text, values: values)
+        } else {
+          encodeDeletion(k - n, local: state.local, preds, into: &encoder, text: text)
+        }
       }
     }
     if ops != nil { try appendOps(counters, local: state.local, preds, values: values, to: &ops) }
     state.local[author] = -1
     for a in state.others { state.local[Int(a)] = -1 }
     return (table, startOp, count)
+  }
+
+  /// Ops from which a change row is encoded on two threads (`encodeOnTwoThreads`): a
+  /// document made in one change (godot-thread's has 9.36 M ops, moby-dick's 1.24 M),
+  /// where rows cannot be spread over threads; a Minuta change has a few dozen.
+  static let splitRowOps = 1 << 16
+
+  /// Encodes the ops `counters` of a change row on two threads: their objects, keys and
+  /// flags into `encoder` on this one, the rest of their columns (values, preds, expands,
+  /// mark names: `ChangeEncoder.LaterColumns`) on a worker, which `encoder` then adopts.
+  /// The worker checks each op whole, as the one-thread loop does, so the row fails with
+  /// the error that loop gives, and what this thread wrote is kept only when it passed.
+  @inline(never) private func encodeOnTwoThreads(
+    _ counters: ArraySlice<Int32>, local: [Int32], _ preds: Preds,
+    into encoder: inout ChangeEncoder, arena: (bytes: [UInt8], start: [Int]), text: StringTable
+  ) throws {
+    let n = opCount
+    let rebuilder = self
+    let (later, front) = alongside(
+      onThread: true,
+      {
+        Result {
+          try rebuilder.withRowBytes(arena) { text, values in
+            var e = ChangeEncoder()
+            for c in counters {
+              let k = Int(c)
+              if k < n {
+                let op = try rebuilder.checkedOp(k, values: values)
+                rebuilder.encodeAfterFlags(
+                  op, local: local, preds, into: &e, text: text, values: values)
+              } else {
+                rebuilder.encodeDeletionAfterFlags(k - n, local: local, preds, into: &e)
+              }
+            }
+            return e.takeLaterColumns()
+          }
+        }
+      },
+      {
+        Result {
+          for c in counters {
+            let k = Int(c)
+            if k < n {
+              encodeObject(try objectKey(k), local, into: &encoder)
+              encodeKey(try key(k), local, into: &encoder, text: text)
+              // An invalid action fails the worker's check, which then discards this.
+              encoder.appendFlags(
+                insert: isInsert(k), action: UInt8(truncatingIfNeeded: actionValue(k)))
+            } else {
+              encodeObject(preds.delObject[k - n], local, into: &encoder)
+              encodeKey(preds.delKey[k - n], local, into: &encoder, text: text)
+              encoder.appendFlags(insert: false, action: Action.delete.rawValue)
+            }
+          }
+        }
+      })
+    // The worker's error first: it checks every part of each op, objects and keys first.
+    encoder.adopt(try later.get())
+    try front.get()
   }
 
   /// Appends the `Op` values of a row's ops `counters` to `ops`, with the row's actor
@@ -761,10 +828,19 @@ extension Reconstruction {
     _ op: CheckedOp, local: [Int32], _ preds: Preds, into e: inout ChangeEncoder,
     text: StringTable, values: UnsafeBufferPointer<UInt8>
   ) {
-    let k = op.index
     encodeObject(op.object, local, into: &e)
     encodeKey(op.key, local, into: &e, text: text)
-    e.appendFlags(insert: isInsert(k), action: op.action.rawValue)
+    e.appendFlags(insert: isInsert(op.index), action: op.action.rawValue)
+    encodeAfterFlags(op, local: local, preds, into: &e, text: text, values: values)
+  }
+
+  /// Appends what follows the object, key and flags of checked stored op `op` (its value,
+  /// preds, expand and mark name) to the change being encoded.
+  @inline(__always) private func encodeAfterFlags(
+    _ op: CheckedOp, local: [Int32], _ preds: Preds, into e: inout ChangeEncoder,
+    text: StringTable, values: UnsafeBufferPointer<UInt8>
+  ) {
+    let k = op.index
     e.appendValue(
       meta: op.meta,
       payload: UnsafeBufferPointer(
@@ -785,11 +861,19 @@ extension Reconstruction {
   @inline(__always) private func encodeDeletion(
     _ d: Int, local: [Int32], _ preds: Preds, into e: inout ChangeEncoder, text: StringTable
   ) {
-    let ps = Int(preds.delStart[d])
-    let pe = Int(preds.delStart[d + 1])
     encodeObject(preds.delObject[d], local, into: &e)
     encodeKey(preds.delKey[d], local, into: &e, text: text)
     e.appendFlags(insert: false, action: Action.delete.rawValue)
+    encodeDeletionAfterFlags(d, local: local, preds, into: &e)
+  }
+
+  /// Appends what follows the object, key and flags of synthesized del `d` to the change
+  /// being encoded.
+  @inline(__always) private func encodeDeletionAfterFlags(
+    _ d: Int, local: [Int32], _ preds: Preds, into e: inout ChangeEncoder
+  ) {
+    let ps = Int(preds.delStart[d])
+    let pe = Int(preds.delStart[d + 1])
     e.appendNullValue()
     e.appendPredCount(pe - ps)
     for p in ps..<pe { encodePred(preds.delFlat[p], local, into: &e) }

@@ -180,3 +180,195 @@ import Testing
     #expect(differ == [row, row + 1])
   }
 }
+
+/// A change of `Reconstruction.splitRowOps` ops or more is encoded on two threads when a
+/// document is read (`encodeOnTwoThreads`): its objects, keys and flags on one, the rest of
+/// its columns on the other. It must come back byte for byte, and a bad op in it must be
+/// refused as it is in a small change.
+@Suite struct ManyOpsInOneChangeTests {
+  static let a = ActorId([0xaa])
+  static let b = ActorId([0x0b])
+
+  /// Two changes: `a` makes a map, a text and a counter; then `b`, in one change of at least
+  /// `count` ops, types into the text, deletes some of it, marks parts of it, overwrites the
+  /// map's keys with values of every type and increments the counter: objects, keys and
+  /// preds of both actors, synthesized deletions, expands and mark names.
+  static func changes(count: Int) -> [Change] {
+    let make = [
+      Op(object: .root, key: .map("m"), insert: false, action: .makeMap),
+      Op(object: .root, key: .map("t"), insert: false, action: .makeText),
+      Op(object: .root, key: .map("n"), insert: false, action: .set, value: .counter(0)),
+    ]
+    let first = Change(
+      actors: [a], seq: 1, startOp: 1, time: 0, message: nil, deps: [], ops: make)
+    // In b's change, b is actor 0 and a actor 1.
+    let map = ObjectRef.object(OpId(counter: 1, actor: 1))
+    let text = ObjectRef.object(OpId(counter: 2, actor: 1))
+    let counterOp = OpId(counter: 3, actor: 1)
+    var ops: [Op] = []
+    var counter: UInt32 = 4
+    func add(_ op: Op) -> OpId {
+      ops.append(op)
+      counter += 1
+      return OpId(counter: counter - 1, actor: 0)
+    }
+    var chars: [OpId] = []
+    var last: OpId? = nil  // the text's last element: a character or a mark
+    var deleted = 0
+    var lastOnKey: [String: OpId] = [:]
+    let values: [(Int) -> ScalarValue] = [
+      { .int(-Int64($0)) }, { .uint(UInt64($0) * 977) }, { .f64(Double($0) / 3) },
+      { .bool($0 % 2 == 0) }, { .bytes([UInt8(truncatingIfNeeded: $0), 0xff]) },
+      { .timestamp(1_700_000_000_000 + Int64($0)) }, { _ in .null }, { .string("v\($0)") },
+    ]
+    var i = 0
+    while ops.count < count {
+      let character = add(
+        Op(
+          object: text, key: last.map { .element($0) } ?? .head, insert: true, action: .set,
+          value: .string(String(UnicodeScalar(UInt8(97 + i % 26))))))
+      chars.append(character)
+      last = character
+      if i % 5 == 0 {
+        let key = "k\(i % 61)"
+        lastOnKey[key] = add(
+          Op(
+            object: map, key: .map(key), insert: false, action: .set,
+            value: values[i % values.count](i), pred: lastOnKey[key].map { [$0] } ?? []))
+      }
+      if i % 7 == 3 && deleted < chars.count - 1 {
+        let gone = chars[deleted]
+        deleted += 1
+        _ = add(
+          Op(object: text, key: .element(gone), insert: false, action: .delete, pred: [gone]))
+      }
+      if i % 11 == 0 {
+        _ = add(
+          Op(
+            object: .root, key: .map("n"), insert: false, action: .increment, value: .int(1),
+            pred: [counterOp]))
+      }
+      // A mark over the last six characters: its begin and its end are consecutive ops,
+      // as Automerge makes them (an end names its begin by the counter before its own).
+      if i % 13 == 12 {
+        _ = add(
+          Op(
+            object: text, key: .element(chars[chars.count - 6]), insert: true, action: .mark,
+            value: .bool(true), expand: true, markName: "bold"))
+        last = add(
+          Op(object: text, key: .element(character), insert: true, action: .mark, expand: true))
+      }
+      i += 1
+    }
+    let second = Change(
+      actors: [b, a], seq: 1, startOp: 4, time: 1_700_000_000_000, message: "many",
+      deps: [first.hash], ops: ops)
+    return [first, second]
+  }
+
+  static let opCount = Reconstruction.splitRowOps + 1_000
+
+  @Test func aChangeOfManyOpsComesBackWhole() throws {
+    let changes = Self.changes(count: Self.opCount)
+    let saved = try DocumentEncoder.save(changes.flatMap(\.chunk))
+    let file = try AutomergeFile.decode(saved.bytes)
+    #expect(file.chunks.map(\.type) == [.document])
+    #expect(file.changes.map(\.hash) == changes.map(\.hash))
+    #expect(file.changes.map(\.chunk) == changes.map(\.chunk))
+    #expect(file.changes[1].ops == changes[1].ops)
+    // As a check reads it: each change's hash only.
+    #expect(try AutomergeFile.verifyListing(saved.bytes).hashes == changes.map(\.hash))
+  }
+
+  /// An action no Automerge knows, put into the document's action column at `fraction` of
+  /// its ops (past the root's, so in the large change), is refused with the error a small
+  /// change gives for it.
+  @Test(arguments: [0.2, 0.5, 0.99])
+  func anUnknownActionInTheLargeChangeIsRefused(at fraction: Double) throws {
+    let changes = Self.changes(count: Self.opCount)
+    let saved = try DocumentEncoder.save(changes.flatMap(\.chunk)).bytes
+    let small = try DocumentEncoder.save(Self.changes(count: 100).flatMap(\.chunk)).bytes
+    func broken(_ doc: [UInt8], at fraction: Double) throws -> [UInt8] {
+      try #require(
+        Self.rewritingOpColumn(doc, spec: 66) { data in
+          var actions = try ColumnDecoder.uint(data, limit: 1 << 30, spec: 66, chunk: 0)
+          actions[Int(Double(actions.count - 1) * fraction)] = 9
+          var encoder = RLEEncoder<UInt64>()
+          for v in actions {
+            if v == ColumnDecoder.nullUInt { encoder.appendNull() } else { encoder.append(v) }
+          }
+          return encoder.take()
+        })
+    }
+    func refusal(_ doc: [UInt8]) -> String {
+      do {
+        _ = try AutomergeFile.decode(doc)
+        return "accepted"
+      } catch {
+        return "\(error)"
+      }
+    }
+    let expected = refusal(try broken(small, at: 0.5))
+    #expect(expected.contains("unrecognized action index 9"))
+    let big = try broken(saved, at: fraction)
+    #expect(refusal(big) == expected)
+    #expect(throws: AutomergeDecodeError.self) { try AutomergeFile.verifyListing(big) }
+  }
+
+  /// `bytes`, a document chunk alone, with op column `spec` replaced by `transform` of its
+  /// inflated data, every column written uncompressed, and its checksum made again.
+  static func rewritingOpColumn(
+    _ bytes: [UInt8], spec: UInt64, _ transform: (UnsafeBufferPointer<UInt8>) throws -> [UInt8]
+  ) throws -> [UInt8]? {
+    var at = 9
+    func uleb(_ from: [UInt8]) -> UInt64 {
+      var value: UInt64 = 0
+      var shift: UInt64 = 0
+      while true {
+        let b = from[at]
+        at += 1
+        value |= UInt64(b & 0x7f) << shift
+        if b < 0x80 { return value }
+        shift += 7
+      }
+    }
+    guard bytes.count > 9, bytes[8] == 0 else { return nil }
+    let length = Int(uleb(bytes))
+    let body = Array(bytes[at..<(at + length)])
+    at = 0
+    for _ in 0..<uleb(body) { at += Int(uleb(body)) }
+    at += 32 * Int(uleb(body))
+    let prefix = Array(body[..<at])
+    var columns: [[(spec: UInt64, length: Int)]] = []
+    for _ in 0..<2 {
+      columns.append((0..<uleb(body)).map { _ in (uleb(body), Int(uleb(body))) })
+    }
+    var data: [[UInt8]] = []
+    for (kind, list) in columns.enumerated() {
+      for c in list {
+        var column = Array(body[at..<(at + c.length)])
+        at += c.length
+        if c.spec & 8 != 0 {
+          column = try column.withUnsafeBufferPointer { try Deflate.inflate($0, offset: 0) }
+        }
+        if kind == 1 && c.spec & ~8 == spec {
+          column = try column.withUnsafeBufferPointer { try transform($0) }
+        }
+        data.append(column)
+      }
+    }
+    var out = prefix
+    var k = 0
+    for list in columns {
+      out.putULEB(UInt64(list.count))
+      for c in list {
+        out.putULEB(c.spec & ~8)
+        out.putULEB(UInt64(data[k].count))
+        k += 1
+      }
+    }
+    for column in data { out += column }
+    out += body[at...]
+    return ChangeEncoder.wrap(type: 0, body: out).chunk
+  }
+}

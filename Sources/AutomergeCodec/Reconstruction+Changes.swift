@@ -155,16 +155,66 @@ extension Reconstruction {
   /// (one object and element group, contiguous by §7.4); the succ ids left over in a group
   /// become del ops of that group.
   ///
+  /// A chunk of `parallelOps` ops or more is done in two halves at once, split where an
+  /// insert starts a group (near the middle), each half's preds numbered from its own first
+  /// op, then put together.
+  ///
   /// - Throws: `invalidDocument` when the objects are out of order, a column error for an
-  ///   invalid object id, key, or a succ list out of order.
+  ///   invalid object id, key, or a succ list out of order; of two halves, the first's error
+  ///   first, as the ops are read in order.
   func predsFromSuccs() throws -> Preds {
     let n = opCount
-    var preds = Preds(storedOps: n, succs: succKeys.count)
+    guard n >= Reconstruction.parallelOps, Processors.online > 1,
+      let middle = (max(1, n / 2)..<n).first(where: { isInsert($0) })
+    else {
+      var all = try preds(0..<n, succs: 0..<succKeys.count, after: 0)
+      all.delStart.append(Int32(all.delFlat.count))
+      return all
+    }
+    var counted = 0
+    for j in 0..<min(middle, succNum.count) { counted += Int(succNum[j]) }
+    let succsBefore = counted
+    let reader = self
+    let (second, first) = alongside(
+      onThread: true,
+      {
+        Result {
+          // The op before the middle is in the first half, which checks its object first.
+          let previous = (try? reader.objectKey(middle - 1)) ?? 0
+          return try reader.preds(
+            middle..<n, succs: succsBefore..<reader.succKeys.count, after: previous)
+        }
+      },
+      { Result { try preds(0..<middle, succs: 0..<succsBefore, after: 0) } })
+    var all = try first.get()
+    let rest = try second.get()
+    let flatBefore = Int32(all.flat.count)
+    all.start.reserveCapacity(n + 1)
+    for s in rest.start.dropFirst() { all.start.append(s + flatBefore) }
+    all.flat += rest.flat
+    let delFlatBefore = Int32(all.delFlat.count)
+    all.delId += rest.delId
+    all.delObject += rest.delObject
+    all.delKey += rest.delKey
+    for s in rest.delStart { all.delStart.append(s + delFlatBefore) }
+    all.delFlat += rest.delFlat
+    all.delStart.append(Int32(all.delFlat.count))
+    return all
+  }
+
+  /// `predsFromSuccs` for the ops `range`, which starts a group: their preds, op
+  /// `range.lowerBound + k`'s at `start[k]..<start[k + 1]`, and their groups' dels (without
+  /// `delStart`'s last entry). Their succs are `succKeys[succs]` (as far as the succ counts
+  /// say); the object of the op before them is `after` (0 for none).
+  private func preds(_ range: Range<Int>, succs: Range<Int>, after: UInt64) throws -> Preds {
+    let n = range.upperBound
+    var preds = Preds(storedOps: range.count, succs: succs.count)
     var pairs: [(succ: UInt64, pred: UInt64)] = []
     var matched: [Bool] = []
-    var succPos = 0
-    var i = 0
-    var previousObject: UInt64 = 0
+    var succPos = succs.lowerBound
+    let first = range.lowerBound
+    var i = first
+    var previousObject = after
     while i < n {
       let obj = try objectKey(i)
       guard obj >= previousObject else { throw fail("ops out of order") }
@@ -183,7 +233,10 @@ extension Reconstruction {
         let count = j < succNum.count ? Int(succNum[j]) : 0
         let id = Reconstruction.pack(idCtr[j], idActor[j])
         var previous: UInt64 = 0
-        for s in succKeys[succPos..<(succPos + count)] {
+        // By index: a slice would retain and release `succKeys` for every op, which two
+        // threads doing it at once made slower than one.
+        for q in succPos..<(succPos + count) {
+          let s = succKeys[q]
           guard s > previous else {
             throw ColumnDecoder.fail(S.succCtr, chunk, "succ out of order")
           }
@@ -195,7 +248,7 @@ extension Reconstruction {
       }
       // Group [i, j). Every op must have a valid action and value (checked when built).
       if pairs.isEmpty {
-        for o in i..<j { preds.start[o + 1] = Int32(preds.flat.count) }
+        for o in i..<j { preds.start[o - first + 1] = Int32(preds.flat.count) }
       } else {
         if pairs.count > 1 {
           pairs.sort { $0.succ != $1.succ ? $0.succ < $1.succ : $0.pred < $1.pred }
@@ -215,7 +268,7 @@ extension Reconstruction {
             matched[lo] = true
             lo += 1
           }
-          preds.start[o + 1] = Int32(preds.flat.count)
+          preds.start[o - first + 1] = Int32(preds.flat.count)
         }
         var p = 0
         while p < pairs.count {
@@ -236,7 +289,6 @@ extension Reconstruction {
       }
       i = j
     }
-    preds.delStart.append(Int32(preds.delFlat.count))
     return preds
   }
 

@@ -214,7 +214,6 @@ import Testing
     }
     var chars: [OpId] = []
     var last: OpId? = nil  // the text's last element: a character or a mark
-    var deleted = 0
     var lastOnKey: [String: OpId] = [:]
     let values: [(Int) -> ScalarValue] = [
       { .int(-Int64($0)) }, { .uint(UInt64($0) * 977) }, { .f64(Double($0) / 3) },
@@ -236,9 +235,9 @@ import Testing
             object: map, key: .map(key), insert: false, action: .set,
             value: values[i % values.count](i), pred: lastOnKey[key].map { [$0] } ?? []))
       }
-      if i % 7 == 3 && deleted < chars.count - 1 {
-        let gone = chars[deleted]
-        deleted += 1
+      // The character before this one, so that deletions are all along the text.
+      if i % 7 == 3 {
+        let gone = chars[chars.count - 2]
         _ = add(
           Op(object: text, key: .element(gone), insert: false, action: .delete, pred: [gone]))
       }
@@ -266,7 +265,9 @@ import Testing
     return [first, second]
   }
 
-  static let opCount = Reconstruction.splitRowOps + 1_000
+  /// Enough for one change to be encoded on two threads, and for the document's stored ops
+  /// (the deletions are not stored) to have their preds rebuilt in two halves.
+  static let opCount = max(Reconstruction.splitRowOps, Reconstruction.parallelOps) * 5 / 4 + 1_000
 
   @Test func aChangeOfManyOpsComesBackWhole() throws {
     let changes = Self.changes(count: Self.opCount)
@@ -285,34 +286,61 @@ import Testing
   /// change gives for it.
   @Test(arguments: [0.2, 0.5, 0.99])
   func anUnknownActionInTheLargeChangeIsRefused(at fraction: Double) throws {
+    let saved = try DocumentEncoder.save(Self.changes(count: Self.opCount).flatMap(\.chunk)).bytes
+    let small = try DocumentEncoder.save(Self.changes(count: 100).flatMap(\.chunk)).bytes
+    let expected = Self.refusal(try Self.setting(66, at: [0.5], to: 9, in: small))
+    #expect(expected.contains("unrecognized action index 9"))
+    let big = try Self.setting(66, at: [fraction], to: 9, in: saved)
+    #expect(Self.refusal(big) == expected)
+    #expect(throws: AutomergeDecodeError.self) { try AutomergeFile.verifyListing(big) }
+  }
+
+  /// The preds of a document of `Reconstruction.parallelOps` ops or more are rebuilt in two
+  /// halves at once (`predsFromSuccs`): with an invalid object id in the first half and an
+  /// invalid element id in the second, the object's error comes first, as when the ops are
+  /// read in order; each alone gives its own.
+  @Test func aDocumentReadInHalvesGivesItsFirstError() throws {
     let changes = Self.changes(count: Self.opCount)
     let saved = try DocumentEncoder.save(changes.flatMap(\.chunk)).bytes
-    let small = try DocumentEncoder.save(Self.changes(count: 100).flatMap(\.chunk)).bytes
-    func broken(_ doc: [UInt8], at fraction: Double) throws -> [UInt8] {
-      try #require(
-        Self.rewritingOpColumn(doc, spec: 66) { data in
-          var actions = try ColumnDecoder.uint(data, limit: 1 << 30, spec: 66, chunk: 0)
-          actions[Int(Double(actions.count - 1) * fraction)] = 9
-          var encoder = RLEEncoder<UInt64>()
-          for v in actions {
-            if v == ColumnDecoder.nullUInt { encoder.appendNull() } else { encoder.append(v) }
-          }
-          return encoder.take()
-        })
+    // A document stores every op but the deletions.
+    let stored = changes.flatMap(\.ops).filter { $0.action != .delete }.count
+    #expect(stored >= Reconstruction.parallelOps)
+    let objectActor: UInt64 = 1
+    let keyActor: UInt64 = 17
+    let badObject = Self.refusal(try Self.setting(objectActor, at: [0.3], to: 9, in: saved))
+    let badKey = Self.refusal(try Self.setting(keyActor, at: [0.8], to: 7, in: saved))
+    #expect(badObject.contains("invalid object id"))
+    #expect(badKey != "accepted" && badObject != badKey)
+    let both = try Self.setting(
+      keyActor, at: [0.8], to: 7, in: try Self.setting(objectActor, at: [0.3], to: 9, in: saved))
+    #expect(Self.refusal(both) == badObject)
+  }
+
+  /// Why `AutomergeFile.decode` refuses `doc`, or "accepted".
+  static func refusal(_ doc: [UInt8]) -> String {
+    do {
+      _ = try AutomergeFile.decode(doc)
+      return "accepted"
+    } catch {
+      return "\(error)"
     }
-    func refusal(_ doc: [UInt8]) -> String {
-      do {
-        _ = try AutomergeFile.decode(doc)
-        return "accepted"
-      } catch {
-        return "\(error)"
-      }
-    }
-    let expected = refusal(try broken(small, at: 0.5))
-    #expect(expected.contains("unrecognized action index 9"))
-    let big = try broken(saved, at: fraction)
-    #expect(refusal(big) == expected)
-    #expect(throws: AutomergeDecodeError.self) { try AutomergeFile.verifyListing(big) }
+  }
+
+  /// `doc` (a document chunk alone) with the values of its uLEB op column `spec` at
+  /// `fractions` of its length set to `value`.
+  static func setting(_ spec: UInt64, at fractions: [Double], to value: UInt64, in doc: [UInt8])
+    throws -> [UInt8]
+  {
+    try #require(
+      rewritingOpColumn(doc, spec: spec) { data in
+        var values = try ColumnDecoder.uint(data, limit: 1 << 30, spec: UInt32(spec), chunk: 0)
+        for f in fractions { values[Int(Double(values.count - 1) * f)] = value }
+        var encoder = RLEEncoder<UInt64>()
+        for v in values {
+          if v == ColumnDecoder.nullUInt { encoder.appendNull() } else { encoder.append(v) }
+        }
+        return encoder.take()
+      })
   }
 
   /// `bytes`, a document chunk alone, with op column `spec` replaced by `transform` of its

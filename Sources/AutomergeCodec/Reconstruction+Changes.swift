@@ -20,8 +20,11 @@ extension Reconstruction {
     var delStart: [Int32] = []
     var delFlat: [UInt64] = []
 
-    init(storedOps: Int, succs: Int) {
-      start = [Int32](repeating: 0, count: storedOps + 1)
+    /// Room for `succs` preds, and for `moreOps` stored ops beyond `storedOps`.
+    init(storedOps: Int, succs: Int, moreOps: Int = 0) {
+      start = []
+      start.reserveCapacity(storedOps + 1 + moreOps)
+      start.append(contentsOf: repeatElement(0, count: storedOps + 1))
       flat.reserveCapacity(succs)
     }
   }
@@ -167,7 +170,7 @@ extension Reconstruction {
     guard n >= Reconstruction.parallelOps, Processors.online > 1,
       let middle = (max(1, n / 2)..<n).first(where: { isInsert($0) })
     else {
-      var all = try preds(0..<n, succs: 0..<succKeys.count, after: 0)
+      var all = try preds(0..<n, succs: 0..<succKeys.count, after: 0, room: (0, 0))
       all.delStart.append(Int32(all.delFlat.count))
       return all
     }
@@ -182,14 +185,21 @@ extension Reconstruction {
           // The op before the middle is in the first half, which checks its object first.
           let previous = (try? reader.objectKey(middle - 1)) ?? 0
           return try reader.preds(
-            middle..<n, succs: succsBefore..<reader.succKeys.count, after: previous)
+            middle..<n, succs: succsBefore..<reader.succKeys.count, after: previous,
+            room: (0, 0))
         }
       },
-      { Result { try preds(0..<middle, succs: 0..<succsBefore, after: 0) } })
+      {
+        // Room for the second half's too: it is appended without a copy of this half's.
+        Result {
+          try preds(
+            0..<middle, succs: 0..<succsBefore, after: 0,
+            room: (n - middle, succKeys.count - succsBefore))
+        }
+      })
     var all = try first.get()
     let rest = try second.get()
     let flatBefore = Int32(all.flat.count)
-    all.start.reserveCapacity(n + 1)
     for s in rest.start.dropFirst() { all.start.append(s + flatBefore) }
     all.flat += rest.flat
     let delFlatBefore = Int32(all.delFlat.count)
@@ -205,10 +215,14 @@ extension Reconstruction {
   /// `predsFromSuccs` for the ops `range`, which starts a group: their preds, op
   /// `range.lowerBound + k`'s at `start[k]..<start[k + 1]`, and their groups' dels (without
   /// `delStart`'s last entry). Their succs are `succKeys[succs]` (as far as the succ counts
-  /// say); the object of the op before them is `after` (0 for none).
-  private func preds(_ range: Range<Int>, succs: Range<Int>, after: UInt64) throws -> Preds {
+  /// say); the object of the op before them is `after` (0 for none). Its arrays have room
+  /// for `room`'s ops and succs more.
+  private func preds(
+    _ range: Range<Int>, succs: Range<Int>, after: UInt64, room: (ops: Int, succs: Int)
+  ) throws -> Preds {
     let n = range.upperBound
-    var preds = Preds(storedOps: range.count, succs: succs.count)
+    var preds = Preds(
+      storedOps: range.count, succs: succs.count + room.succs, moreOps: room.ops)
     var pairs: [(succ: UInt64, pred: UInt64)] = []
     var matched: [Bool] = []
     var succPos = succs.lowerBound

@@ -167,7 +167,7 @@ extension Reconstruction {
   ///   first, as the ops are read in order.
   func predsFromSuccs() throws -> Preds {
     let n = opCount
-    guard n >= Reconstruction.parallelOps, Processors.online > 1,
+    guard n >= max(2, Reconstruction.parallelOps), Processors.online > 1,
       let middle = (max(1, n / 2)..<n).first(where: { isInsert($0) })
     else {
       var all = try preds(0..<n, succs: 0..<succKeys.count, after: 0, room: (0, 0))

@@ -163,7 +163,7 @@ public enum AutomergeMerge {
     var following: [Change]
     var new: [Int]
     /// Every change's hash.
-    var hashes: Set<ChangeHash>
+    var hashes: ChangeHashSet
 
     /// The base this input is, unless it has orphans (their dependencies would be needed).
     func base(_ bytes: [UInt8]) -> MergeBase? {
@@ -199,7 +199,7 @@ public enum AutomergeMerge {
     do {
       guard let document = try AutomergeFile.firstDocument(bytes) else { return nil }
       let (facts, following, new) = try AutomergeFile.verified(bytes, after: document)
-      var hashes = Set(document.decoded.hashes)
+      var hashes = ChangeHashSet(document.decoded.hashes)
       for i in new { hashes.insert(following[i].hash) }
       return DocumentInput(
         document: document, facts: facts, following: following, new: new, hashes: hashes)

@@ -67,6 +67,30 @@ import Testing
   }
 }
 
+/// `ChangeHashSet`: a set of hashes over a list, as a merge holds its base's.
+@Suite struct ChangeHashSetTests {
+  static let hashes = ChangeIndexTests.changes(1000).map(\.hash)
+
+  @Test func holdsWhatItIsGivenAndWhatIsAdded() {
+    let given = Array(Self.hashes.prefix(600))
+    var set = ChangeHashSet(given)
+    for h in Self.hashes { #expect(set.contains(h) == given.contains(h)) }
+    for h in Self.hashes[500...] { set.insert(h) }  // 100 held already, 400 new: it grows
+    for h in Self.hashes { #expect(set.contains(h)) }
+    #expect(Array(set) == Self.hashes)
+    var other = Self.hashes[0]
+    other.w3 ^= 1
+    #expect(!set.contains(other))
+  }
+
+  @Test func aHashGivenTwiceIsHeld() {
+    let h = Self.hashes
+    let set = ChangeHashSet([h[0], h[1], h[0]])
+    #expect(set.contains(h[0]) && set.contains(h[1]) && !set.contains(h[2]))
+    #expect(Array(set) == [h[0], h[1], h[0]])
+  }
+}
+
 /// `ChangeDeps`: none, one and many hashes read back in their order.
 @Suite struct ChangeDepsTests {
   static let hashes = (0..<3).map { ChangeHash(w0: UInt64($0), w1: 7, w2: 0, w3: 1) }

@@ -40,23 +40,20 @@ struct ChangeEncoder: ~Copyable {
   /// The index in `columnSpecs` of the first of the later columns (the values' metadata).
   private static let firstLaterColumn = 7
 
-  /// Closes the columns of the ops appended so far and gives them as later columns. Only
-  /// for an encoder that was given nothing but values, preds, expands and mark names (no
-  /// object, key or flags); it is empty afterwards.
+  /// Closes the later columns of the ops appended so far (values, preds, expands and mark
+  /// names, all this encoder is to be given) and gives them; they are empty afterwards.
   mutating func takeLaterColumns() -> LaterColumns {
-    let total = closeColumns()
-    precondition(
-      lengths[..<ChangeEncoder.firstLaterColumn].allSatisfy { $0 == 0 },
-      "later columns taken from an encoder given objects, keys or flags")
+    closeLaterColumns()
+    let own = lengths[ChangeEncoder.firstLaterColumn...]
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(total)
-    drainColumns(into: &bytes)
-    return LaterColumns(bytes: bytes, lengths: Array(lengths[ChangeEncoder.firstLaterColumn...]))
+    bytes.reserveCapacity(own.reduce(0, +))
+    drainLaterColumns(into: &bytes)
+    return LaterColumns(bytes: bytes, lengths: Array(own))
   }
 
-  /// Takes `columns` as this change's columns from the values on: this encoder is then
-  /// given only the change's objects, keys and flags, and the next `finish` or
-  /// `finishAfterDeps` writes `columns` after them.
+  /// Takes `columns` as this change's later columns: this encoder is then given only the
+  /// change's objects, keys and flags, and the next `finish` or `finishAfterDeps` writes
+  /// `columns` after them, in place of its own later columns (left untouched).
   mutating func adopt(_ columns: LaterColumns) {
     later = columns
   }
@@ -220,9 +217,9 @@ struct ChangeEncoder: ~Copyable {
     return body.withBytes { SHA256.hash($0) }
   }
 
-  /// Closes every column, noting each one's length; returns their total.
+  /// Closes every column (or takes the adopted later columns' lengths), noting each one's
+  /// length; returns their total.
   private mutating func closeColumns() -> Int {
-    let hasExpand = expand.anyTrue
     lengths[0] = objActor.close()
     lengths[1] = objCtr.close()
     lengths[2] = keyActor.close()
@@ -230,6 +227,19 @@ struct ChangeEncoder: ~Copyable {
     lengths[4] = keyStr.close()
     lengths[5] = insert.close()
     lengths[6] = action.close()
+    if let columns = later {
+      lengths.replaceSubrange(ChangeEncoder.firstLaterColumn..., with: columns.lengths)
+    } else {
+      closeLaterColumns()
+    }
+    var total = 0
+    for n in lengths { total += n }
+    return total
+  }
+
+  /// Closes the columns from the values on, noting each one's length.
+  private mutating func closeLaterColumns() {
+    let hasExpand = expand.anyTrue
     lengths[7] = value.closeMeta()
     lengths[8] = value.rawCount
     lengths[9] = predNum.close()
@@ -237,15 +247,6 @@ struct ChangeEncoder: ~Copyable {
     lengths[11] = predCtr.close()
     lengths[12] = expand.close(keep: hasExpand)
     lengths[13] = markName.close()
-    if let columns = later {
-      for (i, n) in columns.lengths.enumerated() {
-        precondition(lengths[ChangeEncoder.firstLaterColumn + i] == 0, "later columns given twice")
-        lengths[ChangeEncoder.firstLaterColumn + i] = n
-      }
-    }
-    var total = 0
-    for n in lengths { total += n }
-    return total
   }
 
   /// Writes the body's fields after the deps into `body` (§6.2): the author, seq, start op,
@@ -281,7 +282,13 @@ struct ChangeEncoder: ~Copyable {
     if let columns = later {
       columns.bytes.withUnsafeBufferPointer { sink.put($0) }
       later = nil
+    } else {
+      drainLaterColumns(into: &sink)
     }
+  }
+
+  /// Writes the closed columns' data from the values on, and empties them.
+  private mutating func drainLaterColumns<Sink: ByteSink & ~Copyable>(into sink: inout Sink) {
     value.drainMeta(into: &sink)
     value.drainRaw(into: &sink)
     predNum.drain(into: &sink)

@@ -170,7 +170,7 @@ extension Reconstruction {
     guard n >= max(2, Reconstruction.parallelOps), Processors.online > 1,
       let middle = (max(1, n / 2)..<n).first(where: { isInsert($0) })
     else {
-      var all = try preds(0..<n, succs: 0..<succKeys.count, after: 0, room: (0, 0))
+      var all = try preds(0..<n, succs: 0..<succKeys.count, after: 0)
       all.delStart.append(Int32(all.delFlat.count))
       return all
     }
@@ -185,8 +185,7 @@ extension Reconstruction {
           // The op before the middle is in the first half, which checks its object first.
           let previous = (try? reader.objectKey(middle - 1)) ?? 0
           return try reader.preds(
-            middle..<n, succs: succsBefore..<reader.succKeys.count, after: previous,
-            room: (0, 0))
+            middle..<n, succs: succsBefore..<reader.succKeys.count, after: previous)
         }
       },
       {
@@ -218,7 +217,7 @@ extension Reconstruction {
   /// say); the object of the op before them is `after` (0 for none). Its arrays have room
   /// for `room`'s ops and succs more.
   private func preds(
-    _ range: Range<Int>, succs: Range<Int>, after: UInt64, room: (ops: Int, succs: Int)
+    _ range: Range<Int>, succs: Range<Int>, after: UInt64, room: (ops: Int, succs: Int) = (0, 0)
   ) throws -> Preds {
     let n = range.upperBound
     var preds = Preds(

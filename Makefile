@@ -82,10 +82,10 @@ install: release
 	install -m 644 completions/mn.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/mn.fish
 
 # The Debian package: dist/mn_VERSION_ARCH.deb (scripts/deb.sh). Its binary is the release
-# build linked with the system's shared zlib (MN_SYSTEM_ZLIB, see Package.swift): only the link
+# build linked with the system's shared libdeflate (MN_SYSTEM_LIBS, see Package.swift): only the link
 # step differs, and the next `make release` links it back.
 deb: setup build-info
-	MN_SYSTEM_ZLIB=1 $(SWIFT) build $(RELEASE_FLAGS)
+	MN_SYSTEM_LIBS=1 $(SWIFT) build $(RELEASE_FLAGS)
 	@scripts/deb.sh $(BIN) $(VERSION)
 
 # The source tarball dist/mn-VERSION.tar.gz of the commit checked out (git archive), and the

@@ -10,12 +10,15 @@ let linuxOnly = TargetDependencyCondition.when(platforms: [.linux])
 // libarchive is keg-only, so macOS still needs it for the header (and links the library).
 #if os(Linux)
   let archivePkgConfig: String? = nil
-  // zlib's header is in /usr/include too. Its pkg-config would put the system library folder
-  // first in the release link's search path, ahead of .build/static-libs (see mn below).
+  // zlib's and libdeflate's headers are in /usr/include too. Their pkg-config would put the
+  // system library folder first in the release link's search path, ahead of
+  // .build/static-libs (see mn below).
   let zlibPkgConfig: String? = nil
+  let deflatePkgConfig: String? = nil
 #else
   let archivePkgConfig: String? = "libarchive"
   let zlibPkgConfig: String? = "zlib"
+  let deflatePkgConfig: String? = "libdeflate"
 #endif
 
 // Generic types such as `[DirectoryEntry]` get their metadata at run time. By default the
@@ -27,11 +30,11 @@ let directMetadata = SwiftSetting.unsafeFlags([
   "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors",
 ])
 
-// `make deb` links the system's shared zlib instead (MN_SYSTEM_ZLIB=1): a Debian package takes
-// its libraries from the system, so that their security updates reach it (lintian's
+// `make deb` links the system's shared libdeflate instead (MN_SYSTEM_LIBS=1): a Debian package
+// takes its libraries from the system, so that their security updates reach it (lintian's
 // embedded-library). Its folder of static libraries holds libstdc++ only; only the link differs.
 let staticLibraries =
-  Context.environment["MN_SYSTEM_ZLIB"] == nil ? "static-libs" : "static-libs-system-zlib"
+  Context.environment["MN_SYSTEM_LIBS"] == nil ? "static-libs" : "static-libs-deb"
 
 let package = Package(
   name: "mn",
@@ -45,9 +48,14 @@ let package = Package(
     .systemLibrary(
       name: "CArchive", pkgConfig: archivePkgConfig,
       providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]),
+    // zlib: only the tests' own inflater (TestSupport), a second opinion on libdeflate's.
     .systemLibrary(
       name: "CZlib", pkgConfig: zlibPkgConfig,
       providers: [.apt(["zlib1g-dev"])]),
+    // libdeflate: the codec's DEFLATE (whole buffers, as columns are).
+    .systemLibrary(
+      name: "CDeflate", pkgConfig: deflatePkgConfig,
+      providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]),
     // Header only (libssl-dev): libcrypto is opened with dlopen at the first hash, so that
     // start-up does not pay for loading it (AutomergeCodec/Crypto/LibCrypto.swift).
     .systemLibrary(name: "CCrypto"),
@@ -66,7 +74,7 @@ let package = Package(
     // AutomergeCodec: bytes in, values out (with the JSON and SHA-256 it needs); no file system.
     .target(
       name: "AutomergeCodec",
-      dependencies: ["CZlib", .target(name: "CCrypto", condition: linuxOnly), "Threads"],
+      dependencies: ["CDeflate", .target(name: "CCrypto", condition: linuxOnly), "Threads"],
       exclude: ["README.md"],
       // The codec decodes and verifies hundreds of thousands of changes; unoptimised it is
       // 10-20x slower, which makes the conformance suite take many minutes in debug builds.
@@ -92,7 +100,7 @@ let package = Package(
     // Start-up, in the release build on Linux (every shared library costs the dynamic loader
     // its symbol lookups and relocations at every start):
     // - `make setup` links `.build/static-libs/libstdc++.a` (the static Swift runtime needs
-    //   libstdc++; loading the shared one cost 1.6 million instructions) and `libz.a`; this
+    //   libstdc++; loading the shared one cost 1.6 million instructions) and `libdeflate.a`; this
     //   search path, taken before the system ones, makes the link use them;
     // - libgcc's unwinder is linked in too (`-static-libgcc`, no libgcc_s.so);
     // - its 3,500 symbols are not exported (`--no-export-dynamic`, after swiftc's

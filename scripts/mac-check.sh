@@ -2,7 +2,8 @@
 # make mac-check: what only a Mac can verify (docs/macos.md), in one command, with a report to
 # paste into an issue.
 #
-# On a Mac (macOS 14 or later, Xcode 16 or its toolchain): builds mn and its tests, runs
+# On a Mac (macOS 14 or later, Xcode 16 or its toolchain, and Homebrew's libarchive and
+# libdeflate, `brew install libarchive libdeflate`, the formula's dependencies): builds mn and its tests, runs
 # `swift test` (without the conformance suite), then a live smoke test in a scratch folder
 # that it creates inside iCloud Drive (~/Library/Mobile Documents/com~apple~CloudDocs) and
 # removes at the end: a document and a conflict copy; `ls`, `merge-conflicts`, `export`; the

@@ -99,8 +99,9 @@ public enum DocumentColumns {
     return s
   }
 
-  /// Raw DEFLATE (no zlib framing), as a document's columns are stored.
-  private static func inflate(_ input: [UInt8]) -> [UInt8]? {
+  /// Raw DEFLATE (no zlib framing), as a document's columns are stored, inflated by zlib: a
+  /// second opinion on the codec's libdeflate.
+  public static func inflate(_ input: [UInt8]) -> [UInt8]? {
     var stream = z_stream()
     guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
     else { return nil }

@@ -11,6 +11,7 @@ class Mn < Formula
 
   depends_on xcode: ["16.0", :build]
   depends_on "libarchive"
+  depends_on "libdeflate"
   depends_on macos: :sonoma
 
   def install

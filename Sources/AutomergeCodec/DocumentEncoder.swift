@@ -294,7 +294,7 @@ public enum DocumentEncoder {
   static let parallelOps = 1 << 12
 
   /// Bytes of columns from which `finished` deflates them on as many threads as there are
-  /// processors (a Minuta month's are about 100 KB).
+  /// processors (the benchmark's month has about 1 MB of them).
   static let parallelDeflateBytes = 1 << 18
 
   /// Drops the empty columns and deflates those of 256 bytes or more (§7.8), as Rust does.

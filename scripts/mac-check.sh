@@ -3,10 +3,10 @@
 # paste into an issue.
 #
 # On a Mac (macOS 14 or later, Xcode 16 or its toolchain, and Homebrew's libarchive and
-# libdeflate, `brew install libarchive libdeflate`, the formula's dependencies): builds mn and its tests, runs
-# `swift test` (without the conformance suite), then a live smoke test in a scratch folder
-# that it creates inside iCloud Drive (~/Library/Mobile Documents/com~apple~CloudDocs) and
-# removes at the end: a document and a conflict copy; `ls`, `merge-conflicts`, `export`; the
+# libdeflate, `brew install libarchive libdeflate`, the formula's dependencies): builds mn
+# and its tests, runs `swift test` (without the conformance suite), then a live smoke test
+# in a scratch folder that it creates inside iCloud Drive (~/Library/Mobile
+# Documents/com~apple~CloudDocs) and removes at the end: a document and a conflict copy; `ls`, `merge-conflicts`, `export`; the
 # document evicted with `brctl evict` where that exists, then `ls --placeholders` and
 # `fetch`; and `watch --once`. Every step prints PASS, FAIL or SKIP; the exit status is 1
 # when one failed.

@@ -82,8 +82,8 @@ install: release
 	install -m 644 completions/mn.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/mn.fish
 
 # The Debian package: dist/mn_VERSION_ARCH.deb (scripts/deb.sh). Its binary is the release
-# build linked with the system's shared libdeflate (MN_SYSTEM_LIBS, see Package.swift): only
-# the link step differs, and the next `make release` links it back.
+# build linked with the system's shared zlib and libdeflate (MN_SYSTEM_LIBS, see Package.swift):
+# only the link step differs, and the next `make release` links it back.
 deb: setup build-info
 	MN_SYSTEM_LIBS=1 $(SWIFT) build $(RELEASE_FLAGS)
 	@scripts/deb.sh $(BIN) $(VERSION)

@@ -30,8 +30,8 @@ let directMetadata = SwiftSetting.unsafeFlags([
   "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors",
 ])
 
-// `make deb` links the system's shared libdeflate instead (MN_SYSTEM_LIBS=1): a Debian package
-// takes its libraries from the system, so that their security updates reach it (lintian's
+// `make deb` links the system's shared zlib and libdeflate instead (MN_SYSTEM_LIBS=1): a Debian
+// package takes its libraries from the system, so that their security updates reach it (lintian's
 // embedded-library). Its folder of static libraries holds libstdc++ only; only the link differs.
 let staticLibraries =
   Context.environment["MN_SYSTEM_LIBS"] == nil ? "static-libs" : "static-libs-deb"
@@ -48,11 +48,12 @@ let package = Package(
     .systemLibrary(
       name: "CArchive", pkgConfig: archivePkgConfig,
       providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]),
-    // zlib: only the tests' own inflater (TestSupport), a second opinion on libdeflate's.
+    // zlib: the codec's inflater, as strict as the real Automerge's (Deflate.swift).
     .systemLibrary(
       name: "CZlib", pkgConfig: zlibPkgConfig,
       providers: [.apt(["zlib1g-dev"])]),
-    // libdeflate: the codec's DEFLATE (whole buffers, as columns are).
+    // libdeflate: the codec's deflater (whole buffers, as columns are), and the tests' own
+    // inflater (TestSupport), a second opinion on zlib's.
     .systemLibrary(
       name: "CDeflate", pkgConfig: deflatePkgConfig,
       providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]),
@@ -74,7 +75,9 @@ let package = Package(
     // AutomergeCodec: bytes in, values out (with the JSON and SHA-256 it needs); no file system.
     .target(
       name: "AutomergeCodec",
-      dependencies: ["CDeflate", .target(name: "CCrypto", condition: linuxOnly), "Threads"],
+      dependencies: [
+        "CZlib", "CDeflate", .target(name: "CCrypto", condition: linuxOnly), "Threads",
+      ],
       exclude: ["README.md"],
       // The codec decodes and verifies hundreds of thousands of changes; unoptimised it is
       // 10-20x slower, which makes the conformance suite take many minutes in debug builds.
@@ -100,8 +103,9 @@ let package = Package(
     // Start-up, in the release build on Linux (every shared library costs the dynamic loader
     // its symbol lookups and relocations at every start):
     // - `make setup` links `.build/static-libs/libstdc++.a` (the static Swift runtime needs
-    //   libstdc++; loading the shared one cost 1.6 million instructions) and `libdeflate.a`; this
-    //   search path, taken before the system ones, makes the link use them;
+    //   libstdc++; loading the shared one cost 1.6 million instructions), `libz.a` and
+    //   `libdeflate.a`; this search path, taken before the system ones, makes the link use
+    //   them;
     // - libgcc's unwinder is linked in too (`-static-libgcc`, no libgcc_s.so);
     // - its 3,500 symbols are not exported (`--no-export-dynamic`, after swiftc's
     //   `-export-dynamic`): the runtime's start-up `dladdr` searched them one by one.
@@ -147,7 +151,7 @@ let package = Package(
     // what several of them share (scratch folders, fake file systems, the fixtures' finder).
     // The fixtures are Tests/Fixtures (see its README).
     .target(
-      name: "TestSupport", dependencies: ["Platform", "AutomergeCodec", "Storage", "CZlib"],
+      name: "TestSupport", dependencies: ["Platform", "AutomergeCodec", "Storage", "CDeflate"],
       path: "Tests/TestSupport"),
     .testTarget(name: "PlatformTests", dependencies: ["Platform", "TestSupport"]),
     .testTarget(name: "AutomergeCodecTests", dependencies: ["AutomergeCodec", "TestSupport"]),

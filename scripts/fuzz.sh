@@ -20,7 +20,7 @@ if [ -d ../shared/fixtures ]; then
 fi
 sources=$(find Sources/AutomergeCodec -name '*.swift' | sort)
 modules=""
-for m in CDeflate CCrypto; do modules="$modules -Xcc -fmodule-map-file=Sources/$m/module.modulemap"; done
+for m in CZlib CDeflate CCrypto; do modules="$modules -Xcc -fmodule-map-file=Sources/$m/module.modulemap"; done
 echo "fuzz: building the decoder with -sanitize=fuzzer,address" >&2
 # The codec imports Threads (its one dependency among mn's targets): built first as a module.
 mkdir -p "$out/modules"

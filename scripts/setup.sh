@@ -19,16 +19,16 @@ if ! command -v swift >/dev/null 2>&1; then
   echo "setup: the Swift 6 toolchain is needed and 'swift' is not on PATH" >&2
   exit 1
 fi
-# The release build links libstdc++ and libdeflate statically when these links exist (see
+# The release build links libstdc++, zlib and libdeflate statically when these links exist (see
 # Package.swift): a shorter start-up. Without them it uses the shared libraries.
 cd "$(dirname "$0")/.."
 # `make deb` links with .build/static-libs-deb, which has libstdc++ only (Package.swift).
 mkdir -p .build/static-libs .build/static-libs-deb
-for lib in libstdc++.a libdeflate.a; do
+for lib in libstdc++.a libz.a libdeflate.a; do
   found=$(gcc -print-file-name="$lib" 2>/dev/null || true)
   if [ "${found#/}" != "$found" ] && [ -f "$found" ]; then
     ln -sf "$found" ".build/static-libs/$lib"
-    [ "$lib" = libdeflate.a ] || ln -sf "$found" ".build/static-libs-deb/$lib"
+    [ "$lib" != libstdc++.a ] || ln -sf "$found" ".build/static-libs-deb/$lib"
   else
     echo "setup: no static $lib found; mn will link the shared one (slower start-up)" >&2
   fi

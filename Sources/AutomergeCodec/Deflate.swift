@@ -1,9 +1,16 @@
 import CDeflate
+import CZlib
 
-/// Raw DEFLATE (RFC 1951, no zlib or gzip framing, §3.1, §7.8) through libdeflate, which
-/// works on whole buffers: all a column or a compressed change chunk is. It inflates a
-/// month's columns in less than half zlib's time, and deflates them in about half at the
-/// same level, a little smaller (docs/codec.md, "libdeflate").
+/// Raw DEFLATE (RFC 1951, no zlib or gzip framing, §3.1, §7.8): read by zlib, written by
+/// libdeflate.
+///
+/// Reading decides whether a file loads, so it refuses what the real Automerge refuses: zlib
+/// does (Automerge 0.11 inflates with zlib-rs, a port of it). libdeflate inflates in less than
+/// half the time but accepts streams zlib and both oracles refuse (length symbols 286 and 287,
+/// a dynamic header with more than 286 or 30 codes, a one-codeword code-length code; its
+/// source says so), so a hostile file would load in mn and not in the app. Writing has no
+/// such question: libdeflate deflates a month's columns in about half zlib's time at the same
+/// level, a little smaller (docs/codec.md, "libdeflate").
 enum Deflate {
   /// The largest output `inflate` produces: DEFLATE cannot expand more than 1032:1, so this
   /// bound only stops hostile streams, never a valid one below 1 GiB.
@@ -28,43 +35,45 @@ enum Deflate {
   }
 
   /// Inflates a complete raw DEFLATE stream to at most `limit` bytes; on failure, the reason
-  /// and the room it inflated into (salvage charges that work as done).
+  /// and how much it produced before it (salvage charges that work as done).
   ///
-  /// A stream does not say how long it inflates to, and libdeflate needs room for all of
-  /// it: the first try has four times the input (the columns of the corpus inflate to less,
-  /// but for a few), each next one four times more, up to `limit`.
+  /// A stream does not say how long it inflates to: the first room is four times the input
+  /// (the corpus's columns inflate to less, but for a few), each next one four times more, up
+  /// to `limit`; what was inflated is carried over. `Z_FINISH` lets zlib write straight into
+  /// the room, without its 32 KB window, when the room is enough.
   static func inflate(_ input: UnsafeBufferPointer<UInt8>, limit: Int) -> (
     output: [UInt8]?, produced: Int, reason: String
   ) {
-    guard let base = input.baseAddress, !input.isEmpty else {
-      return (nil, 0, "stream ends early")
-    }
-    guard let decompressor = libdeflate_alloc_decompressor() else {
-      return (nil, 0, "cannot allocate a decompressor")
-    }
-    defer { libdeflate_free_decompressor(decompressor) }
+    var stream = z_stream()
+    guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+    else { return (nil, 0, "cannot initialise zlib") }
+    defer { inflateEnd(&stream) }
+    // zlib reads `next_in` only (its type predates `const`).
+    stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+    stream.avail_in = UInt32(input.count)
+    var out: [UInt8] = []
     var room = min(limit, max(64, input.count &* 4))
     while true {
-      var result = LIBDEFLATE_BAD_DATA
-      var consumed = 0
-      var produced = 0
-      let output = [UInt8](unsafeUninitializedCapacity: room) { out, count in
-        result = libdeflate_deflate_decompress_ex(
-          decompressor, base, input.count, out.baseAddress, room, &consumed, &produced)
-        count = result == LIBDEFLATE_SUCCESS ? produced : 0
+      var status = Z_OK
+      out = [UInt8](unsafeUninitializedCapacity: room) { o, count in
+        count = o.initialize(fromContentsOf: out)
+        // `room` is at least 64, so the buffer has an address.
+        stream.next_out = o.baseAddress.map { $0 + count }
+        stream.avail_out = UInt32(room - count)
+        status = CZlib.inflate(&stream, Z_FINISH)
+        count = room - Int(stream.avail_out)
       }
-      switch result {
-      case LIBDEFLATE_SUCCESS:
-        guard consumed == input.count else { return (nil, produced, "extra bytes after stream") }
-        // A try with far more room than the output needed is not kept that large.
-        return (room > 2 * produced && room >= 1 << 16 ? Array(output) : output, produced, "")
-      case LIBDEFLATE_INSUFFICIENT_SPACE:
-        guard room < limit else { return (nil, room, "inflated data too large") }
-        room = min(limit, room &* 4)
-      default:
-        return (nil, 0, "invalid data")
+      if status == Z_STREAM_END { break }
+      guard status == Z_BUF_ERROR || status == Z_OK else {
+        return (nil, out.count, "invalid data")
       }
+      guard stream.avail_out == 0 else { return (nil, out.count, "stream ends early") }
+      guard room < limit else { return (nil, out.count, "inflated data too large") }
+      room = min(limit, room &* 4)
     }
+    guard stream.avail_in == 0 else { return (nil, out.count, "extra bytes after stream") }
+    // A room far larger than the output is not kept that large.
+    return (out.count * 2 < room && room >= 1 << 16 ? Array(out) : out, out.count, "")
   }
 
   /// Compresses `input` to a raw DEFLATE stream at level 6 (flate2's default, which Automerge

@@ -1,9 +1,9 @@
 import Testing
+import Threads
 
 @testable import Archive
 @testable import Platform
 @testable import TestSupport
-import Threads
 
 #if canImport(Glibc)
   import Glibc

@@ -3,8 +3,9 @@ import Testing
 
 @testable import AutomergeCodec
 
-/// `Deflate` (libdeflate): what it writes inflates back, by itself and by zlib; what it
-/// refuses, and the room it grows into for a stream that inflates far.
+/// `Deflate` (zlib reads, libdeflate writes): what it writes inflates back, by itself and by
+/// libdeflate; what it refuses, as the real Automerge does, and the room it grows into for a
+/// stream that inflates far.
 @Suite struct DeflateTests {
   /// Inputs with the ratios a document's columns have and more: incompressible bytes, text,
   /// a counter column's runs, and a megabyte of zeros (about 1,000:1, past four tries' room).
@@ -31,7 +32,7 @@ import Testing
   }
 
   @Test(arguments: DeflateTests.inputs.map(\.0))
-  func whatItWritesInflatesBackByItselfAndByZlib(name: String) throws {
+  func whatItWritesInflatesBackByItselfAndByLibdeflate(name: String) throws {
     let input = try #require(DeflateTests.inputs.first { $0.0 == name }?.1)
     let stream = Deflate.deflate(input)
     #expect(!stream.isEmpty)
@@ -58,6 +59,46 @@ import Testing
       try [UInt8](stream.dropLast(2)).withUnsafeBufferPointer {
         try Deflate.inflate($0, offset: 0)
       }
+    }
+  }
+
+  /// One fixed-Huffman block: the literal "a", a match of length 258 at distance 1 (code 0),
+  /// the end of the block; the length is said with `symbol`. 285 is length 258; 286 and 287
+  /// have codes in the fixed table but no meaning (RFC 1951, 3.2.6). libdeflate inflates them
+  /// as 258; zlib and both oracles refuse them (Tests/Fixtures/malformed/README.md).
+  static func fixedBlock(lengthSymbol symbol: Int) -> [UInt8] {
+    var bits: [Bool] = []
+    func field(_ value: Int, _ count: Int) {  // header fields: least significant bit first
+      for i in 0..<count { bits.append(value >> i & 1 == 1) }
+    }
+    func code(_ value: Int, _ count: Int) {  // Huffman codes: most significant bit first
+      for i in (0..<count).reversed() { bits.append(value >> i & 1 == 1) }
+    }
+    field(1, 1)  // the last block
+    field(1, 2)  // fixed Huffman codes
+    code(0x30 + 0x61, 8)  // literal "a"
+    code(0xc0 + symbol - 280, 8)  // length symbols 280-287 have 8-bit codes from 0xc0
+    code(0, 5)  // distance code 0: distance 1
+    code(0, 7)  // end of block (256)
+    return stride(from: 0, to: bits.count, by: 8).map { start in
+      bits[start..<min(start + 8, bits.count)].enumerated().reduce(0) {
+        $0 | ($1.element ? 1 << $1.offset : 0)
+      }
+    }
+  }
+
+  @Test func reservedLengthSymbolsAreRefusedAsTheReferenceRefusesThem() {
+    #expect(DeflateTests.fixedBlock(lengthSymbol: 285) == [0x4b, 0x1c, 0x05, 0x00])
+    #expect(
+      DeflateTests.inflated(DeflateTests.fixedBlock(lengthSymbol: 285)).output
+        == [UInt8](repeating: 0x61, count: 259))
+    for symbol in [286, 287] {
+      let stream = DeflateTests.fixedBlock(lengthSymbol: symbol)
+      let result = DeflateTests.inflated(stream)
+      #expect(result.output == nil, "length symbol \(symbol)")
+      #expect(result.reason == "invalid data")
+      // The reason mn does not inflate with libdeflate.
+      #expect(DocumentColumns.inflate(stream)?.count == 259)
     }
   }
 

@@ -1,3 +1,5 @@
+import Threads
+
 /// What one chunk of a file holds (§3, §4).
 public struct ChunkInfo: Equatable, Sendable {
   /// The offset of the chunk's magic bytes in the file.
@@ -17,7 +19,7 @@ public struct ChunkInfo: Equatable, Sendable {
 
 /// Which changes a decode keeps the canonical chunk of (`Change.chunk`; every change is
 /// regenerated and hashed either way).
-enum KeptChunks {
+enum KeptChunks: Sendable {
   case all
   case none
   /// Those of the changes whose hash `keep` accepts (a merge keeps those that its first
@@ -227,63 +229,41 @@ public struct AutomergeFile: Sendable {
       var offset = start
       while offset < buf.count {
         let h = try Chunk.header(buf, at: offset)
+        guard h.type == .document else {
+          // This change chunk and those after it, each read on its own.
+          let run = AutomergeFile.changeChunkHeaders(buf, from: offset)
+          let read = try AutomergeFile.readChangeChunks(
+            bytes, run[...], keepOps: keepOps, kept: kept)
+          incoming.append(contentsOf: read.changes)
+          opCounts.append(contentsOf: read.opCounts)
+          chunks.append(contentsOf: read.infos)
+          offset = run[run.count - 1].end
+          continue
+        }
         var info = ChunkInfo(
           offset: offset, type: h.type, bodyLength: h.body.count, length: h.end - offset,
           checksum: h.checksum, inflatedLength: nil, changes: [])
-        switch h.type {
-        case .document:
-          let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
-          let following = AutomergeFile.changeChunks(buf, from: h.end)
-          var decoded = try DocumentChunk.decode(
-            buf, body: h.body, chunkOffset: offset, keepOps: keepOps, chunks: kept,
-            spareCapacity: incoming.isEmpty ? following : 0,
-            inspect: offset == 0 ? inspectFirstDocument : nil)
-          opCounts.append(contentsOf: decoded.opCounts)
-          try AutomergeFile.check(h, computed)
-          if let reason = decoded.refusedByNewerAutomerge {
-            refusedByNewerAutomerge.append(AutomergeFile.refusal(ofDocumentAt: offset, reason))
+        let computed = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
+        let following = AutomergeFile.changeChunks(buf, from: h.end)
+        var decoded = try DocumentChunk.decode(
+          buf, body: h.body, chunkOffset: offset, keepOps: keepOps, chunks: kept,
+          spareCapacity: incoming.isEmpty ? following : 0,
+          inspect: offset == 0 ? inspectFirstDocument : nil)
+        opCounts.append(contentsOf: decoded.opCounts)
+        try AutomergeFile.check(h, computed)
+        if let reason = decoded.refusedByNewerAutomerge {
+          refusedByNewerAutomerge.append(AutomergeFile.refusal(ofDocumentAt: offset, reason))
+        }
+        info.changes = decoded.changes.map(\.hash)
+        if offset == 0 { trusted = decoded.isDependency }
+        if incoming.isEmpty {
+          swap(&incoming, &decoded.changes)
+        } else {
+          let needed = incoming.count + decoded.changes.count + following
+          if needed > incoming.capacity {
+            incoming.reserveCapacity(max(needed, 2 * incoming.capacity))
           }
-          info.changes = decoded.changes.map(\.hash)
-          if offset == 0 { trusted = decoded.isDependency }
-          if incoming.isEmpty {
-            swap(&incoming, &decoded.changes)
-          } else {
-            let needed = incoming.count + decoded.changes.count + following
-            if needed > incoming.capacity {
-              incoming.reserveCapacity(max(needed, 2 * incoming.capacity))
-            }
-            incoming.append(contentsOf: decoded.changes)
-          }
-        case .change:
-          let hash = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
-          try AutomergeFile.check(h, hash)
-          let chunk =
-            kept.keeps(hash) ? Array(UnsafeBufferPointer(rebasing: buf[offset..<h.end])) : []
-          var change = try ChangeChunk.decode(
-            body: UnsafeBufferPointer(rebasing: buf[h.body]), base: h.body.lowerBound,
-            chunkOffset: offset,
-            hash: hash, chunk: chunk)
-          info.changes = [hash]
-          opCounts.append(Int32(truncatingIfNeeded: change.ops.count))
-          if !keepOps { change.ops = [] }
-          incoming.append(change)
-        case .compressedChange:
-          let body = try Deflate.inflate(
-            UnsafeBufferPointer(rebasing: buf[h.body]), offset: h.body.lowerBound)
-          let (chunk, hash) = ChangeEncoder.wrap(type: 1, body: body)
-          try AutomergeFile.check(h, hash)
-          let headerLength = chunk.count - body.count
-          var change = try chunk.withUnsafeBufferPointer { c in
-            try ChangeChunk.decode(
-              body: UnsafeBufferPointer(rebasing: c[headerLength...]), base: offset,
-              chunkOffset: offset,
-              hash: hash, chunk: kept.keeps(hash) ? chunk : [])
-          }
-          info.inflatedLength = body.count
-          info.changes = [hash]
-          opCounts.append(Int32(truncatingIfNeeded: change.ops.count))
-          if !keepOps { change.ops = [] }
-          incoming.append(change)
+          incoming.append(contentsOf: decoded.changes)
         }
         chunks.append(info)
         offset = h.end
@@ -306,13 +286,111 @@ public struct AutomergeFile: Sendable {
   /// chunk, the end, or a malformed header: the room `decode` reserves for them, so that
   /// hundreds of thousands of document changes are not copied to grow the array.
   private static func changeChunks(_ buf: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int {
-    var count = 0
+    changeChunkHeaders(buf, from: offset).count
+  }
+
+  /// The headers of the change chunks from `offset` to the next document chunk, the end, or
+  /// a malformed header (which the caller then meets and throws).
+  private static func changeChunkHeaders(_ buf: UnsafeBufferPointer<UInt8>, from offset: Int)
+    -> [ChunkHeader]
+  {
+    var headers: [ChunkHeader] = []
     var at = offset
     while at < buf.count, let h = try? Chunk.header(buf, at: at), h.type != .document {
-      count += 1
+      headers.append(h)
       at = h.end
     }
-    return count
+    return headers
+  }
+
+  /// What a run of change chunks gives `readChunks`, in file order.
+  private struct ChangeChunks: Sendable {
+    var changes: [Change] = []
+    var opCounts: [Int32] = []
+    var infos: [ChunkInfo] = []
+  }
+
+  /// A run of change chunks this many or longer is read in two halves at once: until
+  /// `apply`, each change chunk stands alone (a month in changes-only form is about 2,000).
+  static let parallelChangeChunks = 1 << 7
+
+  /// Reads the change chunks `headers` of `bytes`: each checksum, each change decoded. A run
+  /// of `parallelChangeChunks` or more is split where half its bytes are, the second half
+  /// read on a thread of its own; the first half's error, the one a single thread would
+  /// meet first, is thrown first.
+  private static func readChangeChunks(
+    _ bytes: [UInt8], _ headers: ArraySlice<ChunkHeader>, keepOps: Bool, kept: KeptChunks
+  ) throws -> ChangeChunks {
+    @Sendable func read(_ part: ArraySlice<ChunkHeader>) -> Result<ChangeChunks, Error> {
+      Result {
+        var read = ChangeChunks()
+        read.changes.reserveCapacity(part.count)
+        read.opCounts.reserveCapacity(part.count)
+        read.infos.reserveCapacity(part.count)
+        try bytes.withUnsafeBufferPointer { buf in
+          for h in part {
+            var (change, info) = try readChangeChunk(buf, h, kept: kept)
+            read.opCounts.append(Int32(truncatingIfNeeded: change.ops.count))
+            if !keepOps { change.ops = [] }
+            read.changes.append(change)
+            read.infos.append(info)
+          }
+        }
+        return read
+      }
+    }
+    guard headers.count >= parallelChangeChunks, Processors.online > 1 else {
+      return try read(headers).get()
+    }
+    let total = headers.reduce(0) { $0 + $1.body.count }
+    var end = headers.startIndex
+    var bytesBefore = 0
+    while bytesBefore * 2 < total {
+      bytesBefore += headers[end].body.count
+      end += 1
+    }
+    let middle = end
+    let (second, first) = alongside(
+      onThread: true, { read(headers[middle...]) }, { read(headers[..<middle]) })
+    var all = try first.get()
+    let rest = try second.get()
+    all.changes.append(contentsOf: rest.changes)
+    all.opCounts.append(contentsOf: rest.opCounts)
+    all.infos.append(contentsOf: rest.infos)
+    return all
+  }
+
+  /// Reads one change chunk (type 1 or 2): its checksum checked, its change decoded.
+  private static func readChangeChunk(
+    _ buf: UnsafeBufferPointer<UInt8>, _ h: ChunkHeader, kept: KeptChunks
+  ) throws -> (Change, ChunkInfo) {
+    var info = ChunkInfo(
+      offset: h.offset, type: h.type, bodyLength: h.body.count, length: h.end - h.offset,
+      checksum: h.checksum, inflatedLength: nil, changes: [])
+    if h.type == .change {
+      let hash = SHA256.hash(UnsafeBufferPointer(rebasing: buf[h.hashed]))
+      try AutomergeFile.check(h, hash)
+      let chunk =
+        kept.keeps(hash) ? Array(UnsafeBufferPointer(rebasing: buf[h.offset..<h.end])) : []
+      let change = try ChangeChunk.decode(
+        body: UnsafeBufferPointer(rebasing: buf[h.body]), base: h.body.lowerBound,
+        chunkOffset: h.offset, hash: hash, chunk: chunk)
+      info.changes = [hash]
+      return (change, info)
+    }
+    let body = try Deflate.inflate(
+      UnsafeBufferPointer(rebasing: buf[h.body]), offset: h.body.lowerBound)
+    let (chunk, hash) = ChangeEncoder.wrap(type: 1, body: body)
+    try AutomergeFile.check(h, hash)
+    let headerLength = chunk.count - body.count
+    let change = try chunk.withUnsafeBufferPointer { c in
+      try ChangeChunk.decode(
+        body: UnsafeBufferPointer(rebasing: c[headerLength...]), base: h.offset,
+        chunkOffset: h.offset, hash: hash, chunk: kept.keeps(hash) ? chunk : [])
+    }
+    info.inflatedLength = body.count
+    info.changes = [hash]
+    return (change, info)
   }
 
   /// The entry of `refusedByNewerAutomerge` for the document chunk at `offset`.

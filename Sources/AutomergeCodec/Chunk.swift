@@ -6,7 +6,7 @@ public enum ChunkType: UInt8, Sendable {
 }
 
 /// A chunk header as found in the input, with the location of its body.
-struct ChunkHeader {
+struct ChunkHeader: Sendable {
   var offset: Int
   var type: ChunkType
   var checksum: UInt32

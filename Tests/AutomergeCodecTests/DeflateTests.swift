@@ -112,3 +112,61 @@ import Testing
     #expect(DeflateTests.inflated(stream, limit: 1 << 20).output?.count == 1 << 20)
   }
 }
+
+/// A document chunk's columns (`DocumentChunk.columnBytes`): with
+/// `DocumentChunk.parallelInflateBytes` deflated bytes or more they are inflated in two
+/// groups at once; each comes back in its place, and the error is the first column's, in
+/// column order, whichever group it was in.
+@Suite struct ColumnInflationTests {
+  /// Four columns in one buffer: a plain one, two deflated ones that each hold half the
+  /// deflated bytes (so they go to different groups), and a small deflated one.
+  static let contents: [[UInt8]] = {
+    var state: UInt64 = 7
+    func noise(_ count: Int) -> [UInt8] {
+      (0..<count).map { _ in
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return UInt8(truncatingIfNeeded: state >> 33)
+      }
+    }
+    let half = DocumentChunk.parallelInflateBytes / 2 + 1000
+    return [noise(300), noise(half), noise(half + 10), Array(repeating: 9, count: 5000)]
+  }()
+
+  /// The buffer and the columns' entries; the columns at `damaged` have their first byte
+  /// made a block of the reserved type 3.
+  static func columns(damaged: Set<Int> = []) -> ([UInt8], [ColumnEntry]) {
+    var buffer: [UInt8] = []
+    var entries: [ColumnEntry] = []
+    for (i, content) in contents.enumerated() {
+      var stored = i == 0 ? content : Deflate.deflate(content)
+      if damaged.contains(i) { stored[0] = 0x07 }
+      entries.append(
+        ColumnEntry(
+          spec: UInt32(i) << 4, deflated: i != 0,
+          range: buffer.count..<(buffer.count + stored.count)))
+      buffer += stored
+    }
+    return (buffer, entries)
+  }
+
+  @Test func everyColumnComesBackInItsPlace() throws {
+    let (buffer, entries) = Self.columns()
+    let deflatedBytes = entries.dropFirst().reduce(0) { $0 + $1.range.count }
+    #expect(deflatedBytes >= DocumentChunk.parallelInflateBytes)
+    let bytes = try buffer.withUnsafeBufferPointer { try DocumentChunk.columnBytes($0, entries) }
+    #expect(bytes == Self.contents)
+  }
+
+  /// A damaged column in one group, in the other, in both.
+  @Test(arguments: [[1], [2], [1, 2], [2, 3]])
+  func theFirstDamagedColumnIsTheOneReported(damaged: [Int]) throws {
+    let (buffer, entries) = Self.columns(damaged: Set(damaged))
+    let first = entries[damaged.min() ?? 0].range.lowerBound
+    do {
+      _ = try buffer.withUnsafeBufferPointer { try DocumentChunk.columnBytes($0, entries) }
+      Issue.record("a damaged column was inflated")
+    } catch AutomergeDecodeError.corruptDeflate(_, let offset) {
+      #expect(offset == first)
+    }
+  }
+}

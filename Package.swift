@@ -162,10 +162,11 @@ let package = Package(
       linkerSettings: [.linkedLibrary("archive")]),
     .testTarget(name: "OperationsTests", dependencies: ["Operations", "TestSupport"]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands"], exclude: ["Snapshots"]),
-    // sync-client.py is the live-sync tests' concurrent writer, run as its own process.
+    // sync-client.py is the live-sync tests' concurrent writer, real-sync.py the driver of a
+    // real sync engine (RealSyncTests); each runs as its own process.
     .testTarget(
       name: "EndToEndTests", dependencies: ["mn", "Platform", "AutomergeCodec", "Storage"],
-      exclude: ["Support/sync-client.py"]),
+      exclude: ["Support/sync-client.py", "Support/real-sync.py"]),
     .testTarget(name: "ConformanceTests", dependencies: ["AutomergeCodec", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]

@@ -108,7 +108,8 @@ struct ChangeIndex: Sendable {
   private mutating func grow(_ hashAt: (Int) -> ChangeHash) {
     var bigger = ChangeIndex(capacity: slots.count)
     for slot in slots where slot.position != ChangeIndex.empty {
-      bigger.insert(Int(slot.position), hashAt: hashAt)
+      // The hashes were distinct here: none is held already.
+      _ = bigger.insert(Int(slot.position), hashAt: hashAt)
     }
     self = bigger
   }

@@ -62,7 +62,7 @@ import Testing
     for document in Self.documents {
       written.insert(try writers[0].edit(document, key: "first", seq: 1))
     }
-    try Self.round(engine, sync, box, roots, merging: false)
+    _ = try Self.round(engine, sync, box, roots, merging: false)
     var figures: [Int] = []
     for round in 1...Self.editRounds {
       for (i, writer) in writers.enumerated() {

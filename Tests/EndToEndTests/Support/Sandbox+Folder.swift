@@ -39,7 +39,7 @@ extension Sandbox {
   func files(_ rel: String) throws -> [String] {
     try FileManager.default.subpathsOfDirectory(atPath: path(rel)).filter {
       var isDirectory: ObjCBool = false
-      FileManager.default.fileExists(atPath: path(rel) + "/" + $0, isDirectory: &isDirectory)
+      _ = FileManager.default.fileExists(atPath: path(rel) + "/" + $0, isDirectory: &isDirectory)
       return !isDirectory.boolValue
     }.sorted()
   }

@@ -22,7 +22,7 @@ final class Watcher {
     errPath = box.path("\(name).stderr")
     outPath = box.path("\(name).stdout")
     for path in [errPath, outPath] {
-      FileManager.default.createFile(atPath: path, contents: nil)
+      _ = FileManager.default.createFile(atPath: path, contents: nil)
     }
     process = Process()
     process.executableURL = Sandbox.binary

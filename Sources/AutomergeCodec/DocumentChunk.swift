@@ -49,6 +49,58 @@ enum DocumentChunk {
     return (actors, heads, changeColumns, opColumns)
   }
 
+  /// A chunk with this many deflated bytes or more has its columns inflated in two groups
+  /// at once (each column is a stream of its own; the benchmark month has 420 KB of them).
+  static let parallelInflateBytes = 1 << 16
+
+  /// The bytes of `cols`, in their order, inflated where deflated. With
+  /// `parallelInflateBytes` deflated bytes or more, the deflated columns are split into two
+  /// groups of about the same size (the largest first, each to the lighter group), one
+  /// inflated on a `Worker`; the error thrown is that of the first column, in order, that
+  /// fails: the one a single thread meets first.
+  static func columnBytes(_ buf: UnsafeBufferPointer<UInt8>, _ cols: [ColumnEntry]) throws
+    -> [[UInt8]]
+  {
+    typealias Inflated = Result<[UInt8], Error>
+    @Sendable func inflate(_ stream: UnsafeBufferPointer<UInt8>, at offset: Int) -> Inflated {
+      Result { try Deflate.inflate(stream, offset: offset) }
+    }
+    func inflateStored(_ i: Int) -> Inflated {
+      inflate(UnsafeBufferPointer(rebasing: buf[cols[i].range]), at: cols[i].range.lowerBound)
+    }
+    let deflated = cols.indices.filter { cols[$0].deflated }
+    let total = deflated.reduce(0) { $0 + cols[$1].range.count }
+    var inflated = [Inflated?](repeating: nil, count: cols.count)
+    if total >= parallelInflateBytes && Processors.online > 1 {
+      var here: [Int] = []
+      var there: [(index: Int, stream: [UInt8], offset: Int)] = []
+      var weights = (here: 0, there: 0)
+      for i in deflated.sorted(by: { cols[$0].range.count > cols[$1].range.count }) {
+        let range = cols[i].range
+        if weights.here <= weights.there {
+          here.append(i)
+          weights.here += range.count
+        } else {
+          there.append((i, Array(UnsafeBufferPointer(rebasing: buf[range])), range.lowerBound))
+          weights.there += range.count
+        }
+      }
+      let away = there
+      let inflateAway = { @Sendable in
+        away.map { c in (c.index, c.stream.withUnsafeBufferPointer { inflate($0, at: c.offset) }) }
+      }
+      let (theirs, ours) = alongside(
+        onThread: true, inflateAway, { here.map { ($0, inflateStored($0)) } })
+      for (i, result) in theirs + ours { inflated[i] = result }
+    }
+    return try cols.indices.map { i in
+      guard cols[i].deflated else {
+        return Array(UnsafeBufferPointer(rebasing: buf[cols[i].range]))
+      }
+      return try (inflated[i] ?? inflateStored(i)).get()
+    }
+  }
+
   /// Decodes a document body and regenerates its changes.
   ///
   /// - Parameters:
@@ -71,61 +123,6 @@ enum DocumentChunk {
   ///   count.
   /// - Throws: `AutomergeDecodeError` for malformed bytes, and `headsMismatch` when the
   ///   regenerated heads differ from the stored ones.
-  /// A chunk with this many deflated bytes or more has its columns inflated in two groups
-  /// at once (each column is a stream of its own; the benchmark month has 420 KB of them).
-  static let parallelInflateBytes = 1 << 16
-
-  /// The bytes of `cols`, in their order, inflated where deflated. With
-  /// `parallelInflateBytes` deflated bytes or more, the deflated columns are split into two
-  /// groups of about the same size (the largest first, each to the lighter group), one
-  /// inflated on a `Worker`; the error thrown is that of the first column, in order, that
-  /// fails: the one a single thread meets first.
-  static func columnBytes(_ buf: UnsafeBufferPointer<UInt8>, _ cols: [ColumnEntry]) throws
-    -> [[UInt8]]
-  {
-    @Sendable func inflate(_ stream: UnsafeBufferPointer<UInt8>, at offset: Int) -> Result<
-      [UInt8], Error
-    > {
-      Result { try Deflate.inflate(stream, offset: offset) }
-    }
-    func inflateStored(_ i: Int) -> Result<[UInt8], Error> {
-      inflate(UnsafeBufferPointer(rebasing: buf[cols[i].range]), at: cols[i].range.lowerBound)
-    }
-    let deflated = cols.indices.filter { cols[$0].deflated }
-    let total = deflated.reduce(0) { $0 + cols[$1].range.count }
-    var inflated = [Result<[UInt8], Error>?](repeating: nil, count: cols.count)
-    if total >= parallelInflateBytes && Processors.online > 1 {
-      var here: [Int] = []
-      var there: [(index: Int, stream: [UInt8], offset: Int)] = []
-      var weights = (here: 0, there: 0)
-      for i in deflated.sorted(by: { cols[$0].range.count > cols[$1].range.count }) {
-        let range = cols[i].range
-        if weights.here <= weights.there {
-          here.append(i)
-          weights.here += range.count
-        } else {
-          there.append((i, Array(UnsafeBufferPointer(rebasing: buf[range])), range.lowerBound))
-          weights.there += range.count
-        }
-      }
-      let away = there
-      let (theirs, ours) = alongside(
-        onThread: true,
-        {
-          away.map { c in (c.index, c.stream.withUnsafeBufferPointer { inflate($0, at: c.offset) })
-          }
-        },
-        { here.map { ($0, inflateStored($0)) } })
-      for (i, result) in theirs + ours { inflated[i] = result }
-    }
-    return try cols.indices.map { i in
-      guard cols[i].deflated else {
-        return Array(UnsafeBufferPointer(rebasing: buf[cols[i].range]))
-      }
-      return try (inflated[i] ?? inflateStored(i)).get()
-    }
-  }
-
   static func decode(
     _ buf: UnsafeBufferPointer<UInt8>, body: Range<Int>, chunkOffset: Int, verifyHeads: Bool = true,
     keepChanges: Bool = true, keepOps: Bool = true, chunks: KeptChunks = .all,

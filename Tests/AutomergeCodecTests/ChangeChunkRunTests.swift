@@ -15,43 +15,37 @@ import Testing
 
   /// `chunk`, a type-1 change chunk, as a type-2 one: its body deflated, its checksum kept
   /// (a compressed chunk's is that of its inflated form, §3.1).
-  static func compressed(_ chunk: [UInt8]) -> [UInt8] {
-    var at = 9
-    var length = 0
-    var shift = 0
-    while true {
-      length |= Int(chunk[at] & 0x7f) << shift
-      shift += 7
-      at += 1
-      if chunk[at - 1] < 0x80 { break }
-    }
-    let deflated = Deflate.deflate(Array(chunk[at..<(at + length)]))
-    var out = Array(chunk[0..<8]) + [2]
-    var n = deflated.count
-    repeat {
-      out.append(UInt8(n & 0x7f) | (n >= 0x80 ? 0x80 : 0))
-      n >>= 7
-    } while n > 0
-    return out + deflated
+  static func compressed(_ chunk: [UInt8]) throws -> [UInt8] {
+    let body = try chunk.withUnsafeBufferPointer { try Chunk.header($0, at: 0).body }
+    let deflated = Deflate.deflate(Array(chunk[body]))
+    var out = ByteBuffer(capacity: deflated.count + 19)
+    out.put(Array(chunk[0..<8]))  // the magic and the checksum
+    out.put(2)
+    out.putULEB(UInt64(deflated.count))
+    out.put(deflated)
+    return out.bytes
   }
 
-  static let chunks: [[UInt8]] = changes.enumerated().map {
-    $0.offset % 3 == 2 ? compressed($0.element.chunk) : $0.element.chunk
+  static func chunks() throws -> [[UInt8]] {
+    try changes.enumerated().map {
+      $0.offset % 3 == 2 ? try compressed($0.element.chunk) : $0.element.chunk
+    }
   }
 
   @Test func everyChangeComesBackInFileOrder() throws {
-    let bytes = Self.chunks.flatMap { $0 }
+    let chunks = try Self.chunks()
+    let bytes = chunks.flatMap { $0 }
     let file = try AutomergeFile.decode(bytes)
     let hashes = Self.changes.map(\.hash)
     #expect(file.changes.map(\.hash) == hashes)
     #expect(file.chunks.map { $0.changes } == hashes.map { [$0] })
-    #expect(file.chunks.map(\.type) == Self.chunks.map { $0[8] == 2 ? .compressedChange : .change })
+    #expect(file.chunks.map(\.type) == chunks.map { $0[8] == 2 ? .compressedChange : .change })
     var offset = 0
-    for (info, chunk) in zip(file.chunks, Self.chunks) {
+    for (info, chunk) in zip(file.chunks, chunks) {
       #expect(info.offset == offset && info.length == chunk.count)
       offset += chunk.count
     }
-    #expect(file.chunks.filter { $0.inflatedLength != nil }.count == Self.chunks.count / 3)
+    #expect(file.chunks.filter { $0.inflatedLength != nil }.count == chunks.count / 3)
     #expect(file.changeOpCounts == [Int32](repeating: 1, count: hashes.count))
     #expect(file.heads == [hashes[hashes.count - 1]])
     #expect(try AutomergeFile.verifyListing(bytes).hashes == hashes)
@@ -70,7 +64,7 @@ import Testing
     (3 * AutomergeFile.parallelChangeChunks - 10, nil),
   ])
   func theFirstErrorInFileOrderIsThrown(first: Int, second: Int?) throws {
-    var chunks = Self.damaged(Self.chunks, at: first)
+    var chunks = Self.damaged(try Self.chunks(), at: first)
     if let second { chunks = Self.damaged(chunks, at: second) }
     let offset = chunks[..<first].reduce(0) { $0 + $1.count }
     do {

@@ -4,13 +4,18 @@ import CZlib
 /// Raw DEFLATE (RFC 1951, no zlib or gzip framing, §3.1, §7.8): read by zlib, written by
 /// libdeflate.
 ///
-/// Reading decides whether a file loads, so it refuses what the real Automerge refuses: zlib
-/// does (Automerge 0.11 inflates with zlib-rs, a port of it). libdeflate inflates in less than
-/// half the time but accepts streams zlib and both oracles refuse (length symbols 286 and 287,
-/// a dynamic header with more than 286 or 30 codes, a one-codeword code-length code; its
-/// source says so), so a hostile file would load in mn and not in the app. Writing has no
-/// such question: libdeflate deflates a month's columns in about half zlib's time at the same
-/// level, a little smaller (docs/codec.md, "libdeflate").
+/// Reading decides whether a file loads, so it must refuse what the real Automerge refuses
+/// and take what it takes. The reference inflates with miniz_oxide (flate2 1.0.25, in both
+/// oracles), which takes a dynamic block's header however many codes it declares (up to 288
+/// literal/length and 32 distance codes) and refuses the data when it uses a symbol with
+/// no meaning (lengths 286 and 287, distances 30 and 31). zlib refuses those symbols too,
+/// and also such headers; libdeflate takes both. So zlib reads, and a stream zlib refuses
+/// for its header's counts is read again by libdeflate: mn and the reference then differ
+/// only on a stream with such a header that also holds what zlib refuses and libdeflate
+/// takes, one of those symbols for one (the reference refuses it, mn takes it; no writer
+/// makes either; docs/codec.md, "Reading with zlib again").
+/// Writing has no such question: libdeflate deflates a month's columns in about half zlib's
+/// time at the same level, a little smaller.
 enum Deflate {
   /// The largest output `inflate` produces: DEFLATE cannot expand more than 1032:1, so this
   /// bound only stops hostile streams, never a valid one below 1 GiB.
@@ -64,6 +69,9 @@ enum Deflate {
         count = room - Int(stream.avail_out)
       }
       if status == Z_STREAM_END { break }
+      if status == Z_DATA_ERROR, stream.msg.map({ String(cString: $0) }) == zlibCodeCounts {
+        return inflateWhole(input, limit: limit)
+      }
       guard status == Z_BUF_ERROR || status == Z_OK else {
         return (nil, out.count, "invalid data")
       }
@@ -74,6 +82,41 @@ enum Deflate {
     guard stream.avail_in == 0 else { return (nil, out.count, "extra bytes after stream") }
     // A room far larger than the output is not kept that large.
     return (out.count * 2 < room && room >= 1 << 16 ? Array(out) : out, out.count, "")
+  }
+
+  /// zlib's reason for a dynamic block that declares more than 286 literal/length or 30
+  /// distance codes, which the reference reads.
+  static let zlibCodeCounts = "too many length or distance symbols"
+
+  /// `inflate(_:limit:)` by libdeflate, for a stream zlib refuses for its code counts alone:
+  /// a whole buffer, into room that grows as zlib's does.
+  private static func inflateWhole(_ input: UnsafeBufferPointer<UInt8>, limit: Int) -> (
+    output: [UInt8]?, produced: Int, reason: String
+  ) {
+    guard let base = input.baseAddress, let decompressor = libdeflate_alloc_decompressor()
+    else { return (nil, 0, "invalid data") }
+    defer { libdeflate_free_decompressor(decompressor) }
+    var room = min(limit, max(64, input.count &* 4))
+    while true {
+      var result = LIBDEFLATE_BAD_DATA
+      var consumed = 0
+      var produced = 0
+      let output = [UInt8](unsafeUninitializedCapacity: room) { out, count in
+        result = libdeflate_deflate_decompress_ex(
+          decompressor, base, input.count, out.baseAddress, room, &consumed, &produced)
+        count = result == LIBDEFLATE_SUCCESS ? produced : 0
+      }
+      switch result {
+      case LIBDEFLATE_SUCCESS:
+        guard consumed == input.count else { return (nil, produced, "extra bytes after stream") }
+        return (output, produced, "")
+      case LIBDEFLATE_INSUFFICIENT_SPACE:
+        guard room < limit else { return (nil, room, "inflated data too large") }
+        room = min(limit, room &* 4)
+      default:
+        return (nil, 0, "invalid data")
+      }
+    }
   }
 
   /// Compresses `input` to a raw DEFLATE stream at level 6 (flate2's default, which Automerge

@@ -42,10 +42,9 @@ enum Deflate {
   /// Inflates a complete raw DEFLATE stream to at most `limit` bytes; on failure, the reason
   /// and how much it produced before it (salvage charges that work as done).
   ///
-  /// A stream does not say how long it inflates to: the first room is four times the input
-  /// (the corpus's columns inflate to less, but for a few), each next one four times more, up
-  /// to `limit`; what was inflated is carried over. `Z_FINISH` lets zlib write straight into
-  /// the room, without its 32 KB window, when the room is enough.
+  /// It inflates into the rooms `nextRoom(after:input:limit:)` gives, carrying over what was
+  /// inflated. `Z_FINISH` lets zlib write straight into the room, without its 32 KB window,
+  /// when the room is enough.
   static func inflate(_ input: UnsafeBufferPointer<UInt8>, limit: Int) -> (
     output: [UInt8]?, produced: Int, reason: String
   ) {
@@ -57,12 +56,12 @@ enum Deflate {
     stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
     stream.avail_in = UInt32(input.count)
     var out: [UInt8] = []
-    var room = min(limit, max(64, input.count &* 4))
+    var room = nextRoom(after: nil, input: input.count, limit: limit)
     while true {
       var status = Z_OK
       out = [UInt8](unsafeUninitializedCapacity: room) { o, count in
         count = o.initialize(fromContentsOf: out)
-        // `room` is at least 64, so the buffer has an address.
+        // Without an address (no room at all) zlib refuses the call.
         stream.next_out = o.baseAddress.map { $0 + count }
         stream.avail_out = UInt32(room - count)
         status = CZlib.inflate(&stream, Z_FINISH)
@@ -77,26 +76,33 @@ enum Deflate {
       }
       guard stream.avail_out == 0 else { return (nil, out.count, "stream ends early") }
       guard room < limit else { return (nil, out.count, "inflated data too large") }
-      room = min(limit, room &* 4)
+      room = nextRoom(after: room, input: input.count, limit: limit)
     }
     guard stream.avail_in == 0 else { return (nil, out.count, "extra bytes after stream") }
     // A room far larger than the output is not kept that large.
     return (out.count * 2 < room && room >= 1 << 16 ? Array(out) : out, out.count, "")
   }
 
+  /// The room a try inflates into, since a stream does not say how long it inflates to: four
+  /// times the input at first (the corpus's columns inflate to less, but for a few), four
+  /// times the `previous` room after that, never more than `limit`.
+  private static func nextRoom(after previous: Int?, input count: Int, limit: Int) -> Int {
+    min(limit, previous.map { $0 &* 4 } ?? max(64, count &* 4))
+  }
+
   /// zlib's reason for a dynamic block that declares more than 286 literal/length or 30
   /// distance codes, which the reference reads.
-  static let zlibCodeCounts = "too many length or distance symbols"
+  private static let zlibCodeCounts = "too many length or distance symbols"
 
   /// `inflate(_:limit:)` by libdeflate, for a stream zlib refuses for its code counts alone:
-  /// a whole buffer, into room that grows as zlib's does.
+  /// a whole buffer, into the same rooms.
   private static func inflateWhole(_ input: UnsafeBufferPointer<UInt8>, limit: Int) -> (
     output: [UInt8]?, produced: Int, reason: String
   ) {
     guard let base = input.baseAddress, let decompressor = libdeflate_alloc_decompressor()
     else { return (nil, 0, "invalid data") }
     defer { libdeflate_free_decompressor(decompressor) }
-    var room = min(limit, max(64, input.count &* 4))
+    var room = nextRoom(after: nil, input: input.count, limit: limit)
     while true {
       var result = LIBDEFLATE_BAD_DATA
       var consumed = 0
@@ -112,7 +118,7 @@ enum Deflate {
         return (output, produced, "")
       case LIBDEFLATE_INSUFFICIENT_SPACE:
         guard room < limit else { return (nil, room, "inflated data too large") }
-        room = min(limit, room &* 4)
+        room = nextRoom(after: room, input: input.count, limit: limit)
       default:
         return (nil, 0, "invalid data")
       }

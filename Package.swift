@@ -154,7 +154,8 @@ let package = Package(
       name: "TestSupport", dependencies: ["Platform", "AutomergeCodec", "Storage", "CDeflate"],
       path: "Tests/TestSupport"),
     .testTarget(name: "PlatformTests", dependencies: ["Platform", "TestSupport"]),
-    .testTarget(name: "AutomergeCodecTests", dependencies: ["AutomergeCodec", "TestSupport"]),
+    .testTarget(
+      name: "AutomergeCodecTests", dependencies: ["AutomergeCodec", "TestSupport", "Threads"]),
     .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
     // Links libarchive to compare LibArchive's entries with the header's functions.
     .testTarget(

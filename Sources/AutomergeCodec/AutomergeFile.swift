@@ -339,7 +339,7 @@ public struct AutomergeFile: Sendable {
         return read
       }
     }
-    guard headers.count >= parallelChangeChunks, Processors.online > 1 else {
+    guard headers.count >= parallelChangeChunks, Processors.available > 1 else {
       return try read(headers).get()
     }
     let total = headers.reduce(0) { $0 + $1.body.count }

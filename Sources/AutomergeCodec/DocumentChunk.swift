@@ -71,7 +71,7 @@ enum DocumentChunk {
     let deflated = cols.indices.filter { cols[$0].deflated }
     let total = deflated.reduce(0) { $0 + cols[$1].range.count }
     var inflated = [Inflated?](repeating: nil, count: cols.count)
-    if total >= parallelInflateBytes && Processors.online > 1 {
+    if total >= parallelInflateBytes && Processors.available > 1 {
       var here: [Int] = []
       var there: [(index: Int, stream: [UInt8], offset: Int)] = []
       var weights = (here: 0, there: 0)
@@ -163,7 +163,7 @@ enum DocumentChunk {
       let rowBytes = changeData.values.reduce(0) { $0 + $1.count }
       let rowsDecoder = builder
       let (rows, ops) = alongside(
-        onThread: rowBytes >= Reconstruction.parallelRowBytes,
+        onThread: rowBytes >= Reconstruction.parallelRowBytes && Processors.available > 1,
         {
           Result {
             var rows = rowsDecoder

@@ -117,7 +117,7 @@ public enum DocumentEncoder {
     // they refuse changes a document cannot number, and the op table's lookups rely on each
     // actor's changes having op ranges that do not overlap (`collect` reads the changes
     // only). Then the succs and the ops' order, both from what `collect` made.
-    let atOnce = file.opCount >= DocumentEncoder.parallelOps
+    let atOnce = file.opCount >= DocumentEncoder.parallelOps && Processors.available > 1
     var table = OpTable(file: file, rows: rows)
     let (changeColumns, collected) = alongside(
       onThread: atOnce,
@@ -306,7 +306,7 @@ public enum DocumentEncoder {
     var out: [(UInt32, [UInt8])] = []
     out.reserveCapacity(present.count)
     OrderedWork.run(
-      count: present.count, width: total >= parallelDeflateBytes ? Processors.online : 1,
+      count: present.count, width: total >= parallelDeflateBytes ? Processors.available : 1,
       produce: { present[$0] }, transform: { finished($0) }, consume: { out.append($1) })
     return out
   }

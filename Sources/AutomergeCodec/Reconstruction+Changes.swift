@@ -167,7 +167,7 @@ extension Reconstruction {
   ///   first, as the ops are read in order.
   func predsFromSuccs() throws -> Preds {
     let n = opCount
-    guard n >= max(2, Reconstruction.parallelOps), Processors.online > 1,
+    guard n >= max(2, Reconstruction.parallelOps), Processors.available > 1,
       let middle = (max(1, n / 2)..<n).first(where: { isInsert($0) })
     else {
       var all = try preds(0..<n, succs: 0..<succKeys.count, after: 0)
@@ -469,9 +469,10 @@ extension Reconstruction {
   static let parallelRebuildRows = 1 << 10
 
   /// Rows from which `rebuiltHashes` encodes the second half of a document's rows on a
-  /// thread of its own when their hashes are not known beforehand (above a Minuta month's
-  /// 2,000, whose checks `mn doctor` already runs one per processor).
-  static let parallelEncodeRows = 1 << 14
+  /// thread of its own when their hashes are not known beforehand (a Minuta month has about
+  /// 2,000; `doctor` and `log`, which decode a month per processor, do not split it:
+  /// `Processors.available`).
+  static let parallelEncodeRows = 1 << 10
 
   /// Every change row rebuilt, encoded and hashed, without a `Change` value: the hashes and
   /// op counts, in row order.
@@ -498,7 +499,7 @@ extension Reconstruction {
     let rows = rowActor.count
     let threshold =
       expected == nil ? Reconstruction.parallelEncodeRows : Reconstruction.parallelRebuildRows
-    guard rows >= max(2, threshold), Processors.online > 1 else {
+    guard rows >= max(2, threshold), Processors.available > 1 else {
       return try rebuiltHashes(
         0..<rows, preds, assignment, arena: arena, expected: expected, capacity: rows)
     }
@@ -680,7 +681,7 @@ extension Reconstruction {
     let table = state.tables.table(author: author, others: state.others)
     state.local[author] = 0
     for (q, a) in state.others.enumerated() { state.local[Int(a)] = Int32(q + 1) }
-    if count >= Reconstruction.splitRowOps && Processors.online > 1 {
+    if count >= Reconstruction.splitRowOps && Processors.available > 1 {
       try encodeOnTwoThreads(
         counters, local: state.local, preds, into: &encoder, arena: arena, text: text)
     } else {

@@ -245,7 +245,7 @@ struct Reconstruction {
     // allocations (on the worker's, the allocator keeps it apart: 3 MB more on moby-dick).
     let decoded = self
     let (first, second) = alongside(
-      onThread: n >= Reconstruction.parallelOps,
+      onThread: n >= Reconstruction.parallelOps && Processors.available > 1,
       { Result { try decoded.decodeIdsAndObjects(data, n: n) } },
       { Result { try decodeKeysAndSuccs(data, n: n) } })
     let ids = try first.get()

@@ -15,6 +15,11 @@
 /// The processors online (`sysconf(_SC_NPROCESSORS_ONLN)`), at least 1.
 public enum Processors {
   public static var online: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
+  /// The processors that work on the calling thread may spread over: all those online, but
+  /// one on a thread of an `OrderedWork` loop, whose other items keep the rest busy (a
+  /// document that `doctor` decodes there is not split into halves on threads of its own).
+  public static var available: Int { OrderedWork.isOnItsThread ? 1 : online }
 }
 
 /// A mutex with one condition variable: the waiting and waking that the writer's helper
@@ -154,7 +159,7 @@ public enum OrderedWork {
     }
     for index in 0..<count {
       let input = produce(index)
-      guard width > 1, let worker = Worker.start({ transform(input) }) else {
+      guard width > 1, let worker = Worker.start({ onItsThread { transform(input) } }) else {
         while !pending.isEmpty { finishFirst() }
         consume(index, transform(input))
         continue
@@ -164,4 +169,21 @@ public enum OrderedWork {
     }
     while !pending.isEmpty { finishFirst() }
   }
+
+  /// Marks the calling thread, one that `run` started, as an item's (`isOnItsThread`).
+  private static func onItsThread<T>(_ body: () -> T) -> T {
+    pthread_setspecific(itemThread, UnsafeRawPointer(bitPattern: 1))
+    return body()
+  }
+
+  /// Whether the calling thread is one that `run` started for an item.
+  static var isOnItsThread: Bool { pthread_getspecific(itemThread) != nil }
+
+  /// The thread-specific key whose value is non-nil on the threads `run` starts (they end
+  /// with their item, so it is never cleared).
+  private static let itemThread: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+  }()
 }

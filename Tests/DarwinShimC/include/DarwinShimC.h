@@ -292,5 +292,10 @@ int pthread_cond_init(pthread_cond_t *_Nonnull cond, const pthread_condattr_t *_
 int pthread_cond_destroy(pthread_cond_t *_Nonnull cond);
 int pthread_cond_wait(pthread_cond_t *_Nonnull cond, pthread_mutex_t *_Nonnull mutex);
 int pthread_cond_broadcast(pthread_cond_t *_Nonnull cond);
+// <sys/_pthread/_pthread_key_t.h>: an unsigned long (Glibc's is an unsigned int)
+typedef unsigned long pthread_key_t;
+int pthread_key_create(pthread_key_t *_Nonnull key, void (*_Nullable destructor)(void *_Nonnull));
+int pthread_setspecific(pthread_key_t key, const void *_Nullable value);
+void *_Nullable pthread_getspecific(pthread_key_t key);
 
 #endif

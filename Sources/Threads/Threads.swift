@@ -144,30 +144,82 @@ public func alongside<First: Sendable, Second>(
 /// `produce` and `consume` run on the calling thread, in index order, as in a plain loop:
 /// reading files stays in order (a test's fault at the third read is the third file's), and
 /// whatever `consume` builds comes out as the loop would build it. Only `transform` (pure
-/// work on what `produce` gave, such as decoding bytes) runs on a thread of its own. At most
-/// `width` items are between `produce` and `consume`, so memory stays bounded.
-/// A width of 1, or a thread that cannot be made, runs the step in place.
+/// work on what `produce` gave, such as decoding bytes) runs on a thread of its own. An item
+/// is started as soon as fewer than `width` are running, not only once the oldest is
+/// consumed, so that a large item does not leave the processors the small ones after it
+/// freed idle; at most twice `width` items are between `produce` and `consume`, so memory
+/// stays bounded. A width of 1, or a thread that cannot be made, runs the step in place.
 public enum OrderedWork {
   public static func run<Input: Sendable, Output: Sendable>(
     count: Int, width: Int, produce: (Int) -> Input,
     transform: @escaping @Sendable (Input) -> Output, consume: (Int, Output) -> Void
   ) {
+    let window = 2 * width
+    let ended = EndedItems()
     var pending: [(index: Int, input: Input, worker: Worker<Output>)] = []
     func finishFirst() {
       let (index, input, worker) = pending.removeFirst()
       consume(index, worker.join() ?? transform(input))
+      ended.forget(index)
+    }
+    /// Consumes the items at the head that have ended, and waits while there is no room
+    /// for another: `width` items running, or the window full.
+    func makeRoom() {
+      while let first = pending.first {
+        var firstEnded = false
+        ended.wait { done in
+          firstEnded = done.contains(first.index)
+          let running = pending.reduce(0) { $0 + (done.contains($1.index) ? 0 : 1) }
+          return firstEnded || (pending.count < window && running < width)
+        }
+        guard firstEnded else { return }
+        finishFirst()
+      }
     }
     for index in 0..<count {
+      makeRoom()
       let input = produce(index)
-      guard width > 1, let worker = Worker.start({ onItsThread { transform(input) } }) else {
+      let worker =
+        width > 1
+        ? Worker.start({
+          let output = onItsThread { transform(input) }
+          ended.add(index)
+          return output
+        }) : nil
+      guard let worker else {
         while !pending.isEmpty { finishFirst() }
         consume(index, transform(input))
         continue
       }
       pending.append((index, input, worker))
-      if pending.count >= width { finishFirst() }
     }
     while !pending.isEmpty { finishFirst() }
+  }
+
+  /// The indices of a loop's items whose step has ended, which `run` waits on.
+  private final class EndedItems: @unchecked Sendable {
+    private let monitor = Monitor()
+    private var done = Set<Int>()
+
+    /// Called on an item's thread once its step has ended.
+    func add(_ index: Int) {
+      monitor.locked {
+        done.insert(index)
+        monitor.broadcast()
+      }
+    }
+
+    /// Called once the item is consumed.
+    func forget(_ index: Int) {
+      _ = monitor.locked { done.remove(index) }
+    }
+
+    /// Waits until `ready` holds of the items ended so far.
+    func wait(until ready: (Set<Int>) -> Bool) {
+      monitor.locked {
+        while !ready(done) { monitor.wait() }
+      }
+    }
   }
 
   /// Marks the calling thread, one that `run` started, as an item's (`isOnItsThread`).

@@ -48,6 +48,64 @@ import Testing
     #expect(Processors.available == online)
   }
 
+  /// What the items of a loop did, shared between their threads.
+  final class Record: @unchecked Sendable {
+    let monitor = Monitor()
+    var started = Set<Int>()
+    var running = 0
+    var mostRunning = 0
+
+    func start(_ i: Int) {
+      monitor.locked {
+        started.insert(i)
+        running += 1
+        mostRunning = max(mostRunning, running)
+        monitor.broadcast()
+      }
+    }
+
+    func end() { monitor.locked { running -= 1 } }
+
+    /// Whether item `i` starts before `deadline` (a generous one: a failure, not a race).
+    func waitForStart(of i: Int, deadline: ContinuousClock.Instant) -> Bool {
+      while ContinuousClock.now < deadline {
+        if monitor.locked({ started.contains(i) }) { return true }
+        usleep(1_000)
+      }
+      return false
+    }
+  }
+
+  /// An item that runs long does not hold back the items after it: once the one beside it
+  /// has ended, the next starts (the loop used to wait for the oldest item to be consumed,
+  /// and item 0 below would then wait for item 2 in vain). Never more than `width` run at
+  /// once, never more than twice `width` wait to be consumed, and they are consumed in order.
+  @Test func aLongItemDoesNotHoldBackTheOnesAfterIt() {
+    let record = Record()
+    let deadline = ContinuousClock.now + .seconds(60)
+    var consumed: [(Int, Bool)] = []
+    var produced = 0
+    var mostWaiting = 0
+    OrderedWork.run(
+      count: 8, width: 2,
+      produce: { i -> Int in
+        produced += 1
+        mostWaiting = max(mostWaiting, produced - consumed.count)
+        return i
+      },
+      transform: { i in
+        record.start(i)
+        defer { record.end() }
+        return i == 0 ? record.waitForStart(of: 2, deadline: deadline) : true
+      },
+      consume: { i, ok in consumed.append((i, ok)) })
+    #expect(consumed.map(\.0) == Array(0..<8))
+    let allOK = consumed.allSatisfy { $0.1 }
+    #expect(allOK, "item 0 waited for item 2 to start, which never did")
+    #expect(record.mostRunning <= 2)
+    #expect(mostWaiting <= 4)
+  }
+
   /// A Minuta month's number of change rows (at least `parallelEncodeRows`): checked on this
   /// thread, the second half of its rows is encoded on a thread of its own; inside an
   /// `OrderedWork` item, all on the item's thread. Both give the rows' hashes in order.

@@ -187,7 +187,7 @@ struct ChangeEncoder: ~Copyable {
 
   /// `finish` up to the deps: appends to `rest` what follows the deps in the change's body
   /// (the author and the other fields, the columns, the extra bytes), and empties the
-  /// column encoders. `hash(deps:rest:)` gives the change's hash once its deps' are known.
+  /// column encoders. `finish(deps:rest:)` gives the change's chunk and hash once its deps' are known.
   @inline(never)
   mutating func finishAfterDeps(
     actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,
@@ -202,19 +202,21 @@ struct ChangeEncoder: ~Copyable {
     rest.append(contentsOf: extra)
   }
 
-  /// The hash of the change whose body is `deps` followed by `rest` (what
-  /// `finishAfterDeps` wrote for it): the chunk hash of §3, over the chunk's type, length
-  /// and body, as `finish` computes it. Uses the encoder's body buffer, so not between a
-  /// change's ops and its `finish`.
-  mutating func hash(deps: ChangeDeps, rest: UnsafeBufferPointer<UInt8>) -> ChangeHash {
+  /// The chunk of the change whose body is `deps` followed by `rest` (what
+  /// `finishAfterDeps` wrote for it), as `finish` writes it: left in `lastChunk`, its hash
+  /// returned. Not between a change's ops and its `finish`.
+  mutating func finish(deps: ChangeDeps, rest: UnsafeBufferPointer<UInt8>) -> ChangeHash {
     let depsLength = ByteWriter.ulebLength(UInt64(deps.count)) + 32 * deps.count
+    let bodyLength = depsLength + rest.count
     body.removeAll()
-    body.put(1)
-    body.uleb(UInt64(depsLength + rest.count))
     body.uleb(UInt64(deps.count))
     for d in deps { body.hash(d) }
-    body.put(rest)
-    return body.withBytes { SHA256.hash($0) }
+    chunk.removeAll()
+    chunk.reserve(bodyLength + 19)
+    ChangeEncoder.putHeader(type: 1, bodyLength: bodyLength, into: chunk)
+    body.drain(into: &chunk)
+    chunk.put(rest)
+    return ChangeEncoder.seal(chunk)
   }
 
   /// Closes every column (or takes the adopted later columns' lengths), noting each one's

@@ -428,17 +428,72 @@ extension Reconstruction {
         preds, assignment, arena: arena, expected: expected?.count == rows ? expected : nil)
       return Rebuilt(changes: [], hashes: rebuilt.hashes, opCounts: rebuilt.opCounts)
     }
+    guard !keepOps, rows >= max(2, Reconstruction.parallelEncodeRows), Processors.available > 1
+    else {
+      return try changes(
+        0..<rows, preds, assignment, keepOps: keepOps, chunks: chunks, arena: arena,
+        capacity: rows + spareCapacity)
+    }
+    // Without their ops, as `rebuiltHashes` without `expected`: the second half's rows
+    // encoded up to their deps on the worker while this thread builds the first half's
+    // changes, then each of them finished in row order once its deps' hashes are in.
+    let middle = assignment.halfway
+    let rebuilder = self
+    let (second, first) = alongside(
+      onThread: true,
+      {
+        Result {
+          try rebuilder.encodedAfterDeps(
+            middle..<rows, preds, assignment, arena: arena, keepTables: true)
+        }
+      },
+      {
+        Result {
+          try changes(
+            0..<middle, preds, assignment, keepOps: false, chunks: chunks, arena: arena,
+            capacity: rows + spareCapacity)
+        }
+      })
+    var rebuilt = try first.get()
+    let encoded = try second.get()
+    var encoder = ChangeEncoder()
+    try encoded.bytes.withUnsafeBufferPointer { bytes in
+      var start = 0
+      for (k, r) in (middle..<rows).enumerated() {
+        let end = encoded.ends[k]
+        let deps = self.deps(ofRow: r) { rebuilt.changes[$0].hash }
+        let hash = encoder.finish(
+          deps: deps, rest: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        rebuilt.changes.append(
+          Change(
+            hash: hash, actors: encoded.tables[k], seq: rowSeq[r],
+            startOp: try startOp(ofRow: r, count: Int(encoded.opCounts[k])), time: rowTime[r],
+            message: message(ofRow: r), deps: deps, ops: [], extra: extraBytes(r),
+            chunk: chunks.keeps(hash) ? encoder.lastChunk : []))
+        start = end
+      }
+    }
+    rebuilt.opCounts.append(contentsOf: encoded.opCounts)
+    return rebuilt
+  }
+
+  /// The changes of rows `range`, one after the other from the first (whose deps must all
+  /// be in the range), with their ops when `keepOps`, in arrays with room for `capacity`.
+  private func changes(
+    _ range: Range<Int>, _ preds: Preds, _ assignment: Assignment, keepOps: Bool,
+    chunks: KeptChunks, arena: (bytes: [UInt8], start: [Int]), capacity: Int
+  ) throws -> Rebuilt {
     var encoder = ChangeEncoder()
     var changes: [Change] = []
-    changes.reserveCapacity(rows + spareCapacity)
+    changes.reserveCapacity(capacity)
     var opCounts: [Int32] = []
-    opCounts.reserveCapacity(rows)
+    opCounts.reserveCapacity(capacity)
     var state = RowActors(actors)
     // The chunk is encoded straight from the columns; `Op` values are built only when they
     // are kept.
     var ops: [Op]? = nil
     try withRowBytes(arena) { text, values in
-      for r in 0..<rows {
+      for r in range {
         if keepOps {
           ops = []
           ops?.reserveCapacity(Int(assignment.perRow[r + 1] - assignment.perRow[r]))
@@ -446,7 +501,7 @@ extension Reconstruction {
         let row = try encodeRow(
           r, preds, assignment, &state, into: &encoder, ops: &ops, arena: arena, text: text,
           values: values)
-        let deps = self.deps(ofRow: r) { changes[$0].hash }
+        let deps = self.deps(ofRow: r) { changes[$0 - range.lowerBound].hash }
         let message = self.message(ofRow: r)
         let extra = extraBytes(r)
         let hash = encoder.finish(
@@ -481,7 +536,7 @@ extension Reconstruction {
   /// depends on (earlier rows). Without `expected`, a large document's second half is
   /// encoded on a thread of its own meanwhile, up to its deps (`ChangeEncoder.
   /// finishAfterDeps`), and each of its rows hashed here, in row order, once the first
-  /// half's hashes are in (`ChangeEncoder.hash(deps:rest:)`): the bytes hashed are those
+  /// half's hashes are in (`ChangeEncoder.finish(deps:rest:)`): the bytes hashed are those
   /// `finish` writes. With `expected` (as many hashes as rows, the hashes the caller knows
   /// the rows must have: `DocumentEncoder.save` reading back what it wrote), each row's
   /// deps are taken from there instead, so that no row waits for another: the rows of a
@@ -529,7 +584,7 @@ extension Reconstruction {
           let end = encoded.ends[k]
           let deps = self.deps(ofRow: r) { hashes[$0] }
           hashes.append(
-            encoder.hash(deps: deps, rest: UnsafeBufferPointer(rebasing: bytes[start..<end])))
+            encoder.finish(deps: deps, rest: UnsafeBufferPointer(rebasing: bytes[start..<end])))
           start = end
         }
       }
@@ -562,18 +617,20 @@ extension Reconstruction {
   static let sizingRows = 1 << 10
 
   /// The change rows `range` encoded up to their deps (`ChangeEncoder.finishAfterDeps`),
-  /// one after the other in `bytes`, row `range.lowerBound + k` ending at `ends[k]`, and
-  /// their op counts.
+  /// one after the other in `bytes`, row `range.lowerBound + k` ending at `ends[k]`, their
+  /// op counts, and with `keepTables` their actor tables.
   private func encodedAfterDeps(
     _ range: Range<Int>, _ preds: Preds, _ assignment: Assignment,
-    arena: (bytes: [UInt8], start: [Int])
-  ) throws -> (bytes: [UInt8], ends: [Int], opCounts: [Int32]) {
+    arena: (bytes: [UInt8], start: [Int]), keepTables: Bool = false
+  ) throws -> (bytes: [UInt8], ends: [Int], opCounts: [Int32], tables: [[ActorId]]) {
     var encoder = ChangeEncoder()
     var bytes: [UInt8] = []
     var ends: [Int] = []
     ends.reserveCapacity(range.count)
     var opCounts: [Int32] = []
     opCounts.reserveCapacity(range.count)
+    var tables: [[ActorId]] = []
+    if keepTables { tables.reserveCapacity(range.count) }
     var state = RowActors(actors)
     var ops: [Op]? = nil
     try withRowBytes(arena) { text, values in
@@ -581,6 +638,7 @@ extension Reconstruction {
         let row = try encodeRow(
           r, preds, assignment, &state, into: &encoder, ops: &ops, arena: arena, text: text,
           values: values)
+        if keepTables { tables.append(row.table) }
         encoder.finishAfterDeps(
           actors: row.table, seq: rowSeq[r], startOp: row.startOp, time: rowTime[r],
           message: self.message(ofRow: r), extra: extraBytes(r), into: &bytes)
@@ -593,7 +651,7 @@ extension Reconstruction {
         }
       }
     }
-    return (bytes, ends, opCounts)
+    return (bytes, ends, opCounts, tables)
   }
 
   /// The hashes and op counts of the change rows `range`: from the first row, with each

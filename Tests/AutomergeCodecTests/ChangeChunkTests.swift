@@ -26,9 +26,9 @@ import Testing
   static let h2 = "a7e727d50d6fdc1419e018cdce333683f48b609bf30f5b4b3a613ba35d6b1dc9"
 
   /// §6.7: both changes decode to the documented fields and re-encode byte for byte.
-  /// A change encoded up to its deps (`finishAfterDeps`), then hashed with them
-  /// (`hash(deps:rest:)`), has the hash `finish` gives its whole chunk: with no dep, one or
-  /// three, a message or none, other actors, extra bytes.
+  /// A change encoded up to its deps (`finishAfterDeps`), then finished with them
+  /// (`finish(deps:rest:)`), has the chunk and the hash `finish` gives it: with no dep, one
+  /// or three, a message or none, other actors, extra bytes.
   @Test(arguments: [0, 1, 3])
   func aChangeHashedAfterItsDepsHasItsChunksHash(depCount: Int) throws {
     let (a, b) = (ActorId([0xaa, 0x01]), ActorId([0xbb]))
@@ -50,9 +50,10 @@ import Testing
         actors: change.actors, seq: 4, startOp: 9, time: change.time, message: message,
         extra: extra, into: &rest)
       let hash = rest.withUnsafeBufferPointer {
-        encoder.hash(deps: change.deps, rest: UnsafeBufferPointer(rebasing: $0[1...]))
+        encoder.finish(deps: change.deps, rest: UnsafeBufferPointer(rebasing: $0[1...]))
       }
       #expect(hash == change.hash)
+      #expect(encoder.lastChunk == change.chunk)
     }
   }
 

@@ -144,6 +144,31 @@ import Testing
     #expect(text.hasPrefix("abcdefghijklmnopqrstuvwxyzabc"))
   }
 
+  /// A document's changes rebuilt without their ops, as a merge reads its inputs: from
+  /// `parallelEncodeRows` rows in two parts (the second half encoded on a thread of its own
+  /// up to its deps, then finished in row order). Every field, and the chunk of each change
+  /// kept, must be those of the change read one by one.
+  @Test func changesWithoutTheirOpsComeBackAsTheyWentIn() throws {
+    let changes = Self.typedText(count: 3 * Reconstruction.parallelEncodeRows, perChange: 2)
+    let saved = try DocumentEncoder.save(changes.flatMap(\.chunk)).bytes
+    let keep: @Sendable (ChangeHash) -> Bool = { $0.w0 & 1 == 0 }
+    let file = try AutomergeFile.decode(
+      saved, keepOps: false, chunks: .only(keep), inspectFirstDocument: nil)
+    #expect(file.changes.count == changes.count)
+    for (got, want) in zip(file.changes, changes) {
+      #expect(got.hash == want.hash)
+      #expect(got.actors == want.actors)
+      #expect(
+        [got.seq, got.startOp, UInt64(bitPattern: got.time)]
+          == [want.seq, want.startOp, UInt64(bitPattern: want.time)])
+      #expect(got.deps == want.deps)
+      #expect(got.message == want.message && got.extra == want.extra)
+      #expect(got.ops.isEmpty)
+      #expect(got.chunk == (keep(want.hash) ? want.chunk : []))
+    }
+    #expect(file.heads == [changes[changes.count - 1].hash])
+  }
+
   /// `doc save`'s read-back: a document's rows rebuilt with the hashes expected of them as
   /// their deps' (in two halves at once, from `Reconstruction.parallelRebuildRows` rows)
   /// give the hashes the rows give one after the other.

@@ -169,6 +169,37 @@ import Testing
     #expect(file.heads == [changes[changes.count - 1].hash])
   }
 
+  /// An unknown action in a row of each half of such a document: the first half's is the
+  /// error, as when the rows are built one after the other, whether the changes are kept
+  /// (without their ops) or only hashed; each alone gives its own.
+  @Test func changesBuiltInTwoPartsGiveTheirFirstError() throws {
+    let changes = Self.typedText(count: 3 * Reconstruction.parallelEncodeRows, perChange: 2)
+    let saved = try DocumentEncoder.save(changes.flatMap(\.chunk)).bytes
+    let action: UInt64 = 66
+    func refusals(_ doc: [UInt8]) -> [String] {
+      let reads: [() throws -> Void] = [
+        { _ = try AutomergeFile.decode(doc, keepOps: false) },
+        { _ = try AutomergeFile.verifyListing(doc) },
+      ]
+      return reads.map { read in
+        do {
+          try read()
+          return "accepted"
+        } catch {
+          return "\(error)"
+        }
+      }
+    }
+    let early = try ManyOpsInOneChangeTests.setting(action, at: [0.2], to: 9, in: saved)
+    let late = try ManyOpsInOneChangeTests.setting(action, at: [0.9], to: 10, in: saved)
+    let both = try ManyOpsInOneChangeTests.setting(action, at: [0.9], to: 10, in: early)
+    let (first, second) = (refusals(early), refusals(late))
+    #expect(first[0].contains("unrecognized action index 9"))
+    #expect(second[0].contains("unrecognized action index 10"))
+    #expect(first[0] == first[1] && second[0] == second[1])
+    #expect(refusals(both) == first)
+  }
+
   /// `doc save`'s read-back: a document's rows rebuilt with the hashes expected of them as
   /// their deps' (in two halves at once, from `Reconstruction.parallelRebuildRows` rows)
   /// give the hashes the rows give one after the other.

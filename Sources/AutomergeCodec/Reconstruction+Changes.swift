@@ -412,7 +412,9 @@ extension Reconstruction {
   ///
   /// With `keepChanges: false` (`reconstruct`'s parameters), `expected` are the hashes the
   /// rows are expected to have, in row order (see `rebuiltHashes`); they are ignored when
-  /// there are not as many.
+  /// there are not as many. Changes kept without their ops (as a merge reads its inputs) are
+  /// built in two parts from `parallelEncodeRows` rows, as `rebuiltHashes` builds hashes
+  /// without `expected`; the error thrown is the one the rows one after the other meet first.
   ///
   /// - Returns: the changes, or their hashes (`Rebuilt`).
   /// - Throws: `invalidDocument` for a row whose ops are not the counters up to its max op,

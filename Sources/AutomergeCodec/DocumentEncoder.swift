@@ -130,7 +130,7 @@ public enum DocumentEncoder {
       onThread: atOnce, { Result { try ordering.documentOrder() } },
       { Result { try table.linkSuccessors() } })
     try linked.get()
-    let opColumns = table.columns(try opOrder.get())
+    let opColumns = table.columns(try opOrder.get(), atOnce: atOnce)
 
     var body = ByteWriter()
     body.uleb(UInt64(file.actors.count))
@@ -299,14 +299,17 @@ public enum DocumentEncoder {
 
   /// Drops the empty columns and deflates those of 256 bytes or more (§7.8), as Rust does.
   /// Each column is deflated on its own: those of a large document on up to one thread per
-  /// processor, in the columns' order all the same.
-  static func finished(_ columns: [(UInt32, [UInt8])]) -> [(UInt32, [UInt8])] {
+  /// processor (or `width`), in the columns' order all the same.
+  static func finished(_ columns: [(UInt32, [UInt8])], width: Int? = nil)
+    -> [(UInt32, [UInt8])]
+  {
     let present = columns.filter { !$0.1.isEmpty }
     let total = present.reduce(0) { $0 + $1.1.count }
     var out: [(UInt32, [UInt8])] = []
     out.reserveCapacity(present.count)
     OrderedWork.run(
-      count: present.count, width: total >= parallelDeflateBytes ? Processors.available : 1,
+      count: present.count,
+      width: width ?? (total >= parallelDeflateBytes ? Processors.available : 1),
       produce: { present[$0] }, transform: { finished($0) }, consume: { out.append($1) })
     return out
   }
@@ -759,8 +762,22 @@ private struct OpTable {
   }
 
   /// The op columns (§7.3) of the ops in `order`, non-empty ones only, deflated where Rust
-  /// does.
-  func columns(_ order: [Int32]) -> [(UInt32, [UInt8])] {
+  /// does. With `atOnce`, in two groups on two threads, each group deflated where it is
+  /// encoded: the ids, objects, keys, flags and actions (about three fifths of a month's
+  /// bytes), and the values, succs, expands and mark names.
+  func columns(_ order: [Int32], atOnce: Bool) -> [(UInt32, [UInt8])] {
+    guard atOnce else {
+      return DocumentEncoder.finished(keyColumns(order) + valueColumns(order))
+    }
+    let table = self
+    let (values, keys) = alongside(
+      onThread: true, { DocumentEncoder.finished(table.valueColumns(order), width: 1) },
+      { DocumentEncoder.finished(keyColumns(order), width: 1) })
+    return keys + values
+  }
+
+  /// The op columns from the objects to the actions (specs 1 to 66), in spec order.
+  private func keyColumns(_ order: [Int32]) -> [(UInt32, [UInt8])] {
     var objActor = RLEEncoder<UInt64>()
     var objCtr = RLEEncoder<UInt64>()
     var keyActor = RLEEncoder<UInt64>()
@@ -770,16 +787,8 @@ private struct OpTable {
     var idCtr = DeltaEncoder()
     var inserts = BooleanEncoder()
     var actions = RLEEncoder<UInt64>()
-    var value = ValueEncoder()
-    var succNum = RLEEncoder<UInt64>()
-    var succActor = RLEEncoder<UInt64>()
-    var succCtr = DeltaEncoder()
-    var expand = BooleanEncoder()
-    var markName = StringRLEEncoder()
     for i32 in order {
       let i = Int(i32)
-      // The op's fields are read in place (a copy of the `Op` would retain all of them).
-      let (c, k) = (Int(change[i]), Int(index[i]))
       if object[i] == 0 {
         objActor.appendNull()
         objCtr.appendNull()
@@ -787,7 +796,8 @@ private struct OpTable {
         objActor.append(object[i] & 0xffff_ffff)
         objCtr.append(object[i] >> 32)
       }
-      switch file.changes[c].ops[k].key {
+      // The op's key is read in place (a copy of the `Op` would retain all its fields).
+      switch file.changes[Int(change[i])].ops[Int(index[i])].key {
       case .map(let s):
         keyActor.appendNull()
         keyCtr.appendNull()
@@ -805,6 +815,26 @@ private struct OpTable {
       idCtr.append(Int64(id[i] >> 32))
       inserts.append(self.insert[i])
       actions.append(UInt64(self.action[i].rawValue))
+    }
+    return [
+      (1, objActor.take()), (2, objCtr.take()), (17, keyActor.take()), (19, keyCtr.take()),
+      (21, keyStr.take()), (33, idActor.take()), (35, idCtr.take()), (52, inserts.take()),
+      (66, actions.take()),
+    ]
+  }
+
+  /// The op columns from the values to the mark names (specs 86 to 165), in spec order.
+  private func valueColumns(_ order: [Int32]) -> [(UInt32, [UInt8])] {
+    var value = ValueEncoder()
+    var succNum = RLEEncoder<UInt64>()
+    var succActor = RLEEncoder<UInt64>()
+    var succCtr = DeltaEncoder()
+    var expand = BooleanEncoder()
+    var markName = StringRLEEncoder()
+    for i32 in order {
+      let i = Int(i32)
+      // The op's fields are read in place (a copy of the `Op` would retain all of them).
+      let (c, k) = (Int(change[i]), Int(index[i]))
       value.append(file.changes[c].ops[k].value)
       let s = Int(succStart[i])..<Int(succStart[i + 1])
       succNum.append(UInt64(s.count))
@@ -821,12 +851,9 @@ private struct OpTable {
     }
     let hasExpand = expand.anyTrue
     let (valMeta, valRaw) = value.take()
-    return DocumentEncoder.finished([
-      (1, objActor.take()), (2, objCtr.take()), (17, keyActor.take()), (19, keyCtr.take()),
-      (21, keyStr.take()), (33, idActor.take()), (35, idCtr.take()), (52, inserts.take()),
-      (66, actions.take()), (86, valMeta), (87, valRaw), (128, succNum.take()),
-      (129, succActor.take()), (131, succCtr.take()), (148, hasExpand ? expand.take() : []),
-      (165, markName.take()),
-    ])
+    return [
+      (86, valMeta), (87, valRaw), (128, succNum.take()), (129, succActor.take()),
+      (131, succCtr.take()), (148, hasExpand ? expand.take() : []), (165, markName.take()),
+    ]
   }
 }

@@ -763,30 +763,25 @@ private struct OpTable {
 
   /// The op columns (§7.3) of the ops in `order`, non-empty ones only, deflated where Rust
   /// does. With `atOnce`, in two groups on two threads, each group deflated where it is
-  /// encoded: the ids, objects, keys, flags and actions (about three fifths of a month's
-  /// bytes), and the values, succs, expands and mark names.
+  /// encoded: the objects and keys, and the rest (each about half of a month's bytes).
   func columns(_ order: [Int32], atOnce: Bool) -> [(UInt32, [UInt8])] {
     guard atOnce else {
-      return DocumentEncoder.finished(keyColumns(order) + valueColumns(order))
+      return DocumentEncoder.finished(keyColumns(order) + idAndValueColumns(order))
     }
     let table = self
-    let (values, keys) = alongside(
-      onThread: true, { DocumentEncoder.finished(table.valueColumns(order), width: 1) },
+    let (rest, keys) = alongside(
+      onThread: true, { DocumentEncoder.finished(table.idAndValueColumns(order), width: 1) },
       { DocumentEncoder.finished(keyColumns(order), width: 1) })
-    return keys + values
+    return keys + rest
   }
 
-  /// The op columns from the objects to the actions (specs 1 to 66), in spec order.
+  /// The op columns of the objects and the keys (specs 1 to 21), in spec order.
   private func keyColumns(_ order: [Int32]) -> [(UInt32, [UInt8])] {
     var objActor = RLEEncoder<UInt64>()
     var objCtr = RLEEncoder<UInt64>()
     var keyActor = RLEEncoder<UInt64>()
     var keyCtr = DeltaEncoder()
     var keyStr = StringRLEEncoder()
-    var idActor = RLEEncoder<UInt64>()
-    var idCtr = DeltaEncoder()
-    var inserts = BooleanEncoder()
-    var actions = RLEEncoder<UInt64>()
     for i32 in order {
       let i = Int(i32)
       if object[i] == 0 {
@@ -811,20 +806,19 @@ private struct OpTable {
         keyCtr.append(Int64(element[i] >> 32))
         keyStr.appendNull()
       }
-      idActor.append(id[i] & 0xffff_ffff)
-      idCtr.append(Int64(id[i] >> 32))
-      inserts.append(self.insert[i])
-      actions.append(UInt64(self.action[i].rawValue))
     }
     return [
       (1, objActor.take()), (2, objCtr.take()), (17, keyActor.take()), (19, keyCtr.take()),
-      (21, keyStr.take()), (33, idActor.take()), (35, idCtr.take()), (52, inserts.take()),
-      (66, actions.take()),
+      (21, keyStr.take()),
     ]
   }
 
-  /// The op columns from the values to the mark names (specs 86 to 165), in spec order.
-  private func valueColumns(_ order: [Int32]) -> [(UInt32, [UInt8])] {
+  /// The op columns from the ids to the mark names (specs 33 to 165), in spec order.
+  private func idAndValueColumns(_ order: [Int32]) -> [(UInt32, [UInt8])] {
+    var idActor = RLEEncoder<UInt64>()
+    var idCtr = DeltaEncoder()
+    var inserts = BooleanEncoder()
+    var actions = RLEEncoder<UInt64>()
     var value = ValueEncoder()
     var succNum = RLEEncoder<UInt64>()
     var succActor = RLEEncoder<UInt64>()
@@ -833,6 +827,10 @@ private struct OpTable {
     var markName = StringRLEEncoder()
     for i32 in order {
       let i = Int(i32)
+      idActor.append(id[i] & 0xffff_ffff)
+      idCtr.append(Int64(id[i] >> 32))
+      inserts.append(self.insert[i])
+      actions.append(UInt64(self.action[i].rawValue))
       // The op's fields are read in place (a copy of the `Op` would retain all of them).
       let (c, k) = (Int(change[i]), Int(index[i]))
       value.append(file.changes[c].ops[k].value)
@@ -852,6 +850,7 @@ private struct OpTable {
     let hasExpand = expand.anyTrue
     let (valMeta, valRaw) = value.take()
     return [
+      (33, idActor.take()), (35, idCtr.take()), (52, inserts.take()), (66, actions.take()),
       (86, valMeta), (87, valRaw), (128, succNum.take()), (129, succActor.take()),
       (131, succCtr.take()), (148, hasExpand ? expand.take() : []), (165, markName.take()),
     ]

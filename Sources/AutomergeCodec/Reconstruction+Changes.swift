@@ -459,21 +459,16 @@ extension Reconstruction {
     var rebuilt = try first.get()
     let encoded = try second.get()
     var encoder = ChangeEncoder()
-    try encoded.bytes.withUnsafeBufferPointer { bytes in
-      var start = 0
-      for (k, r) in (middle..<rows).enumerated() {
-        let end = encoded.ends[k]
-        let deps = self.deps(ofRow: r) { rebuilt.changes[$0].hash }
-        let hash = encoder.finish(
-          deps: deps, rest: UnsafeBufferPointer(rebasing: bytes[start..<end]))
-        rebuilt.changes.append(
-          Change(
-            hash: hash, actors: encoded.tables[k], seq: rowSeq[r],
-            startOp: try startOp(ofRow: r, count: Int(encoded.opCounts[k])), time: rowTime[r],
-            message: message(ofRow: r), deps: deps, ops: [], extra: extraBytes(r),
-            chunk: chunks.keeps(hash) ? encoder.lastChunk : []))
-        start = end
-      }
+    try encoded.forEachRow { k, rest in
+      let r = middle + k
+      let deps = self.deps(ofRow: r) { rebuilt.changes[$0].hash }
+      let hash = encoder.finish(deps: deps, rest: rest)
+      rebuilt.changes.append(
+        Change(
+          hash: hash, actors: encoded.tables[k], seq: rowSeq[r],
+          startOp: try startOp(ofRow: r, count: Int(encoded.opCounts[k])), time: rowTime[r],
+          message: message(ofRow: r), deps: deps, ops: [], extra: extraBytes(r),
+          chunk: chunks.keeps(hash) ? encoder.lastChunk : []))
     }
     rebuilt.opCounts.append(contentsOf: encoded.opCounts)
     return rebuilt
@@ -580,15 +575,9 @@ extension Reconstruction {
       var (hashes, opCounts) = try first.get()
       let encoded = try second.get()
       var encoder = ChangeEncoder()
-      encoded.bytes.withUnsafeBufferPointer { bytes in
-        var start = 0
-        for (k, r) in (middle..<rows).enumerated() {
-          let end = encoded.ends[k]
-          let deps = self.deps(ofRow: r) { hashes[$0] }
-          hashes.append(
-            encoder.finish(deps: deps, rest: UnsafeBufferPointer(rebasing: bytes[start..<end])))
-          start = end
-        }
+      encoded.forEachRow { k, rest in
+        let deps = self.deps(ofRow: middle + k) { hashes[$0] }
+        hashes.append(encoder.finish(deps: deps, rest: rest))
       }
       opCounts.append(contentsOf: encoded.opCounts)
       return (hashes, opCounts)
@@ -618,13 +607,33 @@ extension Reconstruction {
   /// The rows whose encoded size `encodedAfterDeps` takes for that of the others.
   static let sizingRows = 1 << 10
 
+  /// Change rows encoded up to their deps (`encodedAfterDeps`): the `k`-th row of the range
+  /// ends at `ends[k]` in `bytes`.
+  struct RowsAfterDeps {
+    var bytes: [UInt8]
+    var ends: [Int]
+    var opCounts: [Int32]
+    /// Their actor tables, when asked for.
+    var tables: [[ActorId]]
+
+    /// Calls `body` with each row's place in the range and what follows its deps, in order.
+    func forEachRow(_ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+      try bytes.withUnsafeBufferPointer { all in
+        var start = 0
+        for (k, end) in ends.enumerated() {
+          try body(k, UnsafeBufferPointer(rebasing: all[start..<end]))
+          start = end
+        }
+      }
+    }
+  }
+
   /// The change rows `range` encoded up to their deps (`ChangeEncoder.finishAfterDeps`),
-  /// one after the other in `bytes`, row `range.lowerBound + k` ending at `ends[k]`, their
-  /// op counts, and with `keepTables` their actor tables.
+  /// one after the other, their op counts, and with `keepTables` their actor tables.
   private func encodedAfterDeps(
     _ range: Range<Int>, _ preds: Preds, _ assignment: Assignment,
     arena: (bytes: [UInt8], start: [Int]), keepTables: Bool = false
-  ) throws -> (bytes: [UInt8], ends: [Int], opCounts: [Int32], tables: [[ActorId]]) {
+  ) throws -> RowsAfterDeps {
     var encoder = ChangeEncoder()
     var bytes: [UInt8] = []
     var ends: [Int] = []
@@ -653,7 +662,7 @@ extension Reconstruction {
         }
       }
     }
-    return (bytes, ends, opCounts, tables)
+    return RowsAfterDeps(bytes: bytes, ends: ends, opCounts: opCounts, tables: tables)
   }
 
   /// The hashes and op counts of the change rows `range`: from the first row, with each

@@ -248,6 +248,7 @@ import Testing
   /// (one's newer backups never push out the other's), and `folders` limits a prune to one.
   @Test func pruneCountsEachFoldersBackupsApart() throws {
     let folder = try Folder()
+    defer { folder.scratch.remove() }
     let other = try SampleFolder(in: folder.scratch, name: "other")
     func backup(of sample: SampleFolder, at now: Int64) throws -> String {
       let suffix = SuffixCounter()

@@ -22,7 +22,9 @@ struct ChangeIndex: Sendable {
   private(set) var count = 0
 
   private static let empty: Int32 = -1
-  private static let salt = UInt64.random(in: UInt64.min...UInt64.max)
+  private static let processSalt = UInt64.random(in: UInt64.min...UInt64.max)
+  /// The process's salt, copied in (reading the lazily made global costs a `swift_once`).
+  private let salt = ChangeIndex.processSalt
 
   /// An empty index with room for `capacity` changes before it grows.
   init(capacity: Int = 0) {
@@ -96,7 +98,7 @@ struct ChangeIndex: Sendable {
     let mask = slots.count - 1
     let tag = ChangeIndex.tag(hash)
     var s = Int(
-      truncatingIfNeeded: ((hash.w1 ^ ChangeIndex.salt) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+      truncatingIfNeeded: ((hash.w1 ^ salt) &* 0x9E37_79B9_7F4A_7C15) >> shift)
     while true {
       let slot = slots[s]
       if slot.position == ChangeIndex.empty { return s }

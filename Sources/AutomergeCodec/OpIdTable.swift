@@ -19,7 +19,10 @@ struct OpIdTable {
   /// No packed op id is this: its actor index would be 2^32 - 1, more actors than any
   /// input can name.
   private static let empty = UInt64.max
-  private static let salt = UInt64.random(in: UInt64.min...UInt64.max)
+  private static let processSalt = UInt64.random(in: UInt64.min...UInt64.max)
+  /// The process's salt, copied into each table: a lazily made global is behind a
+  /// `swift_once` call at every read, which showed in `doc save`'s per-object tables.
+  private let salt = OpIdTable.processSalt
 
   /// An empty table with room for `capacity` keys (more is a programming error).
   init(capacity: Int) {
@@ -44,7 +47,7 @@ struct OpIdTable {
   @inline(__always) private func slot(of key: UInt64) -> Int {
     // The counter is the high half: folded into the low half first, so that the multiply
     // spreads consecutive counters over the whole table.
-    var x = key ^ OpIdTable.salt
+    var x = key ^ salt
     x ^= x >> 32
     return Int(truncatingIfNeeded: (x &* 0x9e37_79b9_7f4a_7c15) >> shift)
   }

@@ -404,10 +404,12 @@ private struct OpTable {
   var element: [UInt64] = []
   var change: [Int32] = []
   var index: [Int32] = []
-  /// Per op, its action and whether it inserts: read from its `Op` once, here, so that the
-  /// passes below read one byte instead of copying the `Op` (its key, value and preds).
+  /// Per op, its action, whether it inserts and whether its key is a map key: read from
+  /// its `Op` once, here, so that the passes below read one byte instead of copying the
+  /// `Op` (its key, value and preds) or reaching into it.
   var action: [Action] = []
   var insert: [Bool] = []
+  var mapKey: [Bool] = []
   /// Per change, its actor table as document actor indices.
   var actorMaps: [[UInt32]] = []
   /// The succs of op i are `succs[succStart[i]..<succStart[i + 1]]`, in Lamport order.
@@ -441,6 +443,7 @@ private struct OpTable {
     index.reserveCapacity(total)
     action.reserveCapacity(total)
     insert.reserveCapacity(total)
+    mapKey.reserveCapacity(total)
     var runs: [OpPositions.Run] = []
     runs.reserveCapacity(rows)
     // Consecutive changes mostly share one actor table (the same array): its map is reused
@@ -473,10 +476,16 @@ private struct OpTable {
           case .root: object.append(0)
           case .object(let o): object.append(OpTable.pack(o.counter, map[Int(o.actor)]))
           }
-          if case .element(let e) = ops[i].key {
+          switch ops[i].key {
+          case .element(let e):
             element.append(OpTable.pack(e.counter, map[Int(e.actor)]))
-          } else {
+            mapKey.append(false)
+          case .head:
             element.append(0)
+            mapKey.append(false)
+          case .map:
+            element.append(0)
+            mapKey.append(true)
           }
           change.append(Int32(ci))
           index.append(Int32(i))
@@ -691,13 +700,7 @@ private struct OpTable {
     scratch.inserts.removeAll(keepingCapacity: true)
     scratch.updates.removeAll(keepingCapacity: true)
     for i in ops {
-      let placeable: Bool
-      if case .map = key(Int(i)) {
-        placeable = false
-      } else {
-        placeable = insert[Int(i)] || element[Int(i)] != 0
-      }
-      guard placeable else {
+      guard !mapKey[Int(i)] && (insert[Int(i)] || element[Int(i)] != 0) else {
         let (c, a) = describe(id[Int(i)])
         throw AutomergeSaveError.unplaceableOp(
           counter: c, actor: a, "has no key a sequence can hold")

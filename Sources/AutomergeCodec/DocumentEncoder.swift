@@ -766,27 +766,31 @@ private struct OpTable {
 
   /// The op columns (§7.3) of the ops in `order`, non-empty ones only, deflated where Rust
   /// does. With `atOnce`, in two groups on two threads, each group deflated where it is
-  /// encoded: the objects and keys, and the rest (each about half of a month's bytes).
+  /// encoded: the objects, keys and ids, and the rest (each about half of a month's work).
   func columns(_ order: [Int32], atOnce: Bool) -> [(UInt32, [UInt8])] {
     guard atOnce else {
-      return DocumentEncoder.finished(keyColumns(order) + idAndValueColumns(order))
+      return DocumentEncoder.finished(keyAndIdColumns(order) + actionAndValueColumns(order))
     }
     let table = self
     let (rest, keys) = alongside(
-      onThread: true, { DocumentEncoder.finished(table.idAndValueColumns(order), width: 1) },
-      { DocumentEncoder.finished(keyColumns(order), width: 1) })
+      onThread: true, { DocumentEncoder.finished(table.actionAndValueColumns(order), width: 1) },
+      { DocumentEncoder.finished(keyAndIdColumns(order), width: 1) })
     return keys + rest
   }
 
-  /// The op columns of the objects and the keys (specs 1 to 21), in spec order.
-  private func keyColumns(_ order: [Int32]) -> [(UInt32, [UInt8])] {
+  /// The op columns of the objects, the keys and the ids (specs 1 to 35), in spec order.
+  private func keyAndIdColumns(_ order: [Int32]) -> [(UInt32, [UInt8])] {
     var objActor = RLEEncoder<UInt64>()
     var objCtr = RLEEncoder<UInt64>()
     var keyActor = RLEEncoder<UInt64>()
     var keyCtr = DeltaEncoder()
     var keyStr = StringRLEEncoder()
+    var idActor = RLEEncoder<UInt64>()
+    var idCtr = DeltaEncoder()
     for i32 in order {
       let i = Int(i32)
+      idActor.append(id[i] & 0xffff_ffff)
+      idCtr.append(Int64(id[i] >> 32))
       if object[i] == 0 {
         objActor.appendNull()
         objCtr.appendNull()
@@ -812,14 +816,13 @@ private struct OpTable {
     }
     return [
       (1, objActor.take()), (2, objCtr.take()), (17, keyActor.take()), (19, keyCtr.take()),
-      (21, keyStr.take()),
+      (21, keyStr.take()), (33, idActor.take()), (35, idCtr.take()),
     ]
   }
 
-  /// The op columns from the ids to the mark names (specs 33 to 165), in spec order.
-  private func idAndValueColumns(_ order: [Int32]) -> [(UInt32, [UInt8])] {
-    var idActor = RLEEncoder<UInt64>()
-    var idCtr = DeltaEncoder()
+  /// The op columns from the insert flags to the mark names (specs 52 to 165), in spec
+  /// order.
+  private func actionAndValueColumns(_ order: [Int32]) -> [(UInt32, [UInt8])] {
     var inserts = BooleanEncoder()
     var actions = RLEEncoder<UInt64>()
     var value = ValueEncoder()
@@ -830,8 +833,6 @@ private struct OpTable {
     var markName = StringRLEEncoder()
     for i32 in order {
       let i = Int(i32)
-      idActor.append(id[i] & 0xffff_ffff)
-      idCtr.append(Int64(id[i] >> 32))
       inserts.append(self.insert[i])
       actions.append(UInt64(self.action[i].rawValue))
       // The op's fields are read in place (a copy of the `Op` would retain all of them).
@@ -853,7 +854,7 @@ private struct OpTable {
     let hasExpand = expand.anyTrue
     let (valMeta, valRaw) = value.take()
     return [
-      (33, idActor.take()), (35, idCtr.take()), (52, inserts.take()), (66, actions.take()),
+      (52, inserts.take()), (66, actions.take()),
       (86, valMeta), (87, valRaw), (128, succNum.take()), (129, succActor.take()),
       (131, succCtr.take()), (148, hasExpand ? expand.take() : []), (165, markName.take()),
     ]

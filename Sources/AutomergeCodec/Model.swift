@@ -217,20 +217,22 @@ public struct Op: Equatable, Sendable {
   public var pred: [OpId]
   /// Mark begin ops only: the mark's name.
   public var markName: String?
+}
 
+extension Op {
   /// Creates an op.
+  ///
+  /// It hands its arguments to the memberwise initialiser, which is why it is declared in
+  /// an extension (one in the struct would take that initialiser's place): an initialiser
+  /// that sets each property itself builds the op, copies it out and destroys the first
+  /// (every reference retained and released once more), an op decoded at a time.
   public init(
     object: ObjectRef, key: Key, insert: Bool, action: Action, value: ScalarValue = .null,
     pred: [OpId] = [], expand: Bool = false, markName: String? = nil
   ) {
-    self.object = object
-    self.key = key
-    self.insert = insert
-    self.action = action
-    self.value = value
-    self.pred = pred
-    self.expand = expand
-    self.markName = markName
+    self.init(
+      key: key, insert: insert, action: action, expand: expand, object: object, value: value,
+      pred: pred, markName: markName)
   }
 }
 

@@ -421,6 +421,26 @@ import Testing
     }
   }
 
+  /// An op whose key its object cannot hold is refused, naming the op: a map key in a list
+  /// (with or without the insert flag), a bare HEAD in a list, an element in a map. (An
+  /// insert at HEAD saves.)
+  @Test func anOpWithAKeyItsObjectCannotHoldIsRefused() throws {
+    let list = ObjectRef.object(OpId(counter: 3, actor: 0))
+    let fits = Op(object: list, key: .head, insert: true, action: .set, value: .int(5))
+    _ = try DocumentEncoder.save(Self.changes(then: fits))
+    let mapKeyInList = Op(object: list, key: .map("x"), insert: false, action: .set, value: .int(5))
+    var insertAtMapKey = mapKeyInList
+    insertAtMapKey.insert = true
+    let bareHead = Op(object: list, key: .head, insert: false, action: .set, value: .int(5))
+    for last in [mapKeyInList, insertAtMapKey, bareHead] {
+      expectRefused(Self.changes(then: last), because: { $0 == "has no key a sequence can hold" })
+    }
+    let elementInMap = Op(
+      object: .root, key: .element(OpId(counter: 4, actor: 0)), insert: false, action: .set,
+      value: .int(5))
+    expectRefused(Self.changes(then: elementInMap), because: { $0 == "has no key a map can hold" })
+  }
+
   /// An op on an object that nothing creates is refused.
   @Test func anOpOnAnUncreatedObjectIsRefused() throws {
     let a = ActorId([0xaa])

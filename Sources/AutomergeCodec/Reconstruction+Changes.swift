@@ -604,7 +604,10 @@ extension Reconstruction {
     return (hashes, opCounts)
   }
 
-  /// The rows whose encoded size `encodedAfterDeps` takes for that of the others.
+  /// The rows whose encoded size `encodedAfterDeps` takes for that of the others. A range of
+  /// fewer rows (a Minuta month's second half has about a thousand) grows by doubling:
+  /// reserving for it after an eighth of its rows lowered the heap's peak of the months'
+  /// merge by 0.6 MB and raised its resident peak by 0.3 MB.
   static let sizingRows = 1 << 10
 
   /// Change rows encoded up to their deps (`encodedAfterDeps`): the `k`-th row of the range

@@ -98,7 +98,18 @@ struct RLEEncoder<V: RLEValue>: ~Copyable {
     leading = false
   }
 
-  mutating func append(_ x: V) {
+  /// Appends a value. A value equal to the run's (the common case: an actor, an action or
+  /// a flag repeated op after op) only counts it, inlined where the encoder is used; every
+  /// other case goes through `appendChangingState`.
+  @inline(__always) mutating func append(_ x: V) {
+    if state == .run && V.same(value, x) {
+      count += 1
+      return
+    }
+    appendChangingState(x)
+  }
+
+  @inline(never) private mutating func appendChangingState(_ x: V) {
     switch state {
     case .empty:
       break

@@ -187,7 +187,8 @@ struct ChangeEncoder: ~Copyable {
 
   /// `finish` up to the deps: appends to `rest` what follows the deps in the change's body
   /// (the author and the other fields, the columns, the extra bytes), and empties the
-  /// column encoders. `finish(deps:rest:)` gives the change's chunk and hash once its deps' are known.
+  /// column encoders. `finish(deps:rest:)` gives the change's chunk and hash once its deps'
+  /// are known.
   @inline(never)
   mutating func finishAfterDeps(
     actors: [ActorId], seq: UInt64, startOp: UInt64, time: Int64, message: String?,

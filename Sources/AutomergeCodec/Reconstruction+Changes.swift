@@ -412,9 +412,10 @@ extension Reconstruction {
   ///
   /// With `keepChanges: false` (`reconstruct`'s parameters), `expected` are the hashes the
   /// rows are expected to have, in row order (see `rebuiltHashes`); they are ignored when
-  /// there are not as many. Changes kept without their ops (as a merge reads its inputs) are
-  /// built in two parts from `parallelEncodeRows` rows, as `rebuiltHashes` builds hashes
-  /// without `expected`; the error thrown is the one the rows one after the other meet first.
+  /// there are not as many. Kept changes are built in two parts from `parallelEncodeRows`
+  /// rows, as `rebuiltHashes` builds hashes without `expected`, with their ops when
+  /// `keepOps` (a save's input); the error thrown is the one the rows one after the other
+  /// meet first.
   ///
   /// - Returns: the changes, or their hashes (`Rebuilt`).
   /// - Throws: `invalidDocument` for a row whose ops are not the counters up to its max op,
@@ -430,14 +431,13 @@ extension Reconstruction {
         preds, assignment, arena: arena, expected: expected?.count == rows ? expected : nil)
       return Rebuilt(changes: [], hashes: rebuilt.hashes, opCounts: rebuilt.opCounts)
     }
-    guard !keepOps, rows >= max(2, Reconstruction.parallelEncodeRows), Processors.available > 1
-    else {
+    guard rows >= max(2, Reconstruction.parallelEncodeRows), Processors.available > 1 else {
       return try changes(
         0..<rows, preds, assignment, keepOps: keepOps, chunks: chunks, arena: arena,
         capacity: rows + spareCapacity)
     }
-    // Without their ops, as `rebuiltHashes` without `expected`: the second half's rows
-    // encoded up to their deps on the worker while this thread builds the first half's
+    // As `rebuiltHashes` without `expected`: the second half's rows encoded up to their
+    // deps (and their ops built) on the worker while this thread builds the first half's
     // changes, then each of them finished in row order once its deps' hashes are in.
     let middle = assignment.halfway
     let rebuilder = self
@@ -446,13 +446,13 @@ extension Reconstruction {
       {
         Result {
           try rebuilder.encodedAfterDeps(
-            middle..<rows, preds, assignment, arena: arena, keepTables: true)
+            middle..<rows, preds, assignment, arena: arena, keepTables: true, keepOps: keepOps)
         }
       },
       {
         Result {
           try changes(
-            0..<middle, preds, assignment, keepOps: false, chunks: chunks, arena: arena,
+            0..<middle, preds, assignment, keepOps: keepOps, chunks: chunks, arena: arena,
             capacity: rows + spareCapacity)
         }
       })
@@ -467,8 +467,8 @@ extension Reconstruction {
         Change(
           hash: hash, actors: encoded.tables[k], seq: rowSeq[r],
           startOp: try startOp(ofRow: r, count: Int(encoded.opCounts[k])), time: rowTime[r],
-          message: message(ofRow: r), deps: deps, ops: [], extra: extraBytes(r),
-          chunk: chunks.keeps(hash) ? encoder.lastChunk : []))
+          message: message(ofRow: r), deps: deps, ops: keepOps ? encoded.ops[k] : [],
+          extra: extraBytes(r), chunk: chunks.keeps(hash) ? encoder.lastChunk : []))
     }
     rebuilt.opCounts.append(contentsOf: encoded.opCounts)
     return rebuilt
@@ -618,6 +618,8 @@ extension Reconstruction {
     var opCounts: [Int32]
     /// Their actor tables, when asked for.
     var tables: [[ActorId]]
+    /// Their ops, when asked for.
+    var ops: [[Op]] = []
 
     /// Calls `body` with each row's place in the range and what follows its deps, in order.
     func forEachRow(_ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
@@ -632,10 +634,11 @@ extension Reconstruction {
   }
 
   /// The change rows `range` encoded up to their deps (`ChangeEncoder.finishAfterDeps`),
-  /// one after the other, their op counts, and with `keepTables` their actor tables.
+  /// one after the other, their op counts, with `keepTables` their actor tables, and with
+  /// `keepOps` their ops.
   private func encodedAfterDeps(
     _ range: Range<Int>, _ preds: Preds, _ assignment: Assignment,
-    arena: (bytes: [UInt8], start: [Int]), keepTables: Bool = false
+    arena: (bytes: [UInt8], start: [Int]), keepTables: Bool = false, keepOps: Bool = false
   ) throws -> RowsAfterDeps {
     var encoder = ChangeEncoder()
     var bytes: [UInt8] = []
@@ -647,12 +650,19 @@ extension Reconstruction {
     if keepTables { tables.reserveCapacity(range.count) }
     var state = RowActors(actors)
     var ops: [Op]? = nil
+    var rowOps: [[Op]] = []
+    if keepOps { rowOps.reserveCapacity(range.count) }
     try withRowBytes(arena) { text, values in
       for r in range {
+        if keepOps {
+          ops = []
+          ops?.reserveCapacity(Int(assignment.perRow[r + 1] - assignment.perRow[r]))
+        }
         let row = try encodeRow(
           r, preds, assignment, &state, into: &encoder, ops: &ops, arena: arena, text: text,
           values: values)
         if keepTables { tables.append(row.table) }
+        if keepOps { rowOps.append(ops ?? []) }
         encoder.finishAfterDeps(
           actors: row.table, seq: rowSeq[r], startOp: row.startOp, time: rowTime[r],
           message: self.message(ofRow: r), extra: extraBytes(r), into: &bytes)
@@ -665,7 +675,7 @@ extension Reconstruction {
         }
       }
     }
-    return RowsAfterDeps(bytes: bytes, ends: ends, opCounts: opCounts, tables: tables)
+    return RowsAfterDeps(bytes: bytes, ends: ends, opCounts: opCounts, tables: tables, ops: rowOps)
   }
 
   /// The hashes and op counts of the change rows `range`: from the first row, with each

@@ -38,6 +38,13 @@ extension Reconstruction {
     /// Rows whose ops are not the consecutive counters up to their max op (invalid).
     var misplaced: [Bool]
 
+    /// An empty array with room for row `r`'s ops.
+    func roomForOps(ofRow r: Int) -> [Op] {
+      var ops: [Op] = []
+      ops.reserveCapacity(Int(perRow[r + 1] - perRow[r]))
+      return ops
+    }
+
     /// The first row before which at least half of the ops are, from 1 to the last row
     /// (with two rows or more): where two halves of the rows meet.
     var halfway: Int {
@@ -491,10 +498,7 @@ extension Reconstruction {
     var ops: [Op]? = nil
     try withRowBytes(arena) { text, values in
       for r in range {
-        if keepOps {
-          ops = []
-          ops?.reserveCapacity(Int(assignment.perRow[r + 1] - assignment.perRow[r]))
-        }
+        if keepOps { ops = assignment.roomForOps(ofRow: r) }
         let row = try encodeRow(
           r, preds, assignment, &state, into: &encoder, ops: &ops, arena: arena, text: text,
           values: values)
@@ -654,10 +658,7 @@ extension Reconstruction {
     if keepOps { rowOps.reserveCapacity(range.count) }
     try withRowBytes(arena) { text, values in
       for r in range {
-        if keepOps {
-          ops = []
-          ops?.reserveCapacity(Int(assignment.perRow[r + 1] - assignment.perRow[r]))
-        }
+        if keepOps { ops = assignment.roomForOps(ofRow: r) }
         let row = try encodeRow(
           r, preds, assignment, &state, into: &encoder, ops: &ops, arena: arena, text: text,
           values: values)

@@ -240,7 +240,7 @@ extension Reconstruction {
       guard obj >= previousObject else { throw fail("ops out of order") }
       previousObject = obj
       let k0 = try key(i)
-      let group: StoredKey = isInsert(i) ? .element(Reconstruction.pack(idCtr[i], idActor[i])) : k0
+      let group: StoredKey = isInsert(i) ? .element(opId(i)) : k0
       var j = i
       // (Emptying costs a call even on an empty array.)
       if !pairs.isEmpty { pairs.removeAll(keepingCapacity: true) }
@@ -251,7 +251,7 @@ extension Reconstruction {
           if isInsert(j) || !sameKey(kj, group) { break }
         }
         let count = j < succNum.count ? Int(succNum[j]) : 0
-        let id = Reconstruction.pack(idCtr[j], idActor[j])
+        let id = opId(j)
         var previous: UInt64 = 0
         // By index: a slice would retain and release `succKeys` for every op, which two
         // threads doing it at once made slower than one.
@@ -276,7 +276,7 @@ extension Reconstruction {
         matched.removeAll(keepingCapacity: true)
         matched.append(contentsOf: repeatElement(false, count: pairs.count))
         for o in i..<j {
-          let id = Reconstruction.pack(idCtr[o], idActor[o])
+          let id = opId(o)
           var lo = 0
           var hi = pairs.count
           while lo < hi {

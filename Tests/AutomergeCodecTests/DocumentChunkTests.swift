@@ -369,7 +369,7 @@ import Testing
     let badObject = Self.refusal(try Self.setting(objectActor, at: [0.3], to: 9, in: saved))
     let badKey = Self.refusal(try Self.setting(keyActor, at: [0.8], to: 7, in: saved))
     #expect(badObject.contains("invalid object id"))
-    #expect(badKey != "accepted" && badObject != badKey)
+    #expect(badKey.contains("invalid element id") && badObject != badKey)
     let both = try Self.setting(
       keyActor, at: [0.8], to: 7, in: try Self.setting(objectActor, at: [0.3], to: 9, in: saved))
     #expect(Self.refusal(both) == badObject)

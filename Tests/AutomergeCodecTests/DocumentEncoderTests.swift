@@ -92,6 +92,46 @@ import Testing
     #expect(back.heads == [c2.hash, c3.hash].sorted())
   }
 
+  /// A text read from a document's own columns (its length summed, then its bytes written
+  /// in place): strings of one byte and of several, elements holding no string (U+FFFC
+  /// each), a deleted element and an overwritten one, and a second text after it.
+  @Test func textsReadFromTheColumnsHoldEveryKindOfElement() throws {
+    let a = ActorId([0xaa])
+    func op(_ ctr: UInt32) -> OpId { OpId(counter: ctr, actor: 0) }
+    let text = ObjectRef.object(op(1))
+    let other = ObjectRef.object(op(8))
+    let c1 = Change(
+      actors: [a], seq: 1, startOp: 1, time: 5, message: nil, deps: [],
+      ops: [
+        Op(object: .root, key: .map("t"), insert: false, action: .makeText),
+        Op(object: text, key: .head, insert: true, action: .set, value: .string("h")),
+        Op(object: text, key: .element(op(2)), insert: true, action: .set, value: .string("é")),
+        Op(object: text, key: .element(op(3)), insert: true, action: .set, value: .int(7)),
+        Op(object: text, key: .element(op(4)), insert: true, action: .makeMap),
+        Op(object: text, key: .element(op(5)), insert: true, action: .set, value: .string("👨‍👩‍👧")),
+        Op(object: text, key: .element(op(6)), insert: true, action: .set, value: .string("z")),
+        Op(object: .root, key: .map("u"), insert: false, action: .makeText),
+        Op(object: other, key: .head, insert: true, action: .set, value: .string("ok")),
+      ])
+    let c2 = Change(
+      actors: [a], seq: 2, startOp: 10, time: 6, message: nil, deps: [c1.hash],
+      ops: [
+        Op(object: text, key: .element(op(7)), insert: false, action: .delete, pred: [op(7)]),
+        Op(
+          object: text, key: .element(op(2)), insert: false, action: .set, value: .string("H"),
+          pred: [op(2)]),
+      ])
+    let bytes = c1.chunk + c2.chunk
+    let saved = try DocumentEncoder.save(bytes)
+    for typed in [false, true] {
+      let direct = try #require(
+        try Materializer.materializeDocumentChunk(saved.bytes, typed: typed))
+      #expect(direct == (try Materializer.materialize(AutomergeFile.decode(bytes), typed: typed)))
+    }
+    let direct = try Materializer.materializeDocumentChunk(saved.bytes, typed: false)
+    #expect(direct == .object([("t", .string("Hé\u{FFFC}\u{FFFC}👨‍👩‍👧")), ("u", .string("ok"))]))
+  }
+
   /// Orphans follow the document as the bytes they came in (save() keeps them so).
   @Test func orphansFollowAsTheirOwnBytes() throws {
     let doc = try Fixture.bytes("valid/seed-01/device-1/tags.automerge")

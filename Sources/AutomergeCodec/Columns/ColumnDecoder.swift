@@ -257,6 +257,21 @@ struct RunCursor<Value: RunValue> {
     }
   }
 
+  /// The rows the column's bytes hold after those read, read to the end with the checks
+  /// of `next`.
+  mutating func countRemaining() throws -> Int {
+    var count = 0
+    while try startRun() {
+      count += left
+      if run == .literal {
+        for _ in 0..<left { _ = try ColumnDecoder.wrap(spec, chunk) { try Value.read(&reader) } }
+      }
+      rows += left
+      left = 0
+    }
+    return count
+  }
+
   /// Checks that the column holds no row past those read (zero-length runs aside).
   mutating func finish() throws {
     guard try !hasNext() else {
@@ -344,13 +359,23 @@ struct DeltaColumnCursor {
 
   /// Checks that the column holds no row past those read (zero-length runs aside).
   mutating func finish() throws { try runs.finish() }
+
+  /// The rows of a delta column, counted with the checks of `next` (for an array sized
+  /// before its rows are read).
+  static func rows(_ data: UnsafeBufferPointer<UInt8>, limit: Int, spec: UInt32, chunk: Int)
+    throws -> Int
+  {
+    var runs = RunCursor<Int64>(data, limit: limit, spec: spec, chunk: chunk)
+    return try runs.countRemaining()
+  }
 }
 
 /// A decoded uLEB column at 2 bytes a row: values of `UInt16.max` and above (the null
 /// sentinel `ColumnDecoder.nullUInt` included) are stored as `UInt16.max` in `rows` and
 /// kept aside in `wide`, one entry per run, in row order. The columns kept this way (value
-/// metadata, successor counts) hold small numbers: a value's metadata reaches `UInt16.max`
-/// only for a payload of 4 KiB.
+/// metadata, successor counts, the ops' actor indices and object numbers) hold small
+/// numbers: a value's metadata reaches `UInt16.max` only for a payload of 4 KiB, an actor
+/// index in a document of as many actors.
 struct PackedUInts {
   var rows: [UInt16] = []
   var wide: [(start: Int, count: Int, value: UInt64)] = []
@@ -374,13 +399,24 @@ struct PackedUInts {
     return lo > 0 ? wide[lo - 1].value : UInt64(UInt16.max)
   }
 
-  /// Appends `n` rows holding `v`.
+  /// Appends one row holding `v`.
+  @inline(__always) mutating func append(_ v: UInt64) {
+    guard v < UInt64(UInt16.max) else { return append(v, count: 1) }
+    rows.append(UInt16(v))
+  }
+
+  /// Appends `n` rows holding `v`; wide rows that continue the last run of the same value
+  /// join its entry.
   mutating func append(_ v: UInt64, count n: Int) {
     guard n > 0 else { return }
     if v < UInt64(UInt16.max) {
       rows.append(contentsOf: repeatElement(UInt16(v), count: n))
     } else {
-      wide.append((rows.count, n, v))
+      if let last = wide.last, last.value == v, last.start + last.count == rows.count {
+        wide[wide.count - 1].count += n
+      } else {
+        wide.append((rows.count, n, v))
+      }
       rows.append(contentsOf: repeatElement(UInt16.max, count: n))
     }
   }

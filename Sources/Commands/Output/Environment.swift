@@ -1,3 +1,4 @@
+import AutomergeCodec
 import Operations
 import Platform
 import Storage
@@ -17,6 +18,16 @@ extension OutputSink {
   public func write(_ text: String) throws { try write(Array(text.utf8)) }
 
   public func write(_ bytes: UnsafeBufferPointer<UInt8>) throws { try write(Array(bytes)) }
+
+  /// Writes `value` as JSON indented by two spaces, then a newline: every `--json` report
+  /// and `mn doc show`. The text is written from the buffer it is made in, not made into a
+  /// `String` and copied (a document's JSON can be megabytes).
+  public func writeJSON(_ value: JSONValue) throws {
+    var out: [UInt8] = []
+    JSONWriter.write(value, into: &out, indent: 2)
+    out.append(UInt8(ascii: "\n"))
+    try write(out)
+  }
 }
 
 /// Everything a verb may touch outside itself, passed in (style.md (d)): the system's side

@@ -150,8 +150,7 @@ struct ConflictMergeOutput {
     throws
   {
     guard call.global.json else { return }
-    try env.stdout.write(
-      JSONWriter.string(json(report, versions: versions, dryRun: dryRun), indent: 2) + "\n")
+    try env.stdout.writeJSON(json(report, versions: versions, dryRun: dryRun))
   }
 
   func json(_ report: ConflictMergeReport, versions: VersionMergeReport, dryRun: Bool)

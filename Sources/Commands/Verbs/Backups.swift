@@ -122,7 +122,7 @@ enum Backups {
         ("directory", .path(listing.directory)),
         ("backups", .array(listing.entries.map(json))),
       ])
-      try env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")
+      try env.stdout.writeJSON(value)
       return .ok
     }
     if listing.entries.isEmpty, !call.global.quiet {
@@ -173,7 +173,7 @@ enum Backups {
       }
     }
     if call.global.json {
-      try env.stdout.write(JSONWriter.string(.array(reports), indent: 2) + "\n")
+      try env.stdout.writeJSON(.array(reports))
     } else if !call.global.quiet {
       try env.stdout.write(out)
       if checked.isEmpty { try env.stderr.write("mn: no backups to verify\n") }
@@ -209,7 +209,7 @@ enum Backups {
       wait: call[Options.wait], fileSystem: env.fileSystem,
       sleep: env.sleep, offset: env.utcOffset)
     if call.global.json {
-      try env.stdout.write(JSONWriter.string(json(report), indent: 2) + "\n")
+      try env.stdout.writeJSON(json(report))
     } else if !call.global.quiet {
       try env.stdout.write(text(report))
     }

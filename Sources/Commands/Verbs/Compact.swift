@@ -102,7 +102,7 @@ enum Compact {
         ("dryRun", .bool(dryRun)), ("backup", backup.map(JSONValue.path) ?? .null),
         ("documents", .array(items)),
       ])
-      try env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")
+      try env.stdout.writeJSON(value)
       return
     }
     var out = ""

@@ -32,7 +32,7 @@ extension Diff {
             ("patch", .array(d.patch.map(\.json))),
           ])
         }
-        try env.stdout.write(JSONWriter.string(.array(pairs), indent: 2) + "\n")
+        try env.stdout.writeJSON(.array(pairs))
         return
       }
       var text = ""

@@ -103,7 +103,7 @@ enum Doc {
             try AutomergeFile.decode(input.bytes, keepOps: true, keepChunks: false)
           },
           typed: typed)
-      try env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")
+      try env.stdout.writeJSON(value)
       return .ok
     })
 
@@ -180,7 +180,7 @@ enum Doc {
         ("orphans", .array(file.orphans.map { .string($0.description) })),
         ("missingDependencies", .array(file.missingDependencies.map { .string($0.description) })),
       ])
-      try env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")
+      try env.stdout.writeJSON(value)
       return .ok
     }
     var out = "file:     \(input.displayName)\n"
@@ -323,7 +323,7 @@ enum Doc {
       }
     }
     if call.global.json {
-      try env.stdout.write(JSONWriter.string(.array(reports), indent: 2) + "\n")
+      try env.stdout.writeJSON(.array(reports))
     }
     return ErrorReport.status(ofCheckedFiles: bad)
   }

@@ -51,7 +51,7 @@ enum Doctor {
         threads: env.processors())
     }
     if call.global.json {
-      try env.stdout.write(JSONWriter.string(json(report), indent: 2) + "\n")
+      try env.stdout.writeJSON(json(report))
     } else if !call.global.quiet {
       try env.stdout.write(text(report))
     }

@@ -89,7 +89,7 @@ enum Export {
     let summary = try export(root, files, target, options, env) { progress.advance(item: $0) }
     progress.finish()
     if call.global.json {
-      try env.stdout.write(JSONWriter.string(json(summary), indent: 2) + "\n")
+      try env.stdout.writeJSON(json(summary))
     } else if !call.global.quiet {
       try env.stderr.write(
         "mn: wrote '\(target.display)': \(summary.entries) files, \(summary.bytes) bytes, "

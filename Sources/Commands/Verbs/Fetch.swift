@@ -84,8 +84,7 @@ enum Fetch {
     progress.finish()
     for file in report.fetched { ReplaceNote.write(file.logicalName, file.replace, call, env) }
     if call.global.json {
-      try env.stdout.write(
-        JSONWriter.string(json(report, root: root, source: source), indent: 2) + "\n")
+      try env.stdout.writeJSON(json(report, root: root, source: source))
     } else if !call.global.quiet {
       if plan.items.isEmpty { try env.stdout.write("nothing to fetch\n") }
       for file in report.fetched {

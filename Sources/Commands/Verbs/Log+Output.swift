@@ -32,7 +32,7 @@ extension Log {
         ("end", summary.end.map { .int($0) } ?? .null),
         ("columnSeconds", .int(summary.columnSeconds)), ("actors", .array(rows)),
       ])
-      try out.env.stdout.write(JSONWriter.string(value, indent: 2) + "\n")
+      try out.env.stdout.writeJSON(value)
       return
     }
     var text = ""

@@ -91,7 +91,7 @@ enum Log {
     if call[Options.summary] {
       try summary(entries, filter: filter, out)
     } else if call.global.json {
-      try env.stdout.write(JSONWriter.string(.array(entries.map(out.json)), indent: 2) + "\n")
+      try env.stdout.writeJSON(.array(entries.map(out.json)))
     } else {
       var text = ""
       for entry in entries { text += out.line(entry) + "\n" }

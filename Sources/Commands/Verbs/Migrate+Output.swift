@@ -8,7 +8,7 @@ extension Migrate {
   static func printPlan(_ plan: MigrationPlan, _ call: Invocation, _ env: Environment) throws {
     guard !call.global.quiet else { return }
     if call.global.json {
-      try env.stdout.write(JSONWriter.string(json(plan, call, nil, nil), indent: 2) + "\n")
+      try env.stdout.writeJSON(json(plan, call, nil, nil))
       return
     }
     var out = "source:      \(plan.source)\ndestination: \(plan.destination)"
@@ -43,7 +43,7 @@ extension Migrate {
     _ env: Environment
   ) throws {
     if call.global.json {
-      try env.stdout.write(JSONWriter.string(json(plan, call, report, backup), indent: 2) + "\n")
+      try env.stdout.writeJSON(json(plan, call, report, backup))
       return
     }
     guard !call.global.quiet else { return }

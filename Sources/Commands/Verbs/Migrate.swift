@@ -118,7 +118,7 @@ enum Migrate {
       return try nothing(call, env, plan, reason)
     case .checked(let plan):
       if call.global.json {
-        try env.stdout.write(JSONWriter.string(json(plan, call, nil, nil), indent: 2) + "\n")
+        try env.stdout.writeJSON(json(plan, call, nil, nil))
       }
       return .ok
     case .declined:
@@ -184,7 +184,7 @@ enum Migrate {
     _ reason: MigrateOperation.NothingReason
   ) throws -> ExitStatus {
     if call.global.json {
-      try env.stdout.write(JSONWriter.string(json(empty, call, nil, nil), indent: 2) + "\n")
+      try env.stdout.writeJSON(json(empty, call, nil, nil))
     }
     let why = reason == .sourceMissing ? "does not exist" : "holds no documents"
     try note(env, call, "nothing to migrate: '\(empty.source)' \(why)")

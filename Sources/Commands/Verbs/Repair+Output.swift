@@ -32,7 +32,7 @@ extension Repair {
         }
       }
       if call.global.json {
-        try env.stdout.write(JSONWriter.string(json(report, dryRun: dryRun), indent: 2) + "\n")
+        try env.stdout.writeJSON(json(report, dryRun: dryRun))
         return
       }
       guard !call.global.quiet else { return }

@@ -55,7 +55,7 @@ enum Resolve {
       for warning in found.warnings { try env.stderr.write("mn: warning: \(warning)\n") }
     }
     if call.global.json {
-      try env.stdout.write(JSONWriter.string(json(found), indent: 2) + "\n")
+      try env.stdout.writeJSON(json(found))
     } else if call[Options.explain] {
       try env.stdout.write(explain(found))
     } else if let root = found.root {

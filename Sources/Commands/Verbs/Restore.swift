@@ -71,7 +71,7 @@ enum Restore {
         archive: archive, destination: destination, fileSystem: env.fileSystem)
       let backup = !plan.items(.merge).isEmpty
       if call.global.json {
-        try env.stdout.write(JSONWriter.string(json(plan, source, backup), indent: 2) + "\n")
+        try env.stdout.writeJSON(json(plan, source, backup))
         return .ok
       }
       for item in plan.items {
@@ -98,7 +98,7 @@ enum Restore {
       ReplaceNote.write(path, summary, call, env)
     }
     if call.global.json {
-      try env.stdout.write(JSONWriter.string(json(outcome, source), indent: 2) + "\n")
+      try env.stdout.writeJSON(json(outcome, source))
     }
     guard !quiet else { return .ok }
     if call.global.verbose {

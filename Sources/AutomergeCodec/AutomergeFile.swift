@@ -352,7 +352,8 @@ public struct AutomergeFile: Sendable {
     let middle = end
     let (second, first) = alongside(
       onThread: true, { read(headers[middle...]) }, { read(headers[..<middle]) })
-    var all = try first.get()
+    // Consumed, or the appends copy the first half (as `Reconstruction.predsFromSuccs`).
+    var all = try (consume first).get()
     let rest = try second.get()
     all.changes.append(contentsOf: rest.changes)
     all.opCounts.append(contentsOf: rest.opCounts)

@@ -446,6 +446,7 @@ private struct OpTable {
     mapKey.reserveCapacity(total)
     var runs: [OpPositions.Run] = []
     runs.reserveCapacity(rows)
+    actorMaps.reserveCapacity(rows)
     // Consecutive changes mostly share one actor table (the same array): its map is reused
     // instead of hashing every actor's bytes again.
     var lastActors: [ActorId] = []

@@ -230,8 +230,10 @@ struct Reconstruction {
     var idCtr: [UInt32] = []
     try column(S.idCtr) { bytes in
       // Counted first: grown by doubling as they were read, moby-dick's 4.7 MB of counters
-      // touched 12.9 MB of pages, which stayed in the process's resident size.
-      idCtr.reserveCapacity(try DeltaColumnCursor.rows(bytes, limit: lim, spec: S.idCtr, chunk: ck))
+      // touched 12.9 MB of pages, which stayed in the process's resident size. A column that
+      // does not read is refused below, with the error of its first bad row, as before.
+      let rows = try? DeltaColumnCursor.rows(bytes, limit: lim, spec: S.idCtr, chunk: ck)
+      idCtr.reserveCapacity(rows ?? 0)
       var counters = DeltaColumnCursor(bytes, limit: lim, spec: S.idCtr, chunk: ck)
       while try counters.hasNext() {
         let c = try counters.next()

@@ -375,6 +375,25 @@ import Testing
     #expect(Self.refusal(both) == badObject)
   }
 
+  /// The op counters are counted before they are read (to size their array): a column
+  /// with a bad counter in its first row and a run past the rows after it is refused for
+  /// the counter, the first bad row, as when the rows were only read.
+  @Test func theCountersFirstBadRowIsTheErrorGiven() throws {
+    let saved = try DocumentEncoder.save(Self.changes(count: 100).flatMap(\.chunk)).bytes
+    let idCtr: UInt64 = 35
+    let bad = try #require(
+      Self.rewritingOpColumn(saved, spec: idCtr) { _ in
+        var column = ByteWriter()
+        column.sleb(-1)  // a literal run of one row: counter 0
+        column.sleb(0)
+        column.sleb(1 << 40)  // a run of far more rows than the chunk may hold
+        column.sleb(1)
+        return column.bytes
+      })
+    let refusal = Self.refusal(bad)
+    #expect(refusal.contains("op counter out of range"), "\(refusal)")
+  }
+
   /// Why `AutomergeFile.decode` refuses `doc`, or "accepted".
   static func refusal(_ doc: [UInt8]) -> String {
     do {

@@ -77,22 +77,25 @@ enum ChangeChunk {
     }
     let actions = try ColumnDecoder.uint(actionData, limit: limit, spec: S.action, chunk: ck)
     let n = actions.count
+    // Every other column has a row per op (the preds' a row per pred): each is made at that
+    // size, not grown by doubling from empty (a Minuta month's 1,953 changes grew their
+    // columns 35,710 times).
     func uint(_ s: UInt32) throws -> [UInt64] {
       guard let d = data(s) else { return [] }
-      return try ColumnDecoder.uint(d, limit: n, spec: s, chunk: ck)
+      return try ColumnDecoder.uint(d, limit: n, spec: s, chunk: ck, expected: n)
     }
     func delta(_ s: UInt32, _ lim: Int) throws -> [Int64] {
       guard let d = data(s) else { return [] }
-      return try ColumnDecoder.delta(d, limit: lim, spec: s, chunk: ck)
+      return try ColumnDecoder.delta(d, limit: lim, spec: s, chunk: ck, expected: lim)
     }
     func bools(_ s: UInt32) throws -> [Bool] {
       guard let d = data(s) else { return [] }
-      return try ColumnDecoder.boolean(d, limit: n, spec: s, chunk: ck)
+      return try ColumnDecoder.boolean(d, limit: n, spec: s, chunk: ck, expected: n)
     }
     var strings: [String] = []
     func strs(_ s: UInt32) throws -> [Int32] {
       guard let d = data(s) else { return [] }
-      return try ColumnDecoder.string(d, limit: n, spec: s, chunk: ck, table: &strings)
+      return try ColumnDecoder.string(d, limit: n, spec: s, chunk: ck, table: &strings, expected: n)
     }
     let objActor = try uint(S.objActor)
     let objCtr = try uint(S.objCtr)
@@ -106,7 +109,7 @@ enum ChangeChunk {
     let predSum = try groupTotal(predNum, spec: S.predNum, limit: limit, chunk: ck)
     let predActor: [UInt64] =
       try data(S.predActor).map {
-        try ColumnDecoder.uint($0, limit: predSum, spec: S.predActor, chunk: ck)
+        try ColumnDecoder.uint($0, limit: predSum, spec: S.predActor, chunk: ck, expected: predSum)
       } ?? []
     let predCtr = try delta(S.predCtr, predSum)
     let expand = try bools(S.expand)

@@ -82,9 +82,7 @@ public struct ArchiveManifest: Sendable, Equatable {
   }
 
   /// The manifest's bytes as written into an archive: indented JSON and a final newline.
-  public var encoded: [UInt8] {
-    Array((JSONWriter.string(json, indent: 2) + "\n").utf8)
-  }
+  public var encoded: [UInt8] { JSONWriter.document(json) }
 
   /// Parses a manifest.
   ///

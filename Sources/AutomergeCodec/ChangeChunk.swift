@@ -80,9 +80,9 @@ enum ChangeChunk {
     // Every other column has a row per op (the preds' a row per pred): each is made at that
     // size, not grown by doubling from empty (a Minuta month's 1,953 changes grew their
     // columns 35,710 times).
-    func uint(_ s: UInt32) throws -> [UInt64] {
+    func uint(_ s: UInt32, _ lim: Int) throws -> [UInt64] {
       guard let d = data(s) else { return [] }
-      return try ColumnDecoder.uint(d, limit: n, spec: s, chunk: ck, expected: n)
+      return try ColumnDecoder.uint(d, limit: lim, spec: s, chunk: ck, expected: lim)
     }
     func delta(_ s: UInt32, _ lim: Int) throws -> [Int64] {
       guard let d = data(s) else { return [] }
@@ -97,20 +97,17 @@ enum ChangeChunk {
       guard let d = data(s) else { return [] }
       return try ColumnDecoder.string(d, limit: n, spec: s, chunk: ck, table: &strings, expected: n)
     }
-    let objActor = try uint(S.objActor)
-    let objCtr = try uint(S.objCtr)
-    let keyActor = try uint(S.keyActor)
+    let objActor = try uint(S.objActor, n)
+    let objCtr = try uint(S.objCtr, n)
+    let keyActor = try uint(S.keyActor, n)
     let keyCtr = try delta(S.keyCtr, n)
     let keyStr = try strs(S.keyStr)
     let insert = try bools(S.insert)
-    let valMeta = try uint(S.valMeta)
+    let valMeta = try uint(S.valMeta, n)
     let raw = data(S.valRaw) ?? UnsafeBufferPointer(start: nil, count: 0)
-    let predNum = try uint(S.predNum)
+    let predNum = try uint(S.predNum, n)
     let predSum = try groupTotal(predNum, spec: S.predNum, limit: limit, chunk: ck)
-    let predActor: [UInt64] =
-      try data(S.predActor).map {
-        try ColumnDecoder.uint($0, limit: predSum, spec: S.predActor, chunk: ck, expected: predSum)
-      } ?? []
+    let predActor = try uint(S.predActor, predSum)
     let predCtr = try delta(S.predCtr, predSum)
     let expand = try bools(S.expand)
     let markName = try strs(S.markName)

@@ -71,7 +71,7 @@ public struct MigrationJournal: Sendable, Equatable {
           })
       ),
     ])
-    return Array((JSONWriter.string(value, indent: 2) + "\n").utf8)
+    return JSONWriter.document(value)
   }
 
   /// Parses a journal; nil when the bytes are not one.

@@ -9,6 +9,15 @@ public enum JSONWriter {
     return String(decoding: out, as: UTF8.self)
   }
 
+  /// The bytes of `value` as mn writes a JSON report or file: indented by two spaces, with a
+  /// final newline.
+  public static func document(_ value: JSONValue) -> [UInt8] {
+    var out: [UInt8] = []
+    write(value, into: &out, indent: 2, level: 0)
+    out.append(UInt8(ascii: "\n"))
+    return out
+  }
+
   /// Appends the JSON text of `value` to `out`.
   public static func write(
     _ value: JSONValue, into out: inout [UInt8], indent: Int = 0, level: Int = 0

@@ -22,12 +22,7 @@ extension OutputSink {
   /// Writes `value` as JSON indented by two spaces, then a newline: every `--json` report
   /// and `mn doc show`. The text is written from the buffer it is made in, not made into a
   /// `String` and copied (a document's JSON can be megabytes).
-  public func writeJSON(_ value: JSONValue) throws {
-    var out: [UInt8] = []
-    JSONWriter.write(value, into: &out, indent: 2)
-    out.append(UInt8(ascii: "\n"))
-    try write(out)
-  }
+  public func writeJSON(_ value: JSONValue) throws { try write(JSONWriter.document(value)) }
 }
 
 /// Everything a verb may touch outside itself, passed in (style.md (d)): the system's side

@@ -65,6 +65,11 @@ codec() {
     mkdir -p "$d"
     [ -f "${sources[$((i % ${#sources[@]}))]}" ] && cp "${sources[$((i % ${#sources[@]}))]}" "$d/$(printf '%02d' $((i % 12 + 1))).automerge"
   done
+  # The saved files the saves' floor lines check (written once, outside the timings).
+  "$mn" doc save -o "$tmp/floor-essay.automerge" "$data/essay.amrg" >/dev/null
+  if [ -f "$m0/09.changes.automerge" ]; then
+    "$mn" doc save -o "$tmp/floor-month.automerge" "$m0/09.changes.automerge" >/dev/null
+  fi
   # One line per comparison: its name, the mn command, the reference command.
   pair() { printf '%s\t%s\t%s\n' "$1" "$2" "$3"; }
   {
@@ -97,6 +102,18 @@ codec() {
     pair "doc save of a month, changes-only form" \
       "$mn doc save -o $tmp/sm.automerge $m0/09.changes.automerge" \
       "$oracle save $m0/09.changes.automerge $tmp/osm.automerge"
+    # What bounds the two saves: a save checks every change of its input and of what it
+    # wrote, so it takes at least a check of each (docs/codec.md, sixteenth session).
+    pair "save essay floor: check in + check out" \
+      "sh -c '$mn doc check $data/essay.amrg && $mn doc check $tmp/floor-essay.automerge'" \
+      "$oracle save $data/essay.amrg $tmp/ose.automerge"
+    pair "save month floor: check in + check out" \
+      "sh -c '$mn doc check $m0/09.changes.automerge && $mn doc check $tmp/floor-month.automerge'" \
+      "$oracle save $m0/09.changes.automerge $tmp/osm.automerge"
+    # What bounds doctor's memory: it checks each month, and this one is the largest.
+    pair "doc check month, document form (doctor)" \
+      "$mn doc check $m0/09.automerge" \
+      "$oracle check $m0/09.automerge"
     pair "doctor, 120 months (oracle: check each)" \
       "$mn --root $folder doctor" \
       "sh -c 'for f in $folder/records/*/*.automerge; do $oracle check \"\$f\" || exit 1; done'"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that building and testing mn need, only when missing.
 set -euo pipefail
-# syncthing, rclone and unison: the real sync engines of RealSyncTests (issue 27).
+# syncthing, rclone and unison: the real sync engines of RealSyncTests (issue 27); time: the
+# benchmarks' peak memory (scripts/bench.sh).
 packages=(pkg-config zlib1g-dev libdeflate-dev libssl-dev libarchive-dev libarchive-tools mandoc zsh fish hyperfine
-  syncthing rclone unison)
+  time syncthing rclone unison)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

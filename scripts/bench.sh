@@ -63,7 +63,7 @@ codec() {
     mkdir -p "$d"
     [ -f "${sources[$((i % ${#sources[@]}))]}" ] && cp "${sources[$((i % ${#sources[@]}))]}" "$d/$(printf '%02d' $((i % 12 + 1))).automerge"
   done
-  # The saved files the saves' floor lines check (written once, outside the timings).
+  # The saved files that the saves' bound lines check (written once, outside the timings).
   "$mn" doc save -o "$tmp/floor-essay.automerge" "$data/essay.amrg" >/dev/null
   if [ -f "$m0/09.changes.automerge" ]; then
     "$mn" doc save -o "$tmp/floor-month.automerge" "$m0/09.changes.automerge" >/dev/null
